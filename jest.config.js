@@ -1,0 +1,21 @@
+/** Two projects: pure unit tests and integration tests over the in-process local stack. */
+const shared = {
+  preset: 'ts-jest',
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', {}] },
+  // The dev host provides the Functions host's core API, as the real host does.
+  moduleNameMapper: { '^@azure/functions-core$': '<rootDir>/lib/devhost/functionsCore.ts' },
+};
+
+module.exports = {
+  testTimeout: 60000,
+  reporters: ['default', '<rootDir>/tests/support/summaryReporter.js'],
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/e2e/**/*.test.ts'],
+    },
+  ],
+};

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { Store, StoredDoc } from '../store/store';
+
+/** Who did something: an application (client id) or a user (object id) of a tenant. */
+export interface Actor {
+  tenantId: string;
+  kind: 'app' | 'user' | 'system';
+  id: string;
+}
+
+/** An audit entry. `before`/`after` hold link and status facts only, never sensitive values. */
+export interface AuditEntry extends StoredDoc {
+  tenantId: string;
+  at: string;
+  actor: Actor;
+  action: string;
+  target: { type: string; id: string };
+  before?: Record<string, string | boolean | null>;
+  after?: Record<string, string | boolean | null>;
+}
+
+export type AuditInput = Omit<AuditEntry, 'id' | 'pk' | 'at' | 'tenantId'>;
+
+export class AuditLog {
+  constructor(private readonly store: Store) {}
+
+  async write(tenantId: string, entry: AuditInput): Promise<void> {
+    await this.store.collection<AuditEntry>('audit').create({
+      id: randomUUID(),
+      pk: tenantId,
+      tenantId,
+      at: new Date().toISOString(),
+      ...entry,
+    });
+  }
+
+  async list(tenantId: string, targetId?: string): Promise<AuditEntry[]> {
+    const page = await this.store
+      .collection<AuditEntry>('audit')
+      .queryPartitionPage<AuditEntry>(tenantId, 'SELECT *', targetId ? 'c.target.id = @t' : '', targetId ? [{ name: '@t', value: targetId }] : [], {
+        orderBy: 'c.at',
+        maxItemCount: 1000,
+      });
+    return page.items;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Every setting the service reads, from the environment, validated once.
+ * A bad or missing setting fails at start with a message naming it.
+ */
+
+export interface Settings {
+  /** Public base URL of the service, used in scimEndpoint and meta.location. */
+  publicBaseUrl: string;
+  cosmos: {
+    endpoint: string;
+    /** Account key; absent in Azure, where the managed identity is used. */
+    key?: string;
+    database: string;
+  };
+  auth: {
+    /** Token authority, e.g. https://login.microsoftonline.com (no trailing slash). */
+    authority: string;
+    /** Accepted token audiences: the App ID URI and, if set, the service's client id. */
+    audiences: string[];
+  };
+  graph: {
+    baseUrl: string;
+    /** How the service gets app-only Graph tokens for a customer tenant. */
+    credential: 'clientSecret' | 'certificate' | 'managedIdentity';
+    clientId?: string;
+    clientSecret?: string;
+    certificatePath?: string;
+  };
+  retentionInactiveDays: number;
+  scimRateLimitPerSecond: number;
+  scimMaxBodyBytes: number;
+  graphqlMaxBodyBytes: number;
+  graphqlIntrospection: boolean;
+  importMaxDeleteRatio?: number;
+  pendingLinkBatchLimit: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly setting: string, problem: string) {
+    super(`Setting ${setting} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+function url(env: Env, name: string, fallback?: string): string {
+  const raw = optional(env, name) ?? fallback;
+  if (raw === undefined) throw new ConfigError(name, 'is required but not set');
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(name, 'must be an http(s) URL');
+  return raw.replace(/\/+$/, '');
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, 'must be a whole number');
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = optional(env, name) ?? fallback;
+  const hit = allowed.find((a) => a.toLowerCase() === raw.toLowerCase());
+  if (!hit) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`);
+  return hit;
+}
+
+function ratio(env: Env, name: string): number | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new ConfigError(name, 'must be a number in (0, 1]');
+  return n;
+}
+
+export function loadSettings(env: Env = process.env): Settings {
+  const appIdUri = optional(env, 'SERVICE_APP_ID_URI') ?? 'api://business-identity-service';
+  const serviceClientId = optional(env, 'SERVICE_CLIENT_ID');
+  const graphCredential = oneOf(env, 'GRAPH_CREDENTIAL', ['clientSecret', 'certificate', 'managedIdentity'] as const, 'managedIdentity');
+  const settings: Settings = {
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL'),
+    cosmos: {
+      endpoint: url(env, 'COSMOS_ENDPOINT'),
+      key: optional(env, 'COSMOS_KEY'),
+      database: optional(env, 'COSMOS_DATABASE') ?? 'business-identities',
+    },
+    auth: {
+      authority: url(env, 'AUTH_AUTHORITY', 'https://login.microsoftonline.com'),
+      audiences: serviceClientId ? [appIdUri, serviceClientId] : [appIdUri],
+    },
+    graph: {
+      baseUrl: url(env, 'GRAPH_BASE_URL', 'https://graph.microsoft.com'),
+      credential: graphCredential,
+      clientId: optional(env, 'GRAPH_CLIENT_ID'),
+      clientSecret: optional(env, 'GRAPH_CLIENT_SECRET'),
+      certificatePath: optional(env, 'GRAPH_CERTIFICATE_PATH'),
+    },
+    retentionInactiveDays: integer(env, 'RETENTION_INACTIVE_DAYS', 90, 0, 3650),
+    scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
+    scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
+    pendingLinkBatchLimit: integer(env, 'PENDING_LINK_BATCH_LIMIT', 5000, 1, 1000000),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+  };
+  if (settings.graph.credential === 'clientSecret') {
+    if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');
+    if (!settings.graph.clientSecret) throw new ConfigError('GRAPH_CLIENT_SECRET', 'is required when GRAPH_CREDENTIAL is clientSecret');
+  }
+  if (settings.graph.credential === 'certificate') {
+    if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is certificate');
+    if (!settings.graph.certificatePath) throw new ConfigError('GRAPH_CERTIFICATE_PATH', 'is required when GRAPH_CREDENTIAL is certificate');
+  }
+  return settings;
+}
+
+/** Names of every setting read above; the infrastructure test checks each is deployed. */
+export const SETTING_NAMES = [
+  'PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI',
+  'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
+  'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
+  'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
+  'RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE',
+] as const;
+
+let cached: Settings | undefined;
+
+/** Forgets the settings read so far, so the next call reads the environment again. */
+export function resetSettings(): void {
+  cached = undefined;
+}
+
+/** Settings of this process, read on first use. */
+export function settings(): Settings {
+  cached ??= loadSettings();
+  return cached;
+}

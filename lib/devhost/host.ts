@@ -1,0 +1,239 @@
+/**
+ * The dev host: serves captured Azure Functions registrations on node:http the way
+ * the Functions host does (routePrefix ""), runs timers on their NCRONTAB schedules,
+ * and exposes `POST /admin/functions/{name}` to run a timer now (as Core Tools do).
+ */
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HttpResponseInit } from '@azure/functions';
+import { HttpRequest, HttpResponse, InvocationContext } from '@azure/functions';
+import type { RegisteredFunction } from './functionsCore';
+import { takeRegistrations } from './functionsCore';
+import { matchRoute, parseRouteTemplate, type RouteTemplate } from './routeTemplate';
+import { parseNcrontab, resolveAppSettingExpression, type Schedule } from './ncrontab';
+
+const MAX_BODY_BYTES = 100 * 1024 * 1024; // the Functions host's request limit
+
+export type HostLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+interface HttpFunction {
+  name: string;
+  template: RouteTemplate;
+  methods: Set<string>;
+  handler: (req: HttpRequest, ctx: InvocationContext) => Promise<HttpResponseInit | HttpResponse>;
+}
+
+interface TimerFunction {
+  name: string;
+  schedule: Schedule;
+  scheduleText: string;
+  handler: (timer: unknown, ctx: InvocationContext) => Promise<unknown> | unknown;
+}
+
+export interface DevHost {
+  url: string;
+  functions: { http: string[]; timers: string[] };
+  runTimer(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DevHostOptions {
+  port: number;
+  host?: string;
+  /** Loads the function modules (each calls app.http / app.timer). */
+  load: () => void;
+  runTimersOnSchedule: boolean;
+  log: HostLog;
+}
+
+/** Requires every function module in a folder, in name order, like the host's "main" glob. */
+export function requireFunctionFolder(dir: string, extension: '.js' | '.ts'): void {
+  for (const file of fs.readdirSync(dir).sort()) {
+    // The host loads function modules by path at run time, as the Functions host does.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (file.endsWith(extension) && !file.endsWith('.d.ts')) require(path.join(dir, file));
+  }
+}
+
+function toFunctions(registrations: RegisteredFunction[], log: HostLog): { http: HttpFunction[]; timers: TimerFunction[] } {
+  const httpFns: HttpFunction[] = [];
+  const timers: TimerFunction[] = [];
+  for (const { metadata, handler } of registrations) {
+    const trigger = Object.values(metadata.bindings).find((b) => b.direction === 'in' && /trigger$/i.test(b.type ?? ''));
+    if (!trigger) continue;
+    if (trigger.type?.toLowerCase() === 'httptrigger') {
+      httpFns.push({
+        name: metadata.name,
+        template: parseRouteTemplate(trigger.route ?? metadata.name),
+        methods: new Set((trigger.methods ?? ['GET', 'POST']).map((m) => m.toUpperCase())),
+        handler: handler as HttpFunction['handler'],
+      });
+    } else if (trigger.type?.toLowerCase() === 'timertrigger') {
+      const scheduleText = resolveAppSettingExpression(String(trigger.schedule ?? ''));
+      timers.push({ name: metadata.name, schedule: parseNcrontab(scheduleText), scheduleText, handler: handler as TimerFunction['handler'] });
+    } else {
+      log('warn', `Function ${metadata.name}: trigger type ${trigger.type ?? '?'} is not served by the dev host`);
+    }
+  }
+  httpFns.sort((a, b) => b.template.specificity - a.template.specificity);
+  return { http: httpFns, timers };
+}
+
+function contextFor(functionName: string, log: HostLog): InvocationContext {
+  const invocationId = randomUUID();
+  return new InvocationContext({
+    functionName,
+    invocationId,
+    logHandler: (level, ...args) => {
+      const text = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+      log(level === 'error' || level === 'critical' ? 'error' : level === 'warning' ? 'warn' : 'info', text);
+    },
+  });
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer | 'tooLarge'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(tooLarge ? 'tooLarge' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function writeResponse(res: http.ServerResponse, result: HttpResponseInit | HttpResponse | undefined): Promise<void> {
+  const response = result instanceof HttpResponse ? result : new HttpResponse(result ?? {});
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => (headers[key] = value));
+  if (body.length > 0 && !headers['content-type']) headers['content-type'] = 'text/plain; charset=utf-8';
+  headers['content-length'] = String(body.length);
+  res.writeHead(response.status, headers);
+  res.end(body);
+}
+
+export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
+  takeRegistrations(); // start from a clean registry
+  opts.load();
+  const { http: httpFns, timers } = toFunctions(takeRegistrations(), opts.log);
+  const timerByName = new Map(timers.map((t) => [t.name.toLowerCase(), t]));
+
+  const runTimer = async (timer: TimerFunction): Promise<void> => {
+    const ctx = contextFor(timer.name, opts.log);
+    const now = new Date().toISOString();
+    opts.log('info', `Executing '${timer.name}' (invocation ${ctx.invocationId})`);
+    try {
+      await timer.handler({ isPastDue: false, schedule: { adjustForDST: true }, scheduleStatus: { last: now, next: now, lastUpdated: now } }, ctx);
+      opts.log('info', `Executed '${timer.name}' (Succeeded, invocation ${ctx.invocationId})`);
+    } catch (err) {
+      opts.log('error', `Executed '${timer.name}' (Failed, invocation ${ctx.invocationId}): ${(err as Error).name}`);
+      throw err;
+    }
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const method = (req.method ?? 'GET').toUpperCase();
+
+    const admin = /^\/admin\/functions\/([^/]+)$/i.exec(url.pathname);
+    if (admin && method === 'POST') {
+      const timer = timerByName.get(decodeURIComponent(admin[1] ?? '').toLowerCase());
+      if (!timer) return sendJson(res, 404, { error: 'No timer function with that name' });
+      await readBody(req);
+      res.writeHead(202, { 'content-length': '0' });
+      res.end();
+      runTimer(timer).catch(() => undefined);
+      return;
+    }
+
+    let matched: { fn: HttpFunction; params: Record<string, string> } | undefined;
+    let pathMatched = false;
+    for (const fn of httpFns) {
+      const params = matchRoute(fn.template, url.pathname);
+      if (!params) continue;
+      pathMatched = true;
+      if (fn.methods.has(method)) {
+        matched = { fn, params };
+        break;
+      }
+    }
+    if (!matched) {
+      return sendJson(res, pathMatched ? 405 : 404, { error: pathMatched ? 'Method not allowed' : 'Not found' });
+    }
+
+    const body = await readBody(req);
+    if (body === 'tooLarge') return sendJson(res, 413, { error: 'Request body too large' });
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    const request = new HttpRequest({
+      method,
+      url: url.toString(),
+      headers,
+      params: matched.params,
+      body: body.length > 0 ? { bytes: body } : undefined,
+    });
+    const ctx = contextFor(matched.fn.name, opts.log);
+    try {
+      await writeResponse(res, await matched.fn.handler(request, ctx));
+    } catch (err) {
+      opts.log('error', `Function ${matched.fn.name} failed (invocation ${ctx.invocationId}): ${(err as Error).name}`);
+      if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error', correlationId: ctx.invocationId });
+      else res.destroy();
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error' });
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve) => server.listen(opts.port, opts.host ?? '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  let ticker: NodeJS.Timeout | undefined;
+  if (opts.runTimersOnSchedule && timers.length > 0) {
+    let lastSecond = Math.floor(Date.now() / 1000);
+    ticker = setInterval(() => {
+      const second = Math.floor(Date.now() / 1000);
+      for (let s = lastSecond + 1; s <= second; s++) {
+        const at = new Date(s * 1000);
+        for (const t of timers) if (t.schedule.matches(at)) runTimer(t).catch(() => undefined);
+      }
+      lastSecond = second;
+    }, 250);
+    ticker.unref();
+  }
+
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    functions: { http: httpFns.map((f) => f.name), timers: timers.map((t) => t.name) },
+    runTimer: async (name) => {
+      const t = timerByName.get(name.toLowerCase());
+      if (!t) throw new Error(`No timer ${name}`);
+      await runTimer(t);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (ticker) clearInterval(ticker);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

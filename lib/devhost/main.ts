@@ -1,0 +1,81 @@
+/* `npm start`: the local stack on fixed ports (overridable by env), with a banner. */
+import { installFunctionsCore } from './installFunctionsCore';
+
+installFunctionsCore();
+
+import type * as StackModule from './stack';
+import type * as DevDataModule from './devData';
+
+// Loaded after the core API is in place, so @azure/functions registers with the dev host.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startLocalStack } = require('./stack') as typeof StackModule;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const devData = require('./devData') as typeof DevDataModule;
+
+function port(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`Setting ${name} must be a port number`);
+    process.exit(1);
+  }
+  return n;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { DEFAULT_PORTS, DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, UNREGISTERED_TENANT_ID, DEV_DIRECTORY_USERS } = devData;
+  const stack = await startLocalStack({
+    ports: {
+      host: port('DEV_HOST_PORT', DEFAULT_PORTS.host),
+      idp: port('DEV_IDP_PORT', DEFAULT_PORTS.idp),
+      directory: port('DEV_DIRECTORY_PORT', DEFAULT_PORTS.directory),
+      cosmos: port('DEV_COSMOS_PORT', DEFAULT_PORTS.cosmos),
+    },
+    runTimersOnSchedule: true,
+    log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
+  });
+  const base = stack.env.PUBLIC_BASE_URL ?? stack.host.url;
+  const lines = [
+    '',
+    'Business Identity Provisioning Service — local stack',
+    '',
+    `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql)`,
+    `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
+    `  Directory (Graph)   ${stack.directory.url}/v1.0`,
+    `  Cosmos DB           ${stack.cosmosEndpoint}`,
+    '',
+    `  HTTP functions: ${stack.host.functions.http.join(', ')}`,
+    `  Timers (run now with POST ${base}/admin/functions/<name>): ${stack.host.functions.timers.join(', ') || '(none)'}`,
+    '',
+    `  Registered tenant    ${DEV_TENANT_ID}`,
+    `  Unregistered tenant  ${UNREGISTERED_TENANT_ID}`,
+    `  Scope                ${SERVICE_SCOPE}`,
+    '  Clients:',
+    ...Object.values(DEV_CLIENTS).map(
+      (c) => `    ${c.name.padEnd(12)} client_id ${c.clientId}  secret ${c.secret}${c.roles.length ? `  roles ${c.roles.join(',')}` : ''}${'scimIntegration' in c ? `  SCIM integration "${c.scimIntegration}"` : ''}`,
+    ),
+    `  Directory users: ${DEV_DIRECTORY_USERS.join(', ')}`,
+    '',
+    '  Get a SCIM token and call the API:',
+    `    TOKEN=$(curl -s -X POST ${stack.idp.url}/${DEV_TENANT_ID}/oauth2/v2.0/token \\`,
+    `      --data-urlencode grant_type=client_credentials --data-urlencode client_id=${DEV_CLIENTS.scim.clientId} \\`,
+    `      --data-urlencode client_secret=${DEV_CLIENTS.scim.secret} --data-urlencode scope=${SERVICE_SCOPE} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+    `    curl -s ${base}/scim/v2/Users -H "Authorization: Bearer $TOKEN"`,
+    '',
+    `  Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl+C to stop.`,
+    '',
+  ];
+  console.log(lines.join('\n'));
+  const stop = (): void => {
+    stack.stop().finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

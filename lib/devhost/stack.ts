@@ -1,0 +1,121 @@
+/**
+ * The local stack: Cosmos-compatible server, identity-provider and directory stand-ins,
+ * and the dev host serving every function. `npm start` runs it on fixed ports; the
+ * integration tests start it in-process on random free ports.
+ */
+import path from 'node:path';
+import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from './cosmosServer';
+import { startIdpStandIn, type IdpStandIn } from './idpStandIn';
+import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn';
+import { requireFunctionFolder, startDevHost, type DevHost, type HostLog } from './host';
+import { DEV_CLIENTS, DEV_DIRECTORY_USERS, DEV_TENANT_ID, SERVICE_APP_ID_URI, SERVICE_GRAPH_CLIENT, UNREGISTERED_TENANT_ID, type DevClient } from './devData';
+import { disposeServices, services } from '../services';
+
+export interface StackOptions {
+  ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number }>;
+  /** Extra environment settings for the service (e.g. RETENTION_INACTIVE_DAYS). */
+  env?: Record<string, string>;
+  runTimersOnSchedule?: boolean;
+  log?: HostLog;
+  /** Where the function modules are: the TypeScript sources (tests) or the build output. */
+  functions?: { dir: string; extension: '.ts' | '.js' };
+}
+
+export interface LocalStack {
+  host: DevHost;
+  idp: IdpStandIn;
+  directory: DirectoryStandIn;
+  cosmosEndpoint: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const SETTINGS_WE_SET = ['PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPHQL_INTROSPECTION'];
+
+function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
+  // Compiled: dist/lib/devhost -> dist/functions; from sources: lib/devhost -> functions.
+  const extension = __filename.endsWith('.ts') ? '.ts' : '.js';
+  return { dir: path.resolve(__dirname, '..', '..', 'functions'), extension };
+}
+
+export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
+  const ports = { host: 0, idp: 0, directory: 0, cosmos: 0, ...options.ports };
+  const log: HostLog = options.log ?? (() => undefined);
+  const started: Array<() => Promise<void>> = [];
+  try {
+    let cosmos: LocalCosmos | undefined;
+    const externalCosmos = process.env.COSMOS_ENDPOINT;
+    if (!externalCosmos) {
+      cosmos = await startLocalCosmos(ports.cosmos);
+      started.push(() => cosmos!.close());
+    }
+    const allClients: DevClient[] = Object.values(DEV_CLIENTS);
+    const serviceClients = [DEV_TENANT_ID, UNREGISTERED_TENANT_ID].map((tenantId) => ({ tenantId, clientId: SERVICE_GRAPH_CLIENT.clientId, secret: SERVICE_GRAPH_CLIENT.secret, roles: [] }));
+    const idp = await startIdpStandIn({ port: ports.idp, clients: [...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })), ...serviceClients] });
+    started.push(() => idp.close());
+    const directory = await startDirectoryStandIn({
+      port: ports.directory,
+      idpUrl: idp.url,
+      seedUsers: DEV_DIRECTORY_USERS.map((userPrincipalName) => ({ tenantId: DEV_TENANT_ID, userPrincipalName })),
+    });
+    started.push(() => directory.close());
+
+    const env: Record<string, string> = {
+      COSMOS_ENDPOINT: externalCosmos ?? cosmos!.endpoint,
+      COSMOS_KEY: externalCosmos ? (process.env.COSMOS_KEY ?? '') : LOCAL_COSMOS_KEY,
+      COSMOS_DATABASE: process.env.COSMOS_DATABASE ?? 'business-identities',
+      AUTH_AUTHORITY: idp.url,
+      SERVICE_APP_ID_URI,
+      GRAPH_BASE_URL: directory.url,
+      GRAPH_CREDENTIAL: 'clientSecret',
+      GRAPH_CLIENT_ID: SERVICE_GRAPH_CLIENT.clientId,
+      GRAPH_CLIENT_SECRET: SERVICE_GRAPH_CLIENT.secret,
+      GRAPHQL_INTROSPECTION: 'true',
+      RETENTION_SCHEDULE: '0 0 2 * * *',
+      RESOLVE_PENDING_LINKS_SCHEDULE: '0 */5 * * * *',
+      ...options.env,
+    };
+    Object.assign(process.env, env);
+
+    const fns = options.functions ?? defaultFunctions();
+    const host = await startDevHost({
+      port: ports.host,
+      load: () => requireFunctionFolder(fns.dir, fns.extension),
+      runTimersOnSchedule: options.runTimersOnSchedule ?? false,
+      log,
+    });
+    started.push(() => host.close());
+    process.env.PUBLIC_BASE_URL = env.PUBLIC_BASE_URL = host.url.replace('127.0.0.1', 'localhost');
+    disposeServices();
+
+    await seedDevData();
+    return {
+      host,
+      idp,
+      directory,
+      cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
+      env,
+      stop: async () => {
+        disposeServices();
+        for (const stop of started.reverse()) await stop();
+        for (const k of [...SETTINGS_WE_SET, ...Object.keys(options.env ?? {})]) delete process.env[k];
+      },
+    };
+  } catch (err) {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Seeds the registered tenant and the dev SCIM integrations through the service's own code paths. */
+async function seedDevData(): Promise<void> {
+  const svc = services();
+  await svc.store.ensureSchema();
+  await svc.tenants.register(DEV_TENANT_ID);
+  const actor = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'local-stack-seed' };
+  for (const client of Object.values(DEV_CLIENTS) as DevClient[]) {
+    if (!client.scimIntegration) continue;
+    const existing = await svc.integrations.findByClientId(client.tenantId, client.clientId);
+    if (!existing) await svc.integrations.create(client.tenantId, { displayName: client.scimIntegration, clientId: client.clientId }, actor);
+  }
+}

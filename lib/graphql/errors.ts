@@ -1,0 +1,32 @@
+import { GraphQLError } from 'graphql';
+import { DomainError } from '../util/domainError';
+import { StoreError } from '../store/errors';
+
+export const AUTH_NOT_AUTHENTICATED = 'AUTH_NOT_AUTHENTICATED';
+export const AUTH_NOT_AUTHORIZED = 'AUTH_NOT_AUTHORIZED';
+
+export function notAuthenticated(): GraphQLError {
+  return new GraphQLError('Not authenticated: the token is missing, expired, for another audience, or from an organization that is not registered', {
+    extensions: { code: AUTH_NOT_AUTHENTICATED },
+  });
+}
+
+export function notAuthorized(): GraphQLError {
+  return new GraphQLError('Not authorized: the token does not carry the Admin role (grant admin consent, then get a new token)', {
+    extensions: { code: AUTH_NOT_AUTHORIZED },
+  });
+}
+
+/** Maps expected failures to GraphQL errors with a code; anything else stays unexpected (masked). */
+export function toGraphQLError(err: unknown): unknown {
+  if (err instanceof GraphQLError) return err;
+  if (err instanceof DomainError) {
+    return new GraphQLError(err.message, { extensions: { code: err.code, ...(err.problems.length ? { problems: err.problems } : {}) } });
+  }
+  if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
+    return new GraphQLError('The service is busy; retry later', {
+      extensions: { code: 'SERVICE_BUSY', retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)) },
+    });
+  }
+  return err;
+}

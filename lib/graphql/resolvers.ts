@@ -1,0 +1,142 @@
+import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
+import type { GraphQLContext } from './context';
+import { GraphQLScalarType, Kind } from 'graphql';
+import { toGraphQLError } from './errors';
+import { identityView } from './identityView';
+import { sourcePartition } from './sources';
+import type { ImportIdentityInput } from '../imports/importInput';
+import type { AssociationInput } from '../imports/association';
+import { createManualIdentity } from '../identities/manualIdentities';
+import type { IdentityDoc } from '../identities/model';
+import { badInput } from '../util/domainError';
+
+type Args = Record<string, unknown>;
+type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext) => Promise<unknown>;
+
+/** Every root field runs as an administrator and maps domain failures to coded GraphQL errors. */
+function adminField(run: (args: Args, ctx: GraphQLContext, admin: Awaited<ReturnType<GraphQLContext['admin']>>) => Promise<unknown>): Resolver {
+  return async (_parent, args, ctx) => {
+    try {
+      const admin = await ctx.admin();
+      return await run(args, ctx, admin);
+    } catch (err) {
+      throw toGraphQLError(err);
+    }
+  };
+}
+
+const input = (args: Args): Record<string, unknown> => (args.input ?? {}) as Record<string, unknown>;
+
+function integrationView(r: ScimIntegrationRecord, ctx: GraphQLContext) {
+  return { id: r.id, displayName: r.displayName, clientId: r.clientId, enabled: r.enabled, scimEndpoint: `${ctx.services.settings.publicBaseUrl}/scim/v2` };
+}
+
+/** Dates are checked by the domain validators, which report the index and field without the value. */
+const LocalDate = new GraphQLScalarType({
+  name: 'LocalDate',
+  description: 'A calendar date, YYYY-MM-DD',
+  serialize: (v) => v,
+  parseValue: (v) => {
+    if (typeof v !== 'string') throw new TypeError('LocalDate must be a string YYYY-MM-DD');
+    return v;
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new TypeError('LocalDate must be a string YYYY-MM-DD');
+    return ast.value;
+  },
+});
+
+const MAX_PAGE = 500;
+
+export const resolvers = {
+  LocalDate,
+  Query: {
+    businessIdentities: adminField(async (args, ctx, { caller }) => {
+      const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, args.source);
+      const first = typeof args.first === 'number' ? args.first : 50;
+      if (first < 1 || first > MAX_PAGE) throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
+      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: string };
+      const where: string[] = [];
+      const params: Array<{ name: string; value: string }> = [];
+      if (filter.externalId) {
+        where.push('c.externalIdKey = @e');
+        params.push({ name: '@e', value: filter.externalId });
+      }
+      if (filter.linkStatus) {
+        const status = { LINKED: 'linked', PENDING: 'pending', CONFLICT: 'conflict', NOT_ASSERTED: 'notAsserted' }[filter.linkStatus] ?? 'notAsserted';
+        where.push('c.link.status = @s');
+        params.push({ name: '@s', value: status });
+      }
+      if (typeof args.after === 'string' && args.after) {
+        where.push('c.id > @after');
+        params.push({ name: '@after', value: args.after });
+      }
+      const page = await ctx.services.store
+        .collection<IdentityDoc>('identities')
+        .queryPartitionPage<IdentityDoc>(pk, `SELECT TOP ${first + 1} *`, where.join(' AND '), params, { orderBy: 'c.id', maxItemCount: first + 1 });
+      const nodes = page.items.slice(0, first);
+      return { nodes: nodes.map((d) => identityView(d, label)), endCursor: nodes[nodes.length - 1]?.id ?? null, hasNextPage: page.items.length > first };
+    }),
+    scimIntegrations: adminField(async (_args, ctx, { caller }) => (await ctx.services.integrations.list(caller.tenantId)).map((r) => integrationView(r, ctx))),
+    scimIntegration: adminField(async (args, ctx, { caller }) => {
+      const r = await ctx.services.integrations.get(caller.tenantId, String(args.id));
+      return r ? integrationView(r, ctx) : null;
+    }),
+  },
+  Mutation: {
+    createScimIntegration: adminField(async (args, ctx, { caller, actor }) => {
+      const { displayName, clientId } = input(args);
+      const r = await ctx.services.integrations.create(caller.tenantId, { displayName, clientId }, actor);
+      ctx.log.info('scim integration created', { tenantId: caller.tenantId, integrationId: r.id });
+      return { scimIntegration: integrationView(r, ctx) };
+    }),
+    disableScimIntegration: adminField(async (args, ctx, { caller, actor }) => {
+      const r = await ctx.services.integrations.setEnabled(caller.tenantId, input(args).id, false, actor);
+      ctx.log.info('scim integration disabled', { tenantId: caller.tenantId, integrationId: r.id });
+      return { scimIntegration: integrationView(r, ctx) };
+    }),
+    importBusinessIdentities: adminField(async (args, ctx, { caller }) => {
+      const { source, identities } = input(args) as { source: unknown; identities: ImportIdentityInput[] };
+      const started = Date.now();
+      const counts = await ctx.services.importer.import(caller.tenantId, source, identities);
+      // Counts only: a large deleted count can reveal a broken source export.
+      ctx.log.info('import finished', { tenantId: caller.tenantId, identities: identities.length, ...counts, durationMs: Date.now() - started });
+      return counts;
+    }),
+    associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }) => {
+      const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
+      const r = await ctx.services.associator.associate(caller.tenantId, source, associations, actor);
+      ctx.log.info('association finished', {
+        tenantId: caller.tenantId,
+        pairs: associations.length,
+        associated: r.associated,
+        unchanged: r.unchanged,
+        unknownExternalIds: r.unknownExternalIds.length,
+        unknownUserPrincipalNames: r.unknownUserPrincipalNames.length,
+        conflicting: r.conflictingUserPrincipalNames.length,
+      });
+      return r;
+    }),
+    createBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
+      const doc = await createManualIdentity(ctx.services.store, ctx.services.audit, caller.tenantId, input(args) as unknown as ImportIdentityInput, actor);
+      return { businessIdentity: identityView(doc, 'Manual') };
+    }),
+    linkBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
+      const i = input(args);
+      const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, i.source);
+      const doc = await ctx.services.adminLinks.link(caller.tenantId, pk, String(i.id ?? ''), { directoryUserId: i.directoryUserId, userPrincipalName: i.userPrincipalName }, actor);
+      return { businessIdentity: identityView(doc, label) };
+    }),
+    unlinkBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
+      const i = input(args);
+      const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, i.source);
+      const doc = await ctx.services.adminLinks.unlink(caller.tenantId, pk, String(i.id ?? ''), actor);
+      return { businessIdentity: identityView(doc, label) };
+    }),
+    enableScimIntegration: adminField(async (args, ctx, { caller, actor }) => {
+      const r = await ctx.services.integrations.setEnabled(caller.tenantId, input(args).id, true, actor);
+      ctx.log.info('scim integration enabled', { tenantId: caller.tenantId, integrationId: r.id });
+      return { scimIntegration: integrationView(r, ctx) };
+    }),
+  },
+};

@@ -1,0 +1,148 @@
+/**
+ * The seam between the Functions host and the SCIM API: authentication, the caller's
+ * integration, rate limit, body parsing, and the mapping of every failure to a SCIM
+ * Error response. Functions in functions/scim* are thin handlers inside it.
+ */
+import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { services } from '../services';
+import { ScimError, invalidSyntax } from '../scim/errors';
+import { TokenValidationError } from '../auth/tokenValidator';
+import type { Caller } from '../auth/tokenValidator';
+import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
+import { StoreError } from '../store/errors';
+import type { Logger } from '../log/logger';
+import { RateLimiter } from './rateLimiter';
+import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './request';
+
+export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
+
+export interface ScimPublicCall {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  header(name: string): string | null;
+  /** The parsed JSON body (400 invalidSyntax when it is not JSON; 415 for other media types). */
+  body(): Promise<unknown>;
+  correlationId: string;
+  log: Logger;
+}
+
+export interface ScimCall extends ScimPublicCall {
+  caller: Caller;
+  integration: ScimIntegrationRecord;
+}
+
+export interface ScimResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+let limiter: RateLimiter | undefined;
+
+function respond(result: ScimResult, correlationId: string): HttpResponseInit {
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId, ...result.headers };
+  if (result.body === undefined) return { status: result.status, headers };
+  return { status: result.status, headers: { 'content-type': SCIM_CONTENT_TYPE, ...headers }, body: JSON.stringify(result.body) };
+}
+
+function errorResult(err: ScimError): ScimResult {
+  return { status: err.status, body: err.toBody(), headers: err.headers };
+}
+
+const isJsonMediaType = (contentType: string | null): boolean => {
+  if (!contentType) return true; // clients that omit the header still send JSON
+  const type = contentType.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/scim+json' || type === 'application/json';
+};
+
+async function authenticate(request: HttpRequest): Promise<{ caller: Caller; integration: ScimIntegrationRecord }> {
+  const svc = services();
+  const unauthorized = (reason: string): ScimError =>
+    new ScimError(401, undefined, reason, { 'www-authenticate': 'Bearer error="invalid_token"' });
+  let caller: Caller;
+  try {
+    caller = await svc.tokens.validate(request.headers.get('authorization'));
+  } catch (err) {
+    if (err instanceof TokenValidationError) {
+      if (err.failure === 'missing') throw new ScimError(401, undefined, 'A bearer token is required', { 'www-authenticate': 'Bearer' });
+      throw unauthorized('The bearer token is not valid for this service');
+    }
+    throw err;
+  }
+  if (!(await svc.tenants.isRegistered(caller.tenantId))) throw unauthorized('The token is not from an organization registered with the service');
+  if (caller.kind !== 'app') throw new ScimError(403, undefined, 'The SCIM API accepts application tokens only');
+  const integration = await svc.integrations.findByClientId(caller.tenantId, caller.clientId);
+  if (!integration || !integration.enabled) {
+    throw new ScimError(403, undefined, 'No enabled SCIM integration of the organization has the application of this token');
+  }
+  return { caller, integration };
+}
+
+/** Wraps an authenticated SCIM handler: the call carries the caller and its integration. */
+export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): HttpHandler {
+  return wrap(async (request, base) => {
+    const identity = await authenticate(request);
+    limiter ??= new RateLimiter(services().settings.scimRateLimitPerSecond);
+    const wait = limiter.take(identity.integration.id);
+    if (wait > 0) throw new ScimError(429, 'tooMany', 'Too many requests for this integration', { 'retry-after': String(wait) });
+    return handler({ ...base, ...identity, log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }) });
+  });
+}
+
+/** Wraps a SCIM endpoint that answers without a token (discovery, RFC 7644 §4). */
+export function scimPublicHandler(handler: (call: ScimPublicCall) => Promise<ScimResult>): HttpHandler {
+  return wrap((_request, base) => handler(base));
+}
+
+function wrap(run: (request: HttpRequest, call: ScimPublicCall) => Promise<ScimResult>): HttpHandler {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const correlationId = correlationIdOf(request, context);
+    const log = loggerFor(context, { correlationId });
+    try {
+      let bodyPromise: Promise<unknown> | undefined;
+      const call: ScimPublicCall = {
+        params: request.params,
+        query: request.query,
+        header: (name) => request.headers.get(name),
+        body: () => (bodyPromise ??= parseJsonBody(request)),
+        correlationId,
+        log,
+      };
+      const result = await run(request, call);
+      log.info('scim request', { method: request.method, status: result.status });
+      return respond(result, correlationId);
+    } catch (err) {
+      return respond(errorResult(toScimError(err, log, request.method, correlationId)), correlationId);
+    }
+  };
+}
+
+async function parseJsonBody(request: HttpRequest): Promise<unknown> {
+  if (!isJsonMediaType(request.headers.get('content-type'))) {
+    throw new ScimError(415, undefined, 'Send the body as application/scim+json or application/json');
+  }
+  const max = services().settings.scimMaxBodyBytes;
+  const text = await readBodyText(request, max);
+  if (text === 'tooLarge') throw new ScimError(413, undefined, `The body is larger than ${max} bytes`);
+  if (text === 'invalidEncoding') throw invalidSyntax('The body is not valid UTF-8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalidSyntax('The body is not valid JSON');
+  }
+}
+
+function toScimError(err: unknown, log: Logger, method: string, correlationId: string): ScimError {
+  if (err instanceof ScimError) {
+    log.info('scim request refused', { method, status: err.status, scimType: err.scimType });
+    return err;
+  }
+  if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
+    const retryAfter = String(Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)));
+    const status = err.failure === 'throttled' ? 429 : 503;
+    log.warn('store unavailable', { method, status, failure: err.failure });
+    return new ScimError(status, undefined, 'The service is busy; retry after the given seconds', { 'retry-after': retryAfter });
+  }
+  log.error('scim request failed', { method, error: err instanceof Error ? err.name : 'unknown' });
+  return new ScimError(500, undefined, `Internal error; correlation id ${correlationId}`);
+}

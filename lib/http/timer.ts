@@ -1,0 +1,8 @@
+import type { InvocationContext } from '@azure/functions';
+import type { Logger } from '../log/logger';
+import { loggerFor } from './request';
+
+/** A timer run's logger; its correlation id is the invocation id. */
+export function loggerForTimer(context: InvocationContext): Logger {
+  return loggerFor(context, { correlationId: context.invocationId });
+}

@@ -1,0 +1,92 @@
+import type { StoredDoc } from '../store/store';
+
+/** The business identity, independent of the API that sent it. */
+
+export const AFFILIATION_TYPES = ['employment', 'enrollment', 'engagement', 'other'] as const;
+export type AffiliationType = (typeof AFFILIATION_TYPES)[number];
+
+export const PERSONAL_NUMBER_TYPES = ['DkCpr'] as const;
+export type PersonalNumberType = (typeof PERSONAL_NUMBER_TYPES)[number];
+
+export const DOCUMENT_TYPES = ['Passport', 'IdentityCard'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+export interface PersonalNumber {
+  type: PersonalNumberType;
+  value: string;
+}
+
+export interface IdentityDocumentReference {
+  type: DocumentType;
+  issuingCountry: string;
+  documentNumber: string;
+}
+
+/** The attributes a source writes. */
+export interface IdentityAttributes {
+  externalId: string;
+  /** SCIM only. */
+  userName?: string;
+  givenName: string;
+  familyName: string;
+  active: boolean;
+  affiliationType: AffiliationType;
+  birthDate?: string;
+  nationality?: string;
+  personalEmail?: string;
+  personalPhone?: string;
+  personalNumbers: PersonalNumber[];
+  identityDocumentReferences: IdentityDocumentReference[];
+  /** SCIM only: the asserted UPN of the person's directory user. */
+  directoryUserPrincipalName?: string;
+}
+
+export type LinkStatus = 'linked' | 'pending' | 'conflict' | 'notAsserted';
+export type LinkSource = 'asserted' | 'manual';
+
+/** The link from the identity to a directory user (see lib/links). */
+export interface DirectoryLink {
+  status: LinkStatus;
+  source?: LinkSource;
+  /** Object id of the linked directory user. */
+  userId?: string;
+  /** The UPN the last look-up was made for (asserted links); a look-up happens only when it changes. */
+  lookedUpUpn?: string;
+  /** For conflict: the object id of the user that is linked elsewhere. */
+  conflictUserId?: string;
+}
+
+export type SourceKind = 'scim' | 'custom' | 'manual';
+
+export interface IdentityDoc extends StoredDoc, IdentityAttributes {
+  tenantId: string;
+  sourceKind: SourceKind;
+  /** SCIM integration id, or the custom source name. */
+  sourceKey: string;
+  /** Unique-key fields of the container (see lib/store/containers). */
+  externalIdKey: string;
+  userNameKey: string;
+  link: DirectoryLink;
+  created: string;
+  lastModified: string;
+  version: number;
+  /** When the identity last became inactive; drives the retention of sensitive data. */
+  inactiveSince?: string;
+  /** True while personalNumbers or identityDocumentReferences hold anything (indexed, for retention). */
+  hasSensitive: boolean;
+  /** Import content hash (custom sources). */
+  contentHash?: string;
+}
+
+export function partitionKey(tenantId: string, sourceKey: string): string {
+  return `${tenantId}|${sourceKey}`;
+}
+
+export function hasSensitiveData(a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>): boolean {
+  return a.personalNumbers.length > 0 || a.identityDocumentReferences.length > 0;
+}
+
+/** The userName unique key: case-insensitive for SCIM; identities without userName get a key that cannot collide. */
+export function userNameKeyOf(userName: string | undefined, externalId: string): string {
+  return userName !== undefined ? userName.toLowerCase() : `\u0000ext:${externalId}`;
+}

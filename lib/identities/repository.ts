@@ -1,0 +1,51 @@
+import type { Store, WithEtag } from '../store/store';
+import { isStoreError } from '../store/errors';
+import type { IdentityDoc } from './model';
+
+export class UniquenessError extends Error {
+  constructor() {
+    super('Another identity of the source has the same externalId or userName');
+    this.name = 'UniquenessError';
+  }
+}
+
+/** Business identities in the store; every access is inside one source's partition. */
+export class IdentityRepository {
+  constructor(private readonly store: Store) {}
+
+  private get items() {
+    return this.store.collection<IdentityDoc>('identities');
+  }
+
+  get(pk: string, id: string): Promise<WithEtag<IdentityDoc> | undefined> {
+    return this.items.read(pk, id);
+  }
+
+  async create(doc: IdentityDoc): Promise<WithEtag<IdentityDoc>> {
+    try {
+      return await this.items.create(doc);
+    } catch (err) {
+      if (isStoreError(err, 'conflict')) throw new UniquenessError();
+      throw err;
+    }
+  }
+
+  /** Replaces when the stored item still has `etag`; preconditionFailed otherwise. */
+  async replace(doc: IdentityDoc, etag: string): Promise<WithEtag<IdentityDoc>> {
+    try {
+      return await this.items.replace(doc, etag);
+    } catch (err) {
+      if (isStoreError(err, 'conflict')) throw new UniquenessError();
+      throw err;
+    }
+  }
+
+  delete(pk: string, id: string, etag?: string): Promise<boolean> {
+    return this.items.delete(pk, id, etag);
+  }
+
+  async findOne(pk: string, field: 'externalIdKey' | 'userNameKey', value: string): Promise<WithEtag<IdentityDoc> | undefined> {
+    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, 'SELECT *', `c.${field} = @v`, [{ name: '@v', value }], { maxItemCount: 1 });
+    return page.items[0];
+  }
+}

@@ -1,0 +1,41 @@
+/** One import per source at a time: a lease document with an expiry, taken atomically. */
+import { randomUUID } from 'node:crypto';
+import type { Store, StoredDoc } from '../store/store';
+import { isStoreError } from '../store/errors';
+import { DomainError } from '../util/domainError';
+
+interface LeaseDoc extends StoredDoc {
+  kind: 'lease';
+  holder: string;
+  expiresAt: string;
+}
+
+/** Longer than the 230 s HTTP limit, so a lease held by a running import never expires under it. */
+export const LEASE_MS = 10 * 60_000;
+
+export async function acquireImportLease(store: Store, pk: string, now = Date.now()): Promise<{ release(): Promise<void> }> {
+  const col = store.collection<LeaseDoc>('imports');
+  const holder = randomUUID();
+  const doc: LeaseDoc = { id: 'lease', pk, kind: 'lease', holder, expiresAt: new Date(now + LEASE_MS).toISOString() };
+  const inProgress = () => new DomainError('IMPORT_IN_PROGRESS', 'Another import or association of this source is running; retry when it has finished');
+  try {
+    await col.create(doc);
+  } catch (err) {
+    if (!isStoreError(err, 'conflict')) throw err;
+    const existing = await col.read(pk, 'lease');
+    if (existing && Date.parse(existing.expiresAt) > now) throw inProgress();
+    try {
+      if (existing) await col.replace(doc, existing._etag);
+      else await col.create(doc);
+    } catch (e) {
+      if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict')) throw inProgress();
+      throw e;
+    }
+  }
+  return {
+    release: async () => {
+      const current = await col.read(pk, 'lease');
+      if (current?.holder === holder) await col.delete(pk, 'lease', current._etag).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Link claims: one document per linked directory user per tenant (id = object id). Creating
+ * it is the atomic "a directory user is linked to only one business identity" check across
+ * every source. Claims are written before the identity and released after it, so a crash can
+ * leave an orphan claim (repaired later) but never two identities linked to one user.
+ */
+import type { Store, StoredDoc } from '../store/store';
+import { isStoreError } from '../store/errors';
+import type { IdentityDoc } from '../identities/model';
+
+export interface LinkClaim extends StoredDoc {
+  tenantId: string;
+  identityPk: string;
+  identityId: string;
+  claimedAt: string;
+}
+
+/** A claim younger than this is never treated as an orphan: its identity write may still be under way. */
+export const ORPHAN_GRACE_MS = 2 * 60_000;
+
+export class LinkClaims {
+  constructor(private readonly store: Store) {}
+
+  private get claims() {
+    return this.store.collection<LinkClaim>('links');
+  }
+
+  private get identities() {
+    return this.store.collection<IdentityDoc>('identities');
+  }
+
+  get(tenantId: string, userId: string) {
+    return this.claims.read(tenantId, userId);
+  }
+
+  /** Claims `userId` for the identity; 'heldByOther' when another identity holds it. */
+  async claim(tenantId: string, userId: string, identity: { pk: string; id: string }, now = new Date()): Promise<'claimed' | 'heldByOther'> {
+    const doc: LinkClaim = { id: userId, pk: tenantId, tenantId, identityPk: identity.pk, identityId: identity.id, claimedAt: now.toISOString() };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.claims.create(doc);
+        return 'claimed';
+      } catch (err) {
+        if (!isStoreError(err, 'conflict')) throw err;
+      }
+      const existing = await this.claims.read(tenantId, userId);
+      if (!existing) continue; // released in the meantime: try again
+      if (existing.identityPk === identity.pk && existing.identityId === identity.id) return 'claimed';
+      if (!(await this.isOrphan(existing, now))) return 'heldByOther';
+      try {
+        const { _etag, ...rest } = existing;
+        await this.claims.replace({ ...rest, ...doc }, _etag);
+        return 'claimed';
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
+      }
+    }
+    return 'heldByOther';
+  }
+
+  /** Releases the claim if (and only if) this identity holds it. */
+  async release(tenantId: string, userId: string, identity: { pk: string; id: string }): Promise<void> {
+    const existing = await this.claims.read(tenantId, userId);
+    if (!existing || existing.identityPk !== identity.pk || existing.identityId !== identity.id) return;
+    try {
+      await this.claims.delete(tenantId, userId, existing._etag);
+    } catch (err) {
+      if (!isStoreError(err, 'preconditionFailed')) throw err;
+    }
+  }
+
+  /** A claim whose identity is gone or does not link to the claimed user (after the grace period). */
+  async isOrphan(claim: LinkClaim, now = new Date()): Promise<boolean> {
+    if (now.getTime() - Date.parse(claim.claimedAt) < ORPHAN_GRACE_MS) return false;
+    const owner = await this.identities.read(claim.identityPk, claim.identityId);
+    return !owner || owner.link.status !== 'linked' || owner.link.userId !== claim.id;
+  }
+
+  /** Deletes orphan claims, at most `limit` examined per call. Returns how many were removed. */
+  async repairOrphans(limit: number, now = new Date()): Promise<{ examined: number; removed: number }> {
+    const cutoff = new Date(now.getTime() - ORPHAN_GRACE_MS).toISOString();
+    const page = await this.claims.queryPage<LinkClaim & { _etag: string }>(
+      { query: 'SELECT * FROM c WHERE c.claimedAt < @cutoff', parameters: [{ name: '@cutoff', value: cutoff }] },
+      { maxItemCount: limit },
+    );
+    let removed = 0;
+    for (const claim of page.items) {
+      if (!(await this.isOrphan(claim, now))) continue;
+      try {
+        await this.claims.delete(claim.pk, claim.id, claim._etag);
+        removed++;
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed')) throw err;
+      }
+    }
+    return { examined: page.items.length, removed };
+  }
+}

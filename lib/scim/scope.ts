@@ -1,0 +1,5 @@
+/** The Users a SCIM call may see: those of one integration of one tenant. */
+export interface UserScope {
+  tenantId: string;
+  integrationId: string;
+}

@@ -1,0 +1,130 @@
+/**
+ * SCIM list: filter, startIndex/count paging, totalResults.
+ *
+ * Paging is keyset-based: Users are ordered by id (UUIDv7, so creation order), and a page is
+ * "the next `count` ids after the last id of the previous page". The service remembers, per
+ * integration, filter and next startIndex, the id that ended the page it served, so the next
+ * page costs one query of `count` items however deep the client is. Without a remembered
+ * cursor (another instance served the previous page, or it expired) the start is found by
+ * reading ids only, once. Because ids never change, a User present from the first page to the
+ * last is returned exactly once even while others are created or deleted.
+ */
+import type { IdentityDoc } from '../identities/model';
+import type { Store, WithEtag } from '../store/store';
+import { TtlCache } from '../util/ttlCache';
+import { ScimError } from './errors';
+import { FilterError, parseUserFilter, type UserFilter } from './filter';
+
+export const MAX_PAGE_SIZE = 100;
+
+export interface ListQuery {
+  filter?: UserFilter;
+  startIndex: number;
+  count: number;
+}
+
+export interface ListResult {
+  totalResults: number;
+  startIndex: number;
+  items: IdentityDoc[];
+}
+
+function intParam(raw: string | null, fallback: number): number {
+  if (raw === null || raw.trim() === '') return fallback;
+  if (!/^-?\d{1,12}$/.test(raw.trim())) throw new ScimError(400, 'invalidValue', 'startIndex and count must be whole numbers');
+  return Number(raw.trim());
+}
+
+export function parseListQuery(query: URLSearchParams): ListQuery {
+  const rawFilter = query.get('filter');
+  let filter: UserFilter | undefined;
+  if (rawFilter !== null && rawFilter.trim() !== '') {
+    try {
+      filter = parseUserFilter(rawFilter);
+    } catch (err) {
+      if (err instanceof FilterError) throw new ScimError(400, 'invalidFilter', err.message);
+      throw err;
+    }
+  }
+  const startIndex = Math.max(1, intParam(query.get('startIndex'), 1));
+  const count = Math.min(MAX_PAGE_SIZE, Math.max(0, intParam(query.get('count'), MAX_PAGE_SIZE)));
+  return { filter, startIndex, count };
+}
+
+type Param = { name: string; value: string };
+
+function rangeWhere(filter: UserFilter | undefined): { where: string; params: Param[] } {
+  if (!filter || filter.kind !== 'lastModified') return { where: '', params: [] };
+  const parts: string[] = [];
+  const params: Param[] = [];
+  if (filter.lower) {
+    parts.push(`c.lastModified ${filter.lower.inclusive ? '>=' : '>'} @lower`);
+    params.push({ name: '@lower', value: filter.lower.value });
+  }
+  if (filter.upper) {
+    parts.push(`c.lastModified ${filter.upper.inclusive ? '<=' : '<'} @upper`);
+    params.push({ name: '@upper', value: filter.upper.value });
+  }
+  return { where: parts.join(' AND '), params };
+}
+
+export class UserLister {
+  /** (partition, filter, startIndex) -> the id that ends the page before startIndex. */
+  private readonly cursors = new TtlCache<string, string>(10 * 60_000, 50_000);
+
+  constructor(private readonly store: Store) {}
+
+  private get items() {
+    return this.store.collection<IdentityDoc>('identities');
+  }
+
+  async list(pk: string, q: ListQuery): Promise<ListResult> {
+    if (q.filter?.kind === 'eq') return this.listEq(pk, q.filter, q);
+    const { where, params } = rangeWhere(q.filter);
+    const totalPage = await this.items.queryPartitionPage<number>(pk, 'SELECT VALUE COUNT(1)', where, params);
+    const totalResults = totalPage.items[0] ?? 0;
+    if (q.count === 0 || totalResults === 0 || q.startIndex > totalResults) return { totalResults, startIndex: q.startIndex, items: [] };
+
+    const filterKey = `${pk}|${where}|${params.map((p) => p.value).join('|')}`;
+    const after = q.startIndex === 1 ? undefined : (this.cursors.get(`${filterKey}|${q.startIndex}`) ?? (await this.findCursor(pk, where, params, q.startIndex)));
+    if (q.startIndex > 1 && after === undefined) return { totalResults, startIndex: q.startIndex, items: [] };
+
+    const pageWhere = [where, after !== undefined ? 'c.id > @after' : ''].filter(Boolean).join(' AND ');
+    const pageParams = after !== undefined ? [...params, { name: '@after', value: after }] : params;
+    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, `SELECT TOP ${q.count} *`, pageWhere, pageParams, {
+      orderBy: 'c.id',
+      maxItemCount: q.count,
+    });
+    const last = page.items[page.items.length - 1];
+    if (last && page.items.length === q.count) this.cursors.set(`${filterKey}|${q.startIndex + q.count}`, last.id);
+    return { totalResults, startIndex: q.startIndex, items: page.items };
+  }
+
+  private async listEq(pk: string, filter: Extract<UserFilter, { kind: 'eq' }>, q: ListQuery): Promise<ListResult> {
+    let found: IdentityDoc | undefined;
+    if (filter.attribute === 'id') found = await this.items.read(pk, filter.value);
+    else {
+      const field = filter.attribute === 'userName' ? 'userNameKey' : 'externalIdKey';
+      const value = filter.attribute === 'userName' ? filter.value.toLowerCase() : filter.value;
+      const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, 'SELECT *', `c.${field} = @v`, [{ name: '@v', value }], { maxItemCount: 1 });
+      found = page.items[0];
+    }
+    const totalResults = found ? 1 : 0;
+    const items = found && q.count > 0 && q.startIndex === 1 ? [found] : [];
+    return { totalResults, startIndex: q.startIndex, items };
+  }
+
+  /** The id at position startIndex-1, read as ids only (used when no cursor is remembered). */
+  private async findCursor(pk: string, where: string, params: Param[], startIndex: number): Promise<string | undefined> {
+    const skip = startIndex - 1;
+    let seen = 0;
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.items.queryPartitionPage<string>(pk, 'SELECT VALUE c.id', where, params, { orderBy: 'c.id', maxItemCount: 1000, continuationToken });
+      if (seen + page.items.length >= skip) return page.items[skip - seen - 1];
+      seen += page.items.length;
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Composition root: the service objects of this process, created on first use from the
+ * settings. Function modules call `services()` inside handlers, never at load time.
+ */
+import { resetSettings, settings, type Settings } from './config/settings';
+import { createStore, type Store } from './store/store';
+import { TenantRegistry } from './tenants/tenantRegistry';
+import { ScimIntegrations } from './integrations/scimIntegrations';
+import { AuditLog } from './audit/auditLog';
+import { createTokenValidator } from './auth/tokenValidator';
+import { IdentityRepository } from './identities/repository';
+import { DirectoryClient } from './directory/directoryClient';
+import { createGraphTokenProvider } from './directory/graphTokens';
+import { LinkClaims } from './links/claims';
+import { LinkService } from './links/linkService';
+import { UserLister } from './scim/userList';
+import { Importer } from './imports/importer';
+import { Associator } from './imports/association';
+import { AdminLinks } from './links/adminLinks';
+
+export interface Services {
+  settings: Settings;
+  store: Store;
+  tenants: TenantRegistry;
+  integrations: ScimIntegrations;
+  audit: AuditLog;
+  tokens: ReturnType<typeof createTokenValidator>;
+  identities: IdentityRepository;
+  directory: DirectoryClient;
+  claims: LinkClaims;
+  links: LinkService;
+  userLister: UserLister;
+  importer: Importer;
+  associator: Associator;
+  adminLinks: AdminLinks;
+}
+
+let current: Services | undefined;
+
+export function services(): Services {
+  if (current) return current;
+  const s = settings();
+  const store = createStore(s.cosmos);
+  const audit = new AuditLog(store);
+  const identities = new IdentityRepository(store);
+  const directory = new DirectoryClient(s.graph.baseUrl, createGraphTokenProvider(s));
+  const claims = new LinkClaims(store);
+  const links = new LinkService(claims, directory, audit);
+  current = {
+    identities,
+    directory,
+    claims,
+    links,
+    userLister: new UserLister(store),
+    importer: new Importer(store, claims, s.importMaxDeleteRatio),
+    associator: new Associator(store, directory, claims, audit),
+    adminLinks: new AdminLinks(store, directory, claims, audit),
+    settings: s,
+    store,
+    audit,
+    tenants: new TenantRegistry(store),
+    integrations: new ScimIntegrations(store, audit),
+    tokens: createTokenValidator({ authority: s.auth.authority, audiences: s.auth.audiences }),
+  };
+  return current;
+}
+
+/** Drops the process's service objects (the local stack calls it when it stops). */
+export function disposeServices(): void {
+  current?.store.dispose();
+  current = undefined;
+  resetSettings();
+}

@@ -1,0 +1,39 @@
+import type { ContainerDefinition } from '@azure/cosmos';
+
+/**
+ * The containers the service uses: the one source of truth for local creation,
+ * for the Bicep template and for its structural test.
+ */
+export const CONTAINERS = {
+  /** Business identities. pk = `<tenantId>|<sourceKey>`; unique keys hold per integration/source. */
+  identities: {
+    id: 'identities',
+    partitionKey: { paths: ['/pk'] },
+    uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/externalIdKey'] }, { paths: ['/userNameKey'] }] },
+    indexingPolicy: {
+      indexingMode: 'consistent',
+      includedPaths: [{ path: '/*' }],
+      excludedPaths: [
+        { path: '/personalNumbers/*' },
+        { path: '/identityDocumentReferences/*' },
+        { path: '/"_etag"/?' },
+      ],
+    },
+  },
+  /** One claim per linked directory user. pk = tenantId, id = directory object id. */
+  links: { id: 'links', partitionKey: { paths: ['/pk'] } },
+  /** SCIM integrations. pk = tenantId; clientIdKey is unique within the tenant. */
+  integrations: {
+    id: 'integrations',
+    partitionKey: { paths: ['/pk'] },
+    uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/clientIdKey'] }] },
+  },
+  /** Registered customer tenants. pk = id = tenantId. */
+  tenants: { id: 'tenants', partitionKey: { paths: ['/pk'] } },
+  /** Administrative actions and link changes. pk = tenantId. Never holds sensitive values. */
+  audit: { id: 'audit', partitionKey: { paths: ['/pk'] } },
+  /** Import manifests (externalId -> content hash, sharded) and import leases. pk = `<tenantId>|<source>`. */
+  imports: { id: 'imports', partitionKey: { paths: ['/pk'] } },
+} as const satisfies Record<string, ContainerDefinition>;
+
+export type ContainerName = keyof typeof CONTAINERS;

@@ -1,0 +1,55 @@
+/** Store failures in domain terms; nothing above lib/store sees Cosmos error shapes. */
+export type StoreFailure = 'notFound' | 'conflict' | 'preconditionFailed' | 'throttled' | 'unavailable' | 'tooLarge';
+
+export class StoreError extends Error {
+  constructor(
+    readonly failure: StoreFailure,
+    message: string,
+    /** For throttled/unavailable: how long the caller should wait before retrying. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export function isStoreError(err: unknown, failure?: StoreFailure): err is StoreError {
+  return err instanceof StoreError && (failure === undefined || err.failure === failure);
+}
+
+interface CosmosLikeError {
+  code?: number | string;
+  statusCode?: number;
+  retryAfterInMs?: number;
+  retryAfterInMilliseconds?: number;
+}
+
+/** Maps an @azure/cosmos error to a StoreError; other errors pass through unchanged. */
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof StoreError || typeof err !== 'object' || err === null) return err;
+  const e = err as CosmosLikeError;
+  const status = typeof e.code === 'number' ? e.code : e.statusCode;
+  switch (status) {
+    case 404:
+      return new StoreError('notFound', 'Item not found');
+    case 409:
+      return new StoreError('conflict', 'Item already exists or violates a unique key');
+    case 412:
+      return new StoreError('preconditionFailed', 'Item changed since it was read');
+    case 413:
+      return new StoreError('tooLarge', 'Item too large');
+    case 429:
+      return new StoreError('throttled', 'Store is throttling requests', e.retryAfterInMs ?? e.retryAfterInMilliseconds ?? 1000);
+    case 408:
+    case 449:
+    case 500:
+    case 502:
+    case 503:
+      return new StoreError('unavailable', 'Store temporarily unavailable', 1000);
+    default:
+      if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'ETIMEDOUT') {
+        return new StoreError('unavailable', 'Store unreachable', 1000);
+      }
+      return err;
+  }
+}

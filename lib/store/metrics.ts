@@ -1,0 +1,33 @@
+/** Counters of store operations, reported by benchmarks beside latencies. */
+export interface StoreCounters {
+  pointReads: number;
+  queries: number;
+  queryPages: number;
+  itemsReturned: number;
+  writes: number;
+  requestCharge: number;
+}
+
+export function emptyCounters(): StoreCounters {
+  return { pointReads: 0, queries: 0, queryPages: 0, itemsReturned: 0, writes: 0, requestCharge: 0 };
+}
+
+const counters: StoreCounters = emptyCounters();
+
+export function storeCounters(): Readonly<StoreCounters> {
+  return { ...counters };
+}
+
+export function resetStoreCounters(): void {
+  Object.assign(counters, emptyCounters());
+}
+
+export function count(kind: keyof StoreCounters, n = 1): void {
+  counters[kind] += n;
+}
+
+export function diffCounters(after: StoreCounters, before: StoreCounters): StoreCounters {
+  const out = emptyCounters();
+  for (const k of Object.keys(out) as Array<keyof StoreCounters>) out[k] = after[k] - before[k];
+  return out;
+}

@@ -1,0 +1,218 @@
+/**
+ * The only module that knows Cosmos DB. Typed collections over the containers,
+ * with operation counting, error mapping and a fault-injection seam for tests.
+ */
+import https from 'node:https';
+import type { Container, Database, ItemDefinition, SqlQuerySpec } from '@azure/cosmos';
+import { CosmosClient } from '@azure/cosmos';
+import { DefaultAzureCredential } from '@azure/identity';
+import { CONTAINERS, type ContainerName } from './containers';
+import { StoreError, toStoreError } from './errors';
+import { count } from './metrics';
+
+export interface StoredDoc {
+  id: string;
+  pk: string;
+}
+
+export type WithEtag<T> = T & { _etag: string };
+
+export type StoreOperation = 'read' | 'create' | 'replace' | 'upsert' | 'delete' | 'query';
+
+/** Called before every store operation; throwing simulates a store failure (tests and fault benchmarks only). */
+export type FaultInjector = (op: StoreOperation, container: ContainerName) => void;
+
+let faultInjector: FaultInjector | undefined;
+
+export function setFaultInjector(injector: FaultInjector | undefined): void {
+  faultInjector = injector;
+}
+
+export interface QueryPage<T> {
+  items: T[];
+  continuationToken?: string;
+}
+
+export interface QueryOptions {
+  partitionKey?: string;
+  maxItemCount?: number;
+  continuationToken?: string;
+}
+
+function stripSystem<T>(resource: T & Record<string, unknown>): T {
+  const { _rid: _a, _self: _b, _ts: _c, _attachments: _d, ...rest } = resource;
+  return rest as T;
+}
+
+export class Collection<T extends StoredDoc> {
+  constructor(
+    private readonly container: Container,
+    readonly name: ContainerName,
+  ) {}
+
+  private async run<R>(op: StoreOperation, fn: () => Promise<R>): Promise<R> {
+    faultInjector?.(op, this.name);
+    try {
+      return await fn();
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+
+  async read(pk: string, id: string): Promise<WithEtag<T> | undefined> {
+    count('pointReads');
+    return this.run('read', async () => {
+      const res = await this.container.item(id, pk).read<WithEtag<T>>();
+      count('requestCharge', res.requestCharge ?? 0);
+      return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
+    }).catch((err: unknown) => {
+      if (err instanceof StoreError && err.failure === 'notFound') return undefined;
+      throw err;
+    });
+  }
+
+  async create(doc: T): Promise<WithEtag<T>> {
+    count('writes');
+    return this.run('create', async () => {
+      const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
+      count('requestCharge', res.requestCharge ?? 0);
+      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+    });
+  }
+
+  /** Replaces the item; with `ifMatch` the write fails with preconditionFailed when the item changed. */
+  async replace(doc: T, ifMatch?: string): Promise<WithEtag<T>> {
+    count('writes');
+    return this.run('replace', async () => {
+      const res = await this.container
+        .item(doc.id, doc.pk)
+        .replace<T & ItemDefinition>(doc as T & ItemDefinition, ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
+      count('requestCharge', res.requestCharge ?? 0);
+      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+    });
+  }
+
+  async upsert(doc: T): Promise<WithEtag<T>> {
+    count('writes');
+    return this.run('upsert', async () => {
+      const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
+      count('requestCharge', res.requestCharge ?? 0);
+      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+    });
+  }
+
+  /** Deletes the item; returns false when it did not exist. */
+  async delete(pk: string, id: string, ifMatch?: string): Promise<boolean> {
+    count('writes');
+    return this.run('delete', async () => {
+      const res = await this.container
+        .item(id, pk)
+        .delete(ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
+      count('requestCharge', res.requestCharge ?? 0);
+      return true;
+    }).catch((err: unknown) => {
+      if (err instanceof StoreError && err.failure === 'notFound') return false;
+      throw err;
+    });
+  }
+
+  /** One page of a query. With a partition key the query stays inside that partition. */
+  async queryPage<R = WithEtag<T>>(spec: SqlQuerySpec, options: QueryOptions = {}): Promise<QueryPage<R>> {
+    count('queries');
+    return this.run('query', async () => {
+      const iterator = this.container.items.query<R>(spec, {
+        partitionKey: options.partitionKey,
+        maxItemCount: options.maxItemCount,
+        continuationToken: options.continuationToken,
+      });
+      const res = await iterator.fetchNext();
+      count('queryPages');
+      count('itemsReturned', res.resources.length);
+      count('requestCharge', res.requestCharge ?? 0);
+      const items = res.resources.map((r) => (typeof r === 'object' && r !== null ? stripSystem(r as R & Record<string, unknown>) : r));
+      return { items, continuationToken: res.continuationToken ?? undefined };
+    });
+  }
+
+  /**
+   * One page of a query inside one logical partition. The partition filter is part of the
+   * SQL as well as the request option, so the query is scoped even on servers that ignore the option.
+   */
+  async queryPartitionPage<R = WithEtag<T>>(
+    pk: string,
+    select: string,
+    where: string,
+    parameters: NonNullable<SqlQuerySpec['parameters']> = [],
+    options: Omit<QueryOptions, 'partitionKey'> & { orderBy?: string } = {},
+  ): Promise<QueryPage<R>> {
+    const query = `${select} FROM c WHERE c.pk = @pk${where ? ` AND (${where})` : ''}${options.orderBy ? ` ORDER BY ${options.orderBy}` : ''}`;
+    return this.queryPage<R>({ query, parameters: [{ name: '@pk', value: pk }, ...parameters] }, { ...options, partitionKey: pk });
+  }
+
+  /** Every result of a query, fetched page by page (use only where the result is bounded). */
+  async queryAll<R = WithEtag<T>>(spec: SqlQuerySpec, options: Omit<QueryOptions, 'continuationToken'> = {}): Promise<R[]> {
+    const out: R[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.queryPage<R>(spec, { ...options, continuationToken });
+      out.push(...page.items);
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return out;
+  }
+}
+
+export interface StoreConfig {
+  endpoint: string;
+  key?: string;
+  database: string;
+}
+
+export class Store {
+  private readonly collections = new Map<ContainerName, Collection<StoredDoc>>();
+  readonly database: Database;
+
+  constructor(
+    readonly client: CosmosClient,
+    databaseId: string,
+  ) {
+    this.database = client.database(databaseId);
+  }
+
+  collection<T extends StoredDoc>(name: ContainerName): Collection<T> {
+    let c = this.collections.get(name);
+    if (!c) {
+      c = new Collection<StoredDoc>(this.database.container(CONTAINERS[name].id), name);
+      this.collections.set(name, c);
+    }
+    return c as unknown as Collection<T>;
+  }
+
+  /** Creates the database and containers when missing (local stack and operator tooling; Bicep does it in Azure). */
+  async ensureSchema(): Promise<void> {
+    const { database } = await this.client.databases.createIfNotExists({ id: this.database.id });
+    for (const def of Object.values(CONTAINERS)) {
+      await database.containers.createIfNotExists(structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0]);
+    }
+  }
+
+  dispose(): void {
+    this.client.dispose();
+  }
+}
+
+export function createStore(config: StoreConfig): Store {
+  const isHttp = config.endpoint.startsWith('http://');
+  const isLocal = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?/i.test(config.endpoint);
+  const client = new CosmosClient({
+    endpoint: config.endpoint,
+    ...(config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() }),
+    connectionPolicy: {
+      enableEndpointDiscovery: !isHttp && !isLocal,
+      retryOptions: { maxRetryAttemptCount: 3, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 10 },
+    },
+    // The Cosmos emulator uses a self-signed certificate on localhost.
+    ...(isLocal && !isHttp ? { agent: new https.Agent({ rejectUnauthorized: false }) } : {}),
+  });
+  return new Store(client, config.database);
+}

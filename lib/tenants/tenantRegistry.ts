@@ -1,0 +1,53 @@
+import type { Store, StoredDoc } from '../store/store';
+import { isStoreError } from '../store/errors';
+import { TtlCache } from '../util/ttlCache';
+import { isGuid, normalizeGuid } from '../util/guid';
+
+export interface TenantRecord extends StoredDoc {
+  tenantId: string;
+  registeredAt: string;
+}
+
+/** Customer tenants registered with the service; tokens from other tenants are not authenticated. */
+export class TenantRegistry {
+  private readonly cache = new TtlCache<string, boolean>(60_000);
+
+  constructor(private readonly store: Store) {}
+
+  private get collection() {
+    return this.store.collection<TenantRecord>('tenants');
+  }
+
+  async isRegistered(tenantId: string): Promise<boolean> {
+    const id = normalizeGuid(tenantId);
+    const cached = this.cache.get(id);
+    if (cached !== undefined) return cached;
+    const found = (await this.collection.read(id, id)) !== undefined;
+    this.cache.set(id, found);
+    return found;
+  }
+
+  /** Registers a tenant; returns false when it was registered already. */
+  async register(tenantId: string): Promise<boolean> {
+    if (!isGuid(tenantId)) throw new Error('A tenant id is a GUID');
+    const id = normalizeGuid(tenantId);
+    try {
+      await this.collection.create({ id, pk: id, tenantId: id, registeredAt: new Date().toISOString() });
+      this.cache.set(id, true);
+      return true;
+    } catch (err) {
+      if (isStoreError(err, 'conflict')) return false;
+      throw err;
+    }
+  }
+
+  async remove(tenantId: string): Promise<boolean> {
+    const id = normalizeGuid(tenantId);
+    this.cache.delete(id);
+    return this.collection.delete(id, id);
+  }
+
+  async list(): Promise<TenantRecord[]> {
+    return this.collection.queryAll<TenantRecord>({ query: 'SELECT * FROM c ORDER BY c.id' });
+  }
+}

@@ -1,0 +1,25 @@
+/** A field-level problem: the path of the offending input and what is wrong, never the value. */
+export interface FieldProblem {
+  field: string;
+  problem: string;
+}
+
+/**
+ * An expected failure of an administrative or import operation, with a stable code
+ * (BAD_USER_INPUT, SCIM_INTEGRATION_CLIENT_ID_TAKEN, ...). The GraphQL layer maps it to
+ * `errors[].extensions.code`. Messages never contain submitted values.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly problems: FieldProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export function badInput(problems: FieldProblem[], message = 'The input is not valid'): DomainError {
+  return new DomainError('BAD_USER_INPUT', message, problems);
+}

@@ -1,0 +1,9 @@
+// Copies non-TypeScript assets the code reads at run time into the build output.
+const fs = require('node:fs');
+const path = require('node:path');
+const root = path.resolve(__dirname, '..');
+for (const rel of ['lib/graphql/schema.graphql']) {
+  const to = path.join(root, 'dist', rel);
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.copyFileSync(path.join(root, rel), to);
+}

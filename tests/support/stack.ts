@@ -1,0 +1,58 @@
+import { startLocalStack, type LocalStack, type StackOptions } from '../../lib/devhost/stack';
+import { DEV_CLIENTS, SERVICE_SCOPE, type DevClient } from '../../lib/devhost/devData';
+
+export type TestStack = LocalStack & {
+  /** Base URL of the functions (http://localhost:<port>). */
+  base: string;
+  /** A real token from the IdP stand-in, over HTTP. */
+  token(client?: DevClient, scope?: string): Promise<string>;
+};
+
+export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
+  const stack = await startLocalStack(options);
+  const cache = new Map<string, string>();
+  return {
+    ...stack,
+    base: stack.env.PUBLIC_BASE_URL ?? stack.host.url,
+    async token(client: DevClient = DEV_CLIENTS.scim, scope = SERVICE_SCOPE): Promise<string> {
+      const key = `${client.tenantId}|${client.clientId}|${scope}`;
+      const hit = cache.get(key);
+      if (hit) return hit;
+      const res = await fetch(`${stack.idp.url}/${client.tenantId}/oauth2/v2.0/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope }).toString(),
+      });
+      if (res.status !== 200) throw new Error(`token request failed with ${res.status}`);
+      const token = ((await res.json()) as { access_token: string }).access_token;
+      cache.set(key, token);
+      return token;
+    },
+  };
+}
+
+export interface JsonResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function call<T = Record<string, unknown>>(url: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<JsonResponse<T>> {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+  let body = init.body;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/scim+json');
+  }
+  const res = await fetch(url, { ...init, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}

@@ -14,6 +14,7 @@ import { createGraphTokenProvider } from './directory/graphTokens';
 import { LinkClaims } from './links/claims';
 import { LinkService } from './links/linkService';
 import { UserLister } from './scim/userList';
+import { ScimUsers } from './scim/userOperations';
 import { Importer } from './imports/importer';
 import { Associator } from './imports/association';
 import { AdminLinks } from './links/adminLinks';
@@ -30,6 +31,7 @@ export interface Services {
   claims: LinkClaims;
   links: LinkService;
   userLister: UserLister;
+  scimUsers: ScimUsers;
   importer: Importer;
   associator: Associator;
   adminLinks: AdminLinks;
@@ -52,6 +54,7 @@ export function services(): Services {
     claims,
     links,
     userLister: new UserLister(store),
+    scimUsers: new ScimUsers(identities, links),
     importer: new Importer(store, claims, s.importMaxDeleteRatio),
     associator: new Associator(store, directory, claims, audit),
     adminLinks: new AdminLinks(store, directory, claims, audit),

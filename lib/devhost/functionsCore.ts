@@ -27,15 +27,12 @@ export interface RegisteredFunction {
   handler: FunctionCallback;
 }
 
-const registrations: RegisteredFunction[] = [];
+/** Kept for the life of the process: function modules register once, when first loaded. */
+const registrations = new Map<string, RegisteredFunction>();
 
 export function registerFunction(metadata: FunctionMetadata, handler: FunctionCallback): { dispose(): void } {
-  if (registrations.some((r) => r.metadata.name === metadata.name)) {
-    throw new Error(`A function named "${metadata.name}" is already registered`);
-  }
-  const entry = { metadata, handler };
-  registrations.push(entry);
-  return { dispose: () => void registrations.splice(registrations.indexOf(entry), 1) };
+  registrations.set(metadata.name, { metadata, handler });
+  return { dispose: () => void registrations.delete(metadata.name) };
 }
 
 export function setProgrammingModel(_model: unknown): void {
@@ -54,6 +51,6 @@ export function log(level: string, category: string, message: string): void {
   if (level === 'error' || level === 'warning') console.error(`[functions:${category}] ${message}`);
 }
 
-export function takeRegistrations(): RegisteredFunction[] {
-  return registrations.splice(0, registrations.length);
+export function registeredFunctions(): RegisteredFunction[] {
+  return [...registrations.values()];
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { HttpResponseInit } from '@azure/functions';
 import { HttpRequest, HttpResponse, InvocationContext } from '@azure/functions';
 import type { RegisteredFunction } from './functionsCore';
-import { takeRegistrations } from './functionsCore';
+import { registeredFunctions } from './functionsCore';
 import { matchRoute, parseRouteTemplate, type RouteTemplate } from './routeTemplate';
 import { parseNcrontab, resolveAppSettingExpression, type Schedule } from './ncrontab';
 
@@ -127,9 +127,8 @@ async function writeResponse(res: http.ServerResponse, result: HttpResponseInit 
 }
 
 export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
-  takeRegistrations(); // start from a clean registry
   opts.load();
-  const { http: httpFns, timers } = toFunctions(takeRegistrations(), opts.log);
+  const { http: httpFns, timers } = toFunctions(registeredFunctions(), opts.log);
   const timerByName = new Map(timers.map((t) => [t.name.toLowerCase(), t]));
 
   const runTimer = async (timer: TimerFunction): Promise<void> => {

@@ -1,0 +1,16 @@
+import { app } from '@azure/functions';
+import { scimHandler } from '../lib/http/scimHttp';
+import { scopeOf } from '../lib/http/scimActor';
+import { userResult } from '../lib/scim/userResponse';
+import { services } from '../lib/services';
+
+app.http('scimUsersGet', {
+  route: 'scim/v2/Users/{id}',
+  methods: ['GET'],
+  authLevel: 'anonymous',
+  handler: scimHandler(async (call) => {
+    const svc = services();
+    const doc = await svc.scimUsers.get(scopeOf(call).scope, call.params.id ?? '');
+    return userResult(doc, svc.settings.publicBaseUrl, call.query);
+  }),
+});

@@ -1,0 +1,189 @@
+/**
+ * SCIM User operations of one integration: create, read, replace, patch, delete.
+ * Every read and write is inside the integration's partition, so another integration's
+ * User is simply not found. Writes use the store's entity tag, so concurrent changes
+ * never overwrite each other.
+ */
+import type { IdentityAttributes, IdentityDoc } from '../identities/model';
+import { hasSensitiveData, partitionKey, userNameKeyOf } from '../identities/model';
+import type { IdentityRepository} from '../identities/repository';
+import { UniquenessError } from '../identities/repository';
+import { isStoreError } from '../store/errors';
+import type { WithEtag } from '../store/store';
+import { uuid7 } from '../util/uuid7';
+import { ScimError, notFound } from './errors';
+import { checkIfMatch } from './ifMatch';
+import { applyPatch } from './patch';
+import { identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
+import type { LinkCoordinator } from '../links/linkCoordinator';
+import type { Actor } from '../audit/auditLog';
+import type { UserScope } from './scope';
+
+const MAX_WRITE_ATTEMPTS = 8;
+
+const uniqueness = () => new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName or externalId');
+
+export class ScimUsers {
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly links: LinkCoordinator,
+  ) {}
+
+  async create(scope: UserScope, body: unknown, actor: Actor): Promise<IdentityDoc> {
+    const attrs = parseScimUser(body);
+    const now = new Date().toISOString();
+    const pk = partitionKey(scope.tenantId, scope.integrationId);
+    const id = uuid7();
+    const base: IdentityDoc = {
+      id,
+      pk,
+      tenantId: scope.tenantId,
+      sourceKind: 'scim',
+      sourceKey: scope.integrationId,
+      ...attrs,
+      externalIdKey: attrs.externalId,
+      userNameKey: userNameKeyOf(attrs.userName, attrs.externalId),
+      link: { status: 'notAsserted' },
+      created: now,
+      lastModified: now,
+      version: 1,
+      inactiveSince: attrs.active ? undefined : now,
+      hasSensitive: hasSensitiveData(attrs),
+    };
+    // Fail fast on duplicates before any directory work; the unique keys decide races.
+    await this.assertUnique(pk, attrs, undefined);
+    const planned = await this.links.plan(scope.tenantId, base, undefined, actor);
+    try {
+      const saved = await this.repo.create({ ...base, link: planned.link });
+      await planned.committed(saved);
+      return saved;
+    } catch (err) {
+      await planned.abandoned();
+      if (err instanceof UniquenessError) throw uniqueness();
+      throw err;
+    }
+  }
+
+  async get(scope: UserScope, id: string): Promise<WithEtag<IdentityDoc>> {
+    const doc = await this.repo.get(partitionKey(scope.tenantId, scope.integrationId), id);
+    if (!doc) throw notFound();
+    return doc;
+  }
+
+  async replace(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor): Promise<IdentityDoc> {
+    const attrs = parseScimUser(body);
+    return this.update(scope, id, ifMatch, actor, () => attrs);
+  }
+
+  async patch(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor): Promise<IdentityDoc> {
+    return this.update(scope, id, ifMatch, actor, (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)));
+  }
+
+  async delete(scope: UserScope, id: string, ifMatch: string | null, actor: Actor): Promise<void> {
+    const pk = partitionKey(scope.tenantId, scope.integrationId);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const current = await this.get(scope, id);
+      checkIfMatch(ifMatch, current.version);
+      try {
+        if (!(await this.repo.delete(pk, id, current._etag))) throw notFound();
+      } catch (err) {
+        if (isStoreError(err, 'preconditionFailed')) continue;
+        throw err;
+      }
+      await this.links.released(scope.tenantId, current, actor);
+      return;
+    }
+    throw busy();
+  }
+
+  /**
+   * Read-modify-write with the store's entity tag. With If-Match the client's version must be
+   * the current one; without it a concurrent change makes us re-read and re-apply, so no update is lost.
+   */
+  private async update(scope: UserScope, id: string, ifMatch: string | null, actor: Actor, change: (current: IdentityAttributes) => IdentityAttributes): Promise<IdentityDoc> {
+    const pk = partitionKey(scope.tenantId, scope.integrationId);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const current = await this.get(scope, id);
+      checkIfMatch(ifMatch, current.version);
+      const next = change(attributesOf(current));
+      if (sameAttributes(current, next)) return current;
+      if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
+        await this.assertUnique(pk, next, id);
+      }
+      const now = new Date().toISOString();
+      const candidate: IdentityDoc = {
+        ...stripEtag(current),
+        ...next,
+        externalIdKey: next.externalId,
+        userNameKey: userNameKeyOf(next.userName, next.externalId),
+        lastModified: now,
+        version: current.version + 1,
+        inactiveSince: next.active ? undefined : current.active ? now : current.inactiveSince,
+        hasSensitive: hasSensitiveData(next),
+      };
+      // Optional attributes that were cleared must not survive from `current`.
+      for (const key of OPTIONAL_KEYS) if (next[key] === undefined) delete candidate[key];
+      const planned = await this.links.plan(scope.tenantId, candidate, current, actor);
+      try {
+        const saved = await this.repo.replace({ ...candidate, link: planned.link }, current._etag);
+        await planned.committed(saved);
+        return saved;
+      } catch (err) {
+        await planned.abandoned();
+        if (err instanceof UniquenessError) throw uniqueness();
+        if (isStoreError(err, 'preconditionFailed')) {
+          if (ifMatch) throw new ScimError(412, undefined, 'The User changed after the version in If-Match');
+          continue;
+        }
+        throw err;
+      }
+    }
+    throw busy();
+  }
+
+  private async assertUnique(pk: string, attrs: IdentityAttributes, selfId: string | undefined): Promise<void> {
+    const byExternal = await this.repo.findOne(pk, 'externalIdKey', attrs.externalId);
+    if (byExternal && byExternal.id !== selfId) throw uniqueness();
+    const byName = await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId));
+    if (byName && byName.id !== selfId) throw uniqueness();
+  }
+}
+
+const OPTIONAL_KEYS = ['userName', 'birthDate', 'nationality', 'personalEmail', 'personalPhone', 'directoryUserPrincipalName'] as const;
+
+const busy = () => new ScimError(503, undefined, 'The User is being changed by other requests; retry', { 'retry-after': '1' });
+
+function stripEtag<T extends { _etag?: string }>(doc: T): Omit<T, '_etag'> {
+  const { _etag: _, ...rest } = doc;
+  return rest;
+}
+
+export function attributesOf(doc: IdentityDoc): IdentityAttributes {
+  return {
+    externalId: doc.externalId,
+    userName: doc.userName,
+    givenName: doc.givenName,
+    familyName: doc.familyName,
+    active: doc.active,
+    affiliationType: doc.affiliationType,
+    birthDate: doc.birthDate,
+    nationality: doc.nationality,
+    personalEmail: doc.personalEmail,
+    personalPhone: doc.personalPhone,
+    personalNumbers: doc.personalNumbers,
+    identityDocumentReferences: doc.identityDocumentReferences,
+    directoryUserPrincipalName: doc.directoryUserPrincipalName,
+  };
+}
+
+function sameAttributes(doc: IdentityDoc, next: IdentityAttributes): boolean {
+  return JSON.stringify(canonical(attributesOf(doc))) === JSON.stringify(canonical(next));
+}
+
+function canonical(a: IdentityAttributes): unknown[] {
+  return [
+    a.externalId, a.userName ?? null, a.givenName, a.familyName, a.active, a.affiliationType, a.birthDate ?? null, a.nationality ?? null,
+    a.personalEmail ?? null, a.personalPhone ?? null, a.personalNumbers.map((p) => [p.type, p.value]),
+    a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]), a.directoryUserPrincipalName ?? null,
+  ];
+}

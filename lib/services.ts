@@ -18,6 +18,7 @@ import { ScimUsers } from './scim/userOperations';
 import { Importer } from './imports/importer';
 import { Associator } from './imports/association';
 import { AdminLinks } from './links/adminLinks';
+import { RateLimiter } from './http/rateLimiter';
 
 export interface Services {
   settings: Settings;
@@ -35,6 +36,7 @@ export interface Services {
   importer: Importer;
   associator: Associator;
   adminLinks: AdminLinks;
+  scimRateLimiter: RateLimiter;
 }
 
 let current: Services | undefined;
@@ -58,6 +60,7 @@ export function services(): Services {
     importer: new Importer(store, claims, s.importMaxDeleteRatio),
     associator: new Associator(store, directory, claims, audit),
     adminLinks: new AdminLinks(store, directory, claims, audit),
+    scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
     settings: s,
     store,
     audit,

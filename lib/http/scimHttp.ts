@@ -11,7 +11,6 @@ import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
 import type { Logger } from '../log/logger';
-import { RateLimiter } from './rateLimiter';
 import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './request';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
@@ -36,8 +35,6 @@ export interface ScimResult {
   body?: unknown;
   headers?: Record<string, string>;
 }
-
-let limiter: RateLimiter | undefined;
 
 function respond(result: ScimResult, correlationId: string): HttpResponseInit {
   const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId, ...result.headers };
@@ -82,8 +79,7 @@ async function authenticate(request: HttpRequest): Promise<{ caller: Caller; int
 export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): HttpHandler {
   return wrap(async (request, base) => {
     const identity = await authenticate(request);
-    limiter ??= new RateLimiter(services().settings.scimRateLimitPerSecond);
-    const wait = limiter.take(identity.integration.id);
+    const wait = services().scimRateLimiter.take(identity.integration.id);
     if (wait > 0) throw new ScimError(429, 'tooMany', 'Too many requests for this integration', { 'retry-after': String(wait) });
     return handler({ ...base, ...identity, log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }) });
   });

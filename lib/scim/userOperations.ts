@@ -19,7 +19,10 @@ import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
 import type { UserScope } from './scope';
 
-const MAX_WRITE_ATTEMPTS = 8;
+/** Enough for dozens of concurrent writers to one User; each lost race re-reads and re-applies. */
+const MAX_WRITE_ATTEMPTS = 60;
+
+const backoff = (attempt: number): Promise<void> => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
 
 const uniqueness = () => new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName or externalId');
 
@@ -87,7 +90,10 @@ export class ScimUsers {
       try {
         if (!(await this.repo.delete(pk, id, current._etag))) throw notFound();
       } catch (err) {
-        if (isStoreError(err, 'preconditionFailed')) continue;
+        if (isStoreError(err, 'preconditionFailed')) {
+          await backoff(attempt);
+          continue;
+        }
         throw err;
       }
       await this.links.released(scope.tenantId, current, actor);
@@ -133,6 +139,7 @@ export class ScimUsers {
         if (err instanceof UniquenessError) throw uniqueness();
         if (isStoreError(err, 'preconditionFailed')) {
           if (ifMatch) throw new ScimError(412, undefined, 'The User changed after the version in If-Match');
+          await backoff(attempt);
           continue;
         }
         throw err;

@@ -3,7 +3,7 @@
  * and many UPNs at once (`$filter=userPrincipalName in (...)`, 15 values per request,
  * up to 20 requests per `$batch`). Deleted users are not returned by /users, so they are never used.
  */
-import { Client, GraphError } from '@microsoft/microsoft-graph-client';
+import { Client, GraphError, HTTPMessageHandler, RetryHandler, RetryHandlerOptions, type Context, type Middleware } from '@microsoft/microsoft-graph-client';
 import type { GraphTokenProvider } from './graphTokens';
 
 export interface DirectoryUser {
@@ -38,6 +38,30 @@ interface BatchResponse {
   responses?: Array<{ id: string; status: number; headers?: Record<string, string>; body?: { value?: DirectoryUser[] } }>;
 }
 
+/**
+ * Adds the app-only token to every request. (The SDK's own handler attaches tokens only to
+ * https Graph hosts, which rules out the local directory stand-in; this client only ever
+ * talks to the one configured Graph base URL.)
+ */
+class BearerMiddleware implements Middleware {
+  private next?: Middleware;
+
+  constructor(private readonly token: () => Promise<string>) {}
+
+  async execute(context: Context): Promise<void> {
+    const value = `Bearer ${await this.token()}`;
+    context.options ??= {};
+    const headers = context.options.headers;
+    if (headers instanceof Headers) headers.set('Authorization', value);
+    else context.options.headers = { ...(headers as Record<string, string> | undefined), Authorization: value };
+    await this.next?.execute(context);
+  }
+
+  setNext(next: Middleware): void {
+    this.next = next;
+  }
+}
+
 export class DirectoryClient {
   private readonly clients = new Map<string, Client>();
   /** Requests sent to Graph by this client (benchmarks count them). */
@@ -51,11 +75,11 @@ export class DirectoryClient {
   private client(tenantId: string): Client {
     let c = this.clients.get(tenantId);
     if (!c) {
-      c = Client.initWithMiddleware({
-        baseUrl: this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`,
-        defaultVersion: 'v1.0',
-        authProvider: { getAccessToken: () => this.tokens.getToken(tenantId) },
-      });
+      const auth = new BearerMiddleware(() => this.tokens.getToken(tenantId));
+      const retry = new RetryHandler(new RetryHandlerOptions(1, 3));
+      auth.setNext(retry);
+      retry.setNext(new HTTPMessageHandler());
+      c = Client.initWithMiddleware({ baseUrl: this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`, defaultVersion: 'v1.0', middleware: auth });
       this.clients.set(tenantId, c);
     }
     return c;

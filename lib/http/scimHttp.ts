@@ -10,6 +10,7 @@ import { TokenValidationError } from '../auth/tokenValidator';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
+import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
 import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './request';
 
@@ -138,6 +139,10 @@ function toScimError(err: unknown, log: Logger, method: string, correlationId: s
     const status = err.failure === 'throttled' ? 429 : 503;
     log.warn('store unavailable', { method, status, failure: err.failure });
     return new ScimError(status, undefined, 'The service is busy; retry after the given seconds', { 'retry-after': retryAfter });
+  }
+  if (err instanceof DirectoryUnavailableError) {
+    log.warn('directory unavailable', { method, status: 503, directoryStatus: err.status });
+    return new ScimError(503, undefined, 'The directory is busy; retry after the given seconds', { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) });
   }
   log.error('scim request failed', { method, error: err instanceof Error ? err.name : 'unknown' });
   return new ScimError(500, undefined, `Internal error; correlation id ${correlationId}`);

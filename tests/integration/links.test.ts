@@ -1,0 +1,151 @@
+import { startTestStack, call, type TestStack } from '../support/stack';
+import { EXT, scim, userBody, type ScimUser } from '../support/scim';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { services } from '../../lib/services';
+
+type Gql = { data?: Record<string, { businessIdentity?: Record<string, unknown> }> | null; errors?: Array<{ extensions?: { code?: string } }> };
+
+describe('directory links (SCIM UPN state machine)', () => {
+  let stack: TestStack;
+  let api: ReturnType<typeof scim>;
+  let api2: ReturnType<typeof scim>;
+  let integrationId: string;
+  const link = (u: ScimUser) => ({ status: u[EXT]?.directoryLinkStatus, source: u[EXT]?.directoryLinkSource, userId: u[EXT]?.directoryLinkedUserId });
+  const withUpn = (upn: string | undefined, overrides: Record<string, unknown> = {}) => userBody(overrides, upn === undefined ? {} : { directoryUserPrincipalName: upn });
+  const admin = async (query: string, variables: Record<string, unknown>) =>
+    call<Gql>(`${stack.base}/graphql`, { method: 'POST', token: await stack.token(DEV_CLIENTS.admin), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const runTimer = async () => {
+    const res = await call(`${stack.base}/admin/functions/resolvePendingLinks`, { method: 'POST' });
+    expect(res.status).toBe(202);
+  };
+  const eventually = async (check: () => Promise<boolean>) => {
+    const until = Date.now() + 10_000;
+    while (!(await check())) {
+      if (Date.now() > until) throw new Error('not reached in time');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const alice = () => stack.directory.findByUpn(DEV_TENANT_ID, 'alice@dev.example.com')!;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    api = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    api2 = scim(stack, await stack.token(DEV_CLIENTS.scim2));
+    integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
+  });
+  afterAll(async () => stack?.stop());
+
+  it('links by UPN to the existing directory user, keeps the object id across a rename, and moves with a new UPN', async () => {
+    const first = (await api.create(withUpn('ALICE@dev.example.com'))).body;
+    expect(link(first)).toEqual({ status: 'linked', source: 'asserted', userId: alice().id });
+
+    stack.directory.renameUser(DEV_TENANT_ID, alice().id, 'alice.renamed@dev.example.com');
+    const kept = await api.put(first.id, withUpn('ALICE@dev.example.com', { externalId: first.externalId, userName: first.userName, active: false }));
+    expect(link(kept.body)).toEqual({ status: 'linked', source: 'asserted', userId: stack.directory.findByUpn(DEV_TENANT_ID, 'alice.renamed@dev.example.com')!.id });
+    stack.directory.renameUser(DEV_TENANT_ID, kept.body[EXT]!.directoryLinkedUserId as string, 'alice@dev.example.com');
+
+    const bob = stack.directory.findByUpn(DEV_TENANT_ID, 'bob@dev.example.com')!;
+    const moved = await api.put(first.id, withUpn('bob@dev.example.com', { externalId: first.externalId, userName: first.userName }));
+    expect(link(moved.body)).toEqual({ status: 'linked', source: 'asserted', userId: bob.id });
+    // alice is free again: another identity can take her
+    const other = (await api2.create(withUpn('alice@dev.example.com'))).body;
+    expect(link(other).status).toBe('linked');
+
+    const removed = await api.put(first.id, withUpn(undefined, { externalId: first.externalId, userName: first.userName }));
+    expect(link(removed.body)).toEqual({ status: 'notAsserted', source: '', userId: '' });
+    await api2.delete(other.id); // releases alice
+  });
+
+  it('pending until the directory user exists; the background run links it and moves meta.lastModified', async () => {
+    const created = (await api.create(withUpn('dana.new@dev.example.com'))).body;
+    expect(link(created).status).toBe('pending');
+    await runTimer();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(link((await api.get(created.id)).body).status).toBe('pending');
+
+    const dana = stack.directory.createUser(DEV_TENANT_ID, 'dana.new@dev.example.com');
+    await runTimer();
+    await eventually(async () => link((await api.get(created.id)).body).status === 'linked');
+    const after = (await api.get(created.id)).body;
+    expect(link(after)).toEqual({ status: 'linked', source: 'asserted', userId: dana.id });
+    expect(after.meta.lastModified > created.meta.lastModified).toBe(true);
+    const changed = await api.list(`?filter=${encodeURIComponent(`meta.lastModified gt "${created.meta.lastModified}"`)}`);
+    expect(changed.body.Resources.map((r) => r.id)).toContain(created.id);
+  });
+
+  it('conflict when the user is linked elsewhere; the first link stays; after unlinking it the next run links the second', async () => {
+    const carol = stack.directory.findByUpn(DEV_TENANT_ID, 'carol@dev.example.com')!;
+    const first = (await api.create(withUpn('carol@dev.example.com'))).body;
+    const second = (await api2.create(withUpn('carol@dev.example.com'))).body;
+    expect(link(first)).toEqual({ status: 'linked', source: 'asserted', userId: carol.id });
+    expect(link(second).status).toBe('conflict');
+    await runTimer();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(link((await api2.get(second.id)).body).status).toBe('conflict');
+    expect(link((await api.get(first.id)).body).userId).toBe(carol.id);
+
+    const unlinked = await admin('mutation($s: String!, $id: ID!) { unlinkBusinessIdentity(input: { source: $s, id: $id }) { businessIdentity { directoryLinkStatus } } }', { s: integrationId, id: first.id });
+    expect(unlinked.body.data?.unlinkBusinessIdentity?.businessIdentity).toEqual({ directoryLinkStatus: 'NOT_ASSERTED' });
+    await runTimer();
+    await eventually(async () => link((await api2.get(second.id)).body).status === 'linked');
+    expect(link((await api2.get(second.id)).body).userId).toBe(carol.id);
+    await api2.delete(second.id);
+    await api.delete(first.id);
+  });
+
+  it('manual link: kept by a save without UPN (linked/manual), replaced by an asserted UPN with an audit entry', async () => {
+    const erin = stack.directory.createUser(DEV_TENANT_ID, 'erin@dev.example.com');
+    const created = (await api.create(withUpn(undefined))).body;
+    const linked = await admin('mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, directoryUserId: $u }) { businessIdentity { directoryLinkStatus directoryLinkSource directoryLinkedUserId } } }', {
+      s: integrationId,
+      id: created.id,
+      u: erin.id,
+    });
+    expect(linked.body.data?.linkBusinessIdentity?.businessIdentity).toEqual({ directoryLinkStatus: 'LINKED', directoryLinkSource: 'MANUAL', directoryLinkedUserId: erin.id });
+
+    const saved = await api.put(created.id, withUpn(undefined, { externalId: created.externalId, userName: created.userName, name: { givenName: 'Erin', familyName: 'Berg' } }));
+    expect(link(saved.body)).toEqual({ status: 'linked', source: 'manual', userId: erin.id });
+
+    const asserted = await api.patch(created.id, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'add', path: `${EXT}:directoryUserPrincipalName`, value: 'erin@dev.example.com' }] });
+    expect(link(asserted.body)).toEqual({ status: 'linked', source: 'asserted', userId: erin.id });
+    const audit = await services().audit.list(DEV_TENANT_ID, created.id);
+    const replaced = audit.find((e) => e.action === 'link.manualReplacedByAsserted');
+    expect(replaced).toMatchObject({ before: { status: 'linked', source: 'manual', userId: erin.id }, after: { status: 'linked', source: 'asserted', userId: erin.id }, actor: { kind: 'app', id: DEV_CLIENTS.scim.clientId } });
+    expect(audit.find((e) => e.action === 'link.manualLinked')).toBeDefined();
+  });
+
+  it('DELETE of a User releases its link', async () => {
+    const frank = stack.directory.createUser(DEV_TENANT_ID, 'frank@dev.example.com');
+    const first = (await api.create(withUpn('frank@dev.example.com'))).body;
+    expect(link(first).userId).toBe(frank.id);
+    expect((await api.delete(first.id)).status).toBe(204);
+    const second = (await api2.create(withUpn('frank@dev.example.com'))).body;
+    expect(link(second)).toEqual({ status: 'linked', source: 'asserted', userId: frank.id });
+  });
+
+  it('10 identities asserting the same UPN at once: exactly one is linked, the rest conflict', async () => {
+    const gina = stack.directory.createUser(DEV_TENANT_ID, 'gina@dev.example.com');
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? api : api2).create(withUpn('gina@dev.example.com'))));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const statuses = results.map((r) => link(r.body).status);
+    expect(statuses.filter((s) => s === 'linked')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'conflict')).toHaveLength(9);
+    expect(results.find((r) => link(r.body).status === 'linked')?.body[EXT]?.directoryLinkedUserId).toBe(gina.id);
+  });
+
+  it('directory throttling beyond the retries is a 503 with Retry-After, and nothing is written', async () => {
+    const body = withUpn('carol@dev.example.com');
+    stack.directory.throttleNext(10, 1);
+    const res = await api.create(body);
+    stack.directory.throttleNext(0, 1);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect((await api.list(`?filter=${encodeURIComponent(`externalId eq "${String(body.externalId)}"`)}`)).body.totalResults).toBe(0);
+  });
+
+  it('a UPN with #EXT#, an apostrophe and + is looked up exactly', async () => {
+    const guest = stack.directory.createUser(DEV_TENANT_ID, "o'neil+x_partner.example#EXT#@dev.example.com");
+    const created = (await api.create(withUpn("O'Neil+x_partner.example#EXT#@dev.example.com"))).body;
+    expect(link(created)).toEqual({ status: 'linked', source: 'asserted', userId: guest.id });
+  });
+});

@@ -1,0 +1,75 @@
+/* Shared benchmark helpers: the local stack in-process, tokens, timing, store-operation counts. */
+import { installFunctionsCore } from '../../lib/devhost/installFunctionsCore';
+
+installFunctionsCore();
+
+ 
+import type * as StackModule from '../../lib/devhost/stack';
+import { diffCounters, resetStoreCounters, storeCounters, type StoreCounters } from '../../lib/store/metrics';
+import { SERVICE_SCOPE, type DevClient } from '../../lib/devhost/devData';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startLocalStack } = require('../../lib/devhost/stack') as typeof StackModule;
+
+export type Stack = Awaited<ReturnType<typeof startLocalStack>>;
+
+export async function startBenchStack(env: Record<string, string> = {}): Promise<Stack & { base: string }> {
+  const stack = await startLocalStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env } });
+  return { ...stack, base: stack.env.PUBLIC_BASE_URL ?? stack.host.url };
+}
+
+export async function tokenFor(stack: Stack, client: DevClient): Promise<string> {
+  const res = await fetch(`${stack.idp.url}/${client.tenantId}/oauth2/v2.0/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: SERVICE_SCOPE }).toString(),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export interface Measured {
+  name: string;
+  n: number;
+  p50: number;
+  p95: number;
+  perRequest: StoreCounters;
+}
+
+/** Runs `fn` `count` times sequentially; reports latency percentiles (ms) and store operations per call. */
+export async function measure(name: string, count: number, fn: (i: number) => Promise<void>): Promise<Measured> {
+  const times: number[] = [];
+  resetStoreCounters();
+  const before = storeCounters();
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await fn(i);
+    times.push(performance.now() - t);
+  }
+  const total = diffCounters(storeCounters(), before);
+  const perRequest = { ...total };
+  for (const k of Object.keys(perRequest) as Array<keyof StoreCounters>) perRequest[k] = Math.round((total[k] / count) * 100) / 100;
+  times.sort((a, b) => a - b);
+  return { name, n: count, p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), perRequest };
+}
+
+export const round = (x: number): number => Math.round(x * 100) / 100;
+
+export async function expectStatus(res: Response, status: number): Promise<void> {
+  if (res.status !== status) throw new Error(`expected HTTP ${status}, got ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  await res.arrayBuffer();
+}
+
+export function printTable(rows: Array<Record<string, string | number>>): void {
+  if (rows.length === 0) return;
+  const cols = Object.keys(rows[0] ?? {});
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(width[i] ?? 0)).join(' | ')} |`;
+  console.log(line(cols));
+  console.log(line(width.map((w) => '-'.repeat(w))));
+  for (const r of rows) console.log(line(cols.map((c) => String(r[c]))));
+}

@@ -1,0 +1,115 @@
+/* npm run bench:scim — SCIM request cost at N = 1,000 and 20,000 Users in one integration. */
+import { expectStatus, measure, printTable, startBenchStack, tokenFor, type Measured } from './harness';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { services } from '../../lib/services';
+import { partitionKey, userNameKeyOf, type IdentityDoc } from '../../lib/identities/model';
+import { uuid7 } from '../../lib/util/uuid7';
+import { forEachBounded } from '../../lib/util/concurrency';
+
+const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,20000').split(',').map(Number);
+
+function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDoc {
+  const now = new Date().toISOString();
+  const externalId = `seed-${i}`;
+  const userName = `seed.user.${i}@corp.example`;
+  return {
+    id: uuid7(), pk: partitionKey(tenantId, integrationId), tenantId, sourceKind: 'scim', sourceKey: integrationId,
+    externalId, userName, givenName: 'Seed', familyName: `User${i}`, active: true, affiliationType: 'employment',
+    personalNumbers: [], identityDocumentReferences: [], externalIdKey: externalId, userNameKey: userNameKeyOf(userName, externalId),
+    link: { status: 'notAsserted' }, created: now, lastModified: now, version: 1, hasSensitive: false,
+  };
+}
+
+async function main(): Promise<void> {
+  const stack = await startBenchStack();
+  const results: Array<{ n: number; rows: Measured[] }> = [];
+  const clients = [DEV_CLIENTS.scim, DEV_CLIENTS.scim2];
+  try {
+    for (const [index, n] of SIZES.entries()) {
+      const client = clients[index % clients.length]!;
+      const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, client.clientId))!;
+      const repo = services().identities;
+      const seeded = Date.now();
+      await forEachBounded(Array.from({ length: n }, (_, i) => i), 32, async (i) => void (await repo.create(seedDoc(DEV_TENANT_ID, integration.id, i))));
+      console.log(`seeded ${n} Users in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+      const token = await tokenFor(stack, client);
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' };
+      const url = (p: string) => `${stack.base}/scim/v2${p}`;
+      const pick = (i: number) => (i * 7919) % n;
+      const ids: string[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const res = await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers });
+        ids.push(((await res.json()) as { Resources: Array<{ id: string }> }).Resources[0]!.id);
+      }
+      // Page once to the end so the last page is reached the way a reconciling client reaches it.
+      let start = 1;
+      for (;;) {
+        const res = await fetch(url(`/Users?startIndex=${start}&count=100`), { headers });
+        const page = (await res.json()) as { Resources: unknown[] };
+        if (page.Resources.length < 100) break;
+        start += 100;
+      }
+      const lastStart = start;
+      const rows: Measured[] = [];
+      rows.push(await measure('GET /Users/{id}', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users/${ids[i]}`), { headers }), 200)));
+      rows.push(await measure('filter externalId eq', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers }), 200)));
+      rows.push(await measure('filter userName eq', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`userName eq "SEED.USER.${pick(i)}@corp.example"`)}`), { headers }), 200)));
+      rows.push(
+        await measure('POST /Users', SAMPLES, async (i) =>
+          expectStatus(
+            await fetch(url('/Users'), {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ externalId: `new-${n}-${i}`, userName: `new.${n}.${i}@corp.example`, name: { givenName: 'New', familyName: 'User' }, [EXT]: { affiliationType: 'employment' } }),
+            }),
+            201,
+          ),
+        ),
+      );
+      rows.push(
+        await measure('PATCH /Users/{id}', SAMPLES, async (i) =>
+          expectStatus(
+            await fetch(url(`/Users/${ids[i]}`), {
+              method: 'PATCH',
+              headers,
+              body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${i}` }] }),
+            }),
+            200,
+          ),
+        ),
+      );
+      rows.push(await measure('last page (count=100)', Math.min(SAMPLES, 50), async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
+      results.push({ n, rows });
+    }
+  } finally {
+    await stack.stop();
+  }
+  const table = results.flatMap(({ n, rows }) =>
+    rows.map((r) => ({
+      N: n,
+      request: r.name,
+      'p50 ms': r.p50,
+      'p95 ms': r.p95,
+      'point reads': r.perRequest.pointReads,
+      queries: r.perRequest.queries,
+      'items returned': r.perRequest.itemsReturned,
+      writes: r.perRequest.writes,
+      RU: r.perRequest.requestCharge,
+    })),
+  );
+  printTable(table);
+  if (results.length === 2) {
+    console.log('\nratio of p50 latency, large N / small N:');
+    for (const [i, r] of (results[0]?.rows ?? []).entries()) console.log(`  ${r.name}: ${((results[1]?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

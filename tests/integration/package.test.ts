@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp, zipApp } from '../../scripts/package';
+import { readZip } from '../../scripts/zip';
+import { startTestStack, call, type TestStack } from '../support/stack';
+import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { userBody } from '../support/scim';
+
+describe('production package', () => {
+  let dir: string;
+  let stack: TestStack | undefined;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'package-'));
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('zips a bundle whose functions load in the dev host and serve requests', async () => {
+    const { dir: appDir } = await buildApp(path.join(dir, 'app'));
+    const zipPath = path.join(dir, 'package.zip');
+    zipApp(appDir, zipPath);
+
+    const entries = readZip(fs.readFileSync(zipPath));
+    expect(entries.map((e) => e.name).sort()).toEqual(['host.json', 'index.js', 'package.json', 'schema.graphql']);
+    const extracted = path.join(dir, 'extracted');
+    fs.mkdirSync(extracted);
+    for (const e of entries) fs.writeFileSync(path.join(extracted, e.name), e.data);
+    expect(JSON.parse(fs.readFileSync(path.join(extracted, 'host.json'), 'utf8')).extensions.http.routePrefix).toBe('');
+    expect(JSON.parse(fs.readFileSync(path.join(extracted, 'package.json'), 'utf8')).main).toBe('index.js');
+
+    stack = await startTestStack({ functions: { dir: extracted, extension: '.js' } });
+    expect(stack.host.functions.http.sort()).toEqual(
+      ['graphql', 'scimResourceTypes', 'scimSchemas', 'scimServiceProviderConfig', 'scimUsersCreate', 'scimUsersDelete', 'scimUsersGet', 'scimUsersList', 'scimUsersPatch', 'scimUsersReplace'].sort(),
+    );
+    expect(stack.host.functions.timers.sort()).toEqual(['resolvePendingLinks', 'retention']);
+    const token = await stack.token(DEV_CLIENTS.scim);
+    const created = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token, json: userBody() });
+    expect(created.status).toBe(201);
+    const graphql = await call<{ data: { scimIntegrations: unknown[] } }>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ scimIntegrations { id } }' }),
+    });
+    expect(graphql.body.data.scimIntegrations.length).toBeGreaterThanOrEqual(2);
+  });
+});

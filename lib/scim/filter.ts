@@ -160,8 +160,15 @@ function normalizeTimestamp(raw: string): string | undefined {
   return date.toISOString();
 }
 
-function truncate(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}...` : text;
+/** Attribute names of the User schema may be named in a message; any other text is input and is not repeated. */
+const KNOWN_ATTRIBUTES = new Set(
+  ['id', 'externalId', 'userName', 'name', 'name.givenName', 'name.familyName', 'active', 'meta', 'meta.created', 'meta.lastModified', 'meta.version', 'meta.location', 'meta.resourceType', 'emails', 'displayName', 'title', 'phoneNumbers', 'addresses', 'groups', 'roles']
+    .map((a) => a.toLowerCase()),
+);
+
+function describeAttribute(text: string): string {
+  const bare = text.toLowerCase().startsWith(CORE_USER_URN) ? text.slice(CORE_USER_URN.length) : text;
+  return KNOWN_ATTRIBUTES.has(bare.toLowerCase()) ? `attribute '${bare}'` : 'this attribute';
 }
 
 function isKeyword(token: Token | undefined, keyword: string): boolean {
@@ -237,7 +244,7 @@ class Parser {
     }
     const attribute = resolveAttribute(attrToken.text);
     if (attribute === undefined) {
-      throw new FilterError(`attribute '${truncate(attrToken.text)}' cannot be filtered; ${SUPPORTED}`);
+      throw new FilterError(`${describeAttribute(attrToken.text)} cannot be filtered; ${SUPPORTED}`);
     }
 
     const opToken = this.next();

@@ -2,17 +2,46 @@ import { startLocalStack, type LocalStack, type StackOptions } from '../../lib/d
 import { DEV_CLIENTS, SERVICE_SCOPE, type DevClient } from '../../lib/devhost/devData';
 
 export type TestStack = LocalStack & {
+  /** Every log line the functions and the host wrote. */
+  logs: string[];
   /** Base URL of the functions (http://localhost:<port>). */
   base: string;
   /** A real token from the IdP stand-in, over HTTP. */
   token(client?: DevClient, scope?: string): Promise<string>;
 };
 
+/** Patterns that must never appear in a log line: personal numbers, addresses/UPNs, tokens, secrets, document numbers used by tests. */
+export const FORBIDDEN_IN_LOGS: Array<[string, RegExp]> = [
+  ['a CPR-like number', /(?<![0-9A-Fa-f])\d{6}-?\d{4}(?![0-9A-Fa-f])/],
+  ['an e-mail address or UPN', /[^\s"]@[^\s"]+\.[a-z]{2,}/i],
+  ['a bearer token', /eyJ[A-Za-z0-9_-]{10,}\.|Bearer\s/],
+  ['a client secret', /dev-[a-z0-9-]*secret/],
+  ['a test document number', /DOC-SECRET|P1234567|N-[A-Z]{2}\b/],
+];
+
+export function leaksIn(lines: string[]): string[] {
+  return lines.flatMap((line) => FORBIDDEN_IN_LOGS.filter(([, re]) => re.test(line)).map(([what]) => `${what} in: ${line.slice(0, 300)}`));
+}
+
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
-  const stack = await startLocalStack(options);
+  const logs: string[] = [];
+  const stack = await startLocalStack({
+    ...options,
+    log: (level, message) => {
+      logs.push(message);
+      options.log?.(level, message);
+    },
+  });
   const cache = new Map<string, string>();
   return {
     ...stack,
+    logs,
+    stop: async () => {
+      await stack.stop();
+      const leaks = leaksIn(logs);
+      if (leaks.length > 0) throw new Error(`Sensitive data in logs:\n${leaks.slice(0, 10).join('\n')}`);
+      if (logs.length === 0) throw new Error('No log line was captured: the leak check would not see anything');
+    },
     base: stack.env.PUBLIC_BASE_URL ?? stack.host.url,
     async token(client: DevClient = DEV_CLIENTS.scim, scope = SERVICE_SCOPE): Promise<string> {
       const key = `${client.tenantId}|${client.clientId}|${scope}`;

@@ -57,7 +57,7 @@ export function services(): Services {
     links,
     userLister: new UserLister(store),
     scimUsers: new ScimUsers(identities, links),
-    importer: new Importer(store, claims, s.importMaxDeleteRatio),
+    importer: new Importer(store, claims, s.importMaxDeleteRatio, s.importMaxIdentities),
     associator: new Associator(store, directory, claims, audit),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),

@@ -39,12 +39,16 @@ export class Importer {
     private readonly store: Store,
     private readonly claims: LinkClaims,
     private readonly maxDeleteRatio: number | undefined,
+    private readonly maxIdentities: number = Number.POSITIVE_INFINITY,
   ) {
     this.repo = new IdentityRepository(store);
   }
 
   async import(tenantId: string, sourceInput: unknown, identities: ImportIdentityInput[]): Promise<ImportCounts> {
     const source = validateSourceName(sourceInput);
+    if (identities.length > this.maxIdentities) {
+      throw new DomainError('IMPORT_TOO_LARGE', `An import set holds at most ${this.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`);
+    }
     const valid = validateImportSet(identities);
     const pk = partitionKey(tenantId, customSourceKey(source));
     const lease = await acquireImportLease(this.store, pk);

@@ -1,0 +1,29 @@
+param location string
+param tags object
+param logAnalyticsName string
+param applicationInsightsName string
+
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
+  name: logAnalyticsName
+  location: location
+  tags: tags
+  properties: {
+    sku: { name: 'PerGB2018' }
+    retentionInDays: 30
+  }
+}
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' = {
+  name: applicationInsightsName
+  location: location
+  tags: tags
+  kind: 'web'
+  properties: {
+    Application_Type: 'web'
+    WorkspaceResourceId: logAnalytics.id
+    // Telemetry is accepted only with Entra authentication (the app's managed identity).
+    DisableLocalAuth: true
+  }
+}
+
+output applicationInsightsName string = applicationInsights.name

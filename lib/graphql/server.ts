@@ -4,8 +4,17 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context';
 import { resolvers } from './resolvers';
+import { queryLimitsRule } from './limits';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
+
+function limitQueryShape(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(queryLimitsRule);
+    },
+  };
+}
 
 function disableIntrospection(): Plugin {
   return {
@@ -53,6 +62,6 @@ export function createGraphQLServer(options: { introspection: boolean }): GraphQ
     // Unexpected errors reach the client as "Unexpected error." without internals.
     maskedErrors: true,
     logging: false,
-    plugins: [withoutValuesInVariableErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
+    plugins: [limitQueryShape(), withoutValuesInVariableErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
   });
 }

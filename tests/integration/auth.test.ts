@@ -149,3 +149,38 @@ describe('authentication and SCIM integrations', () => {
     });
   });
 });
+
+describe('GraphQL query limits', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.stop());
+  const post = async (query: string) =>
+    call<GqlResult>(`${stack.base}/graphql`, { method: 'POST', token: await stack.token(DEV_CLIENTS.admin), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+
+  it('refuses too many aliases and too deep queries with QUERY_TOO_COMPLEX', async () => {
+    const aliases = `{ ${Array.from({ length: 25 }, (_, i) => `a${i}: scimIntegrations { id }`).join(' ')} }`;
+    expect((await post(aliases)).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    const deep = `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }`;
+    expect((await post(deep)).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    expect((await post('{ a: scimIntegrations { id } b: scimIntegrations { id } }')).body.errors).toBeUndefined();
+  });
+
+  it('a token of one tenant with a client id registered only in another tenant gets no access', async () => {
+    await services().tenants.register(UNREGISTERED_TENANT_ID);
+    const confused = stack.idp.mintAppToken({ tenantId: UNREGISTERED_TENANT_ID, clientId: DEV_CLIENTS.scim.clientId, audience: SERVICE_APP_ID_URI });
+    expectScimError(await call(`${stack.base}/scim/v2/Users`, { token: confused }), 403, undefined);
+    await services().tenants.remove(UNREGISTERED_TENANT_ID);
+  });
+
+  it('sends security headers on every response', async () => {
+    for (const url of [`${stack.base}/scim/v2/ServiceProviderConfig`, `${stack.base}/scim/v2/Users`]) {
+      const res = await call(url);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    const gql = await post('{ scimIntegrations { id } }');
+    expect(gql.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});

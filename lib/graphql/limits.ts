@@ -1,0 +1,40 @@
+/**
+ * Query-shape limits: selection depth and number of aliased fields. Checked during validation,
+ * before anything runs, so a hostile query costs a parse and one walk of the document.
+ */
+import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+
+export const MAX_DEPTH = 10;
+export const MAX_ALIASES = 20;
+
+function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
+  if (!set) return 0;
+  let max = 0;
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) max = Math.max(max, s.selectionSet ? 1 + depthOf(s.selectionSet, fragments, seen) : 1);
+    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depthOf(s.selectionSet, fragments, seen));
+    else if (!seen.has(s.name.value)) {
+      const f = fragments.get(s.name.value);
+      if (f) max = Math.max(max, depthOf(f.selectionSet, fragments, new Set([...seen, s.name.value])));
+    }
+  }
+  return max;
+}
+
+export function queryLimitsRule(context: ValidationContext): ASTVisitor {
+  let aliases = 0;
+  return {
+    Field(node) {
+      if (node.alias) aliases++;
+      if (aliases === MAX_ALIASES + 1) {
+        context.reportError(new GraphQLError(`A query may use at most ${MAX_ALIASES} aliases`, { extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+      }
+    },
+    OperationDefinition(node) {
+      const fragments = new Map(context.getDocument().definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+      if (depthOf(node.selectionSet, fragments, new Set()) > MAX_DEPTH) {
+        context.reportError(new GraphQLError(`A query may be at most ${MAX_DEPTH} levels deep`, { extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+      }
+    },
+  };
+}

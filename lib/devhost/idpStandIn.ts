@@ -1,11 +1,12 @@
 /**
  * Identity-provider stand-in with the Entra ID routes the service and its callers use:
  * client-credential tokens (form-encoded, client secret), JWKS and OpenID configuration per
- * tenant. Tokens are RS256 v2.0 access tokens with Entra's claims.
+ * tenant. Tokens are RS256 v2.0 access tokens with Entra's claims, signed with one RSA key
+ * generated per instance.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, timingSafeEqual, type JsonWebKey } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 export interface IdpClient {
@@ -15,20 +16,64 @@ export interface IdpClient {
   roles: string[];
 }
 
+export interface MintAppTokenOptions {
+  tenantId: string;
+  clientId: string;
+  audience: string;
+  /** Put into `roles` as given (the registered client's roles are not looked up); omitted when empty. */
+  roles?: string[];
+  /** Negative for an expired token. Default 3600. */
+  expiresInSeconds?: number;
+  /** Positive for a token that is not valid yet. Default 0. */
+  notBeforeOffsetSeconds?: number;
+}
+
+export interface MintUserTokenOptions {
+  tenantId: string;
+  clientId: string;
+  audience: string;
+  scp: string;
+  roles?: string[];
+  /** Default: a GUID derived from the tenant and the UPN, so the same user keeps the same oid. */
+  oid?: string;
+  /** Default user@example.com. */
+  upn?: string;
+}
+
 export interface IdpStandIn {
+  /** Base URL, e.g. http://127.0.0.1:54321 (the real port when started on port 0). */
   url: string;
   issuer(tenantId: string): string;
   jwksUri(tenantId: string): string;
-  mintAppToken(o: { tenantId: string; clientId: string; audience: string; roles?: string[]; expiresInSeconds?: number; notBeforeOffsetSeconds?: number }): string;
-  mintUserToken(o: { tenantId: string; clientId: string; audience: string; scp: string; roles?: string[]; oid?: string; upn?: string }): string;
+  mintAppToken(o: MintAppTokenOptions): string;
+  mintUserToken(o: MintUserTokenOptions): string;
+  /** RS256 with the stand-in key and exactly these claims (for negative tests). */
   signRaw(claims: Record<string, unknown>, header?: { kid?: string }): string;
+  /** SPKI PEM of the signing key, e.g. to forge an HS256 token "signed" with the public key. */
   publicKeyPem: string;
   close(): Promise<void>;
 }
 
-const TENANT_PATH = /^\/([^/]+)\/(oauth2\/v2\.0\/token|discovery\/v2\.0\/keys|v2\.0\/\.well-known\/openid-configuration)$/;
+interface Answer {
+  status: number;
+  body: unknown;
+}
 
-function guidFrom(...parts: string[]): string {
+const TOKEN_LIFETIME_SECONDS = 3600;
+const DEFAULT_SCOPE_SUFFIX = '/.default';
+const MAX_FORM_BYTES = 64 * 1024;
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+const TENANT_PATH = /^\/([^/]+)\/(oauth2\/v2\.0\/token|discovery\/v2\.0\/keys|v2\.0\/\.well-known\/openid-configuration)$/;
+const ROUTE_METHOD: Record<string, string> = {
+  'oauth2/v2.0/token': 'POST',
+  'discovery/v2.0/keys': 'GET',
+  'v2.0/.well-known/openid-configuration': 'GET',
+};
+
+class BodyTooLargeError extends Error {}
+
+/** A UUID-shaped, stable identifier derived from the parts (version and variant nibbles set). */
+export function guidFrom(...parts: string[]): string {
   const h = createHash('sha256').update(parts.join('|')).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -37,45 +82,154 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+const oauthError = (status: number, error: string, description: string): Answer => ({ status, body: { error, error_description: description } });
+
+function send(res: http.ServerResponse, answer: Answer): void {
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
+function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size <= 64 * 1024) chunks.push(c);
+      if (size <= limit) chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => (size > limit ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8'))));
     req.on('error', reject);
   });
+}
+
+/** The URL clients should use for a listening address (wildcards become loopback, IPv6 gets brackets). */
+export function listenUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+export async function listen(server: http.Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return listenUrl(host, (server.address() as AddressInfo).port);
+}
+
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+function parseTenantPath(rawUrl: string | undefined): { tenantId: string; route: string } | undefined {
+  const m = TENANT_PATH.exec(new URL(rawUrl ?? '/', 'http://x').pathname);
+  if (!m) return undefined;
+  try {
+    return { tenantId: decodeURIComponent(m[1] ?? ''), route: m[2] ?? '' };
+  } catch {
+    return undefined;
+  }
 }
 
 export async function startIdpStandIn(opts: { port: number; host?: string; clients: IdpClient[] }): Promise<IdpStandIn> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const kid = randomBytes(12).toString('base64url');
-  const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
-  const host = opts.host ?? '127.0.0.1';
+  // Set once the server listens; every use below runs after that.
   let url = '';
-
   const issuer = (tenantId: string) => `${url}/${tenantId}/v2.0`;
-  const sign = (claims: Record<string, unknown>, headerKid = kid) => jwt.sign(claims, privateKey, { algorithm: 'RS256', keyid: headerKid, noTimestamp: true });
+  const jwksUri = (tenantId: string) => `${url}/${tenantId}/discovery/v2.0/keys`;
+  const tokens = tokenMinter(privateKey, kid, issuer);
 
-  const appClaims = (o: { tenantId: string; clientId: string; audience: string; roles?: string[]; expiresInSeconds?: number; notBeforeOffsetSeconds?: number }) => {
+  const handleToken = async (tenantId: string, req: http.IncomingMessage): Promise<Answer> => {
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith(FORM_CONTENT_TYPE)) {
+      return oauthError(400, 'invalid_request', `The request body must be ${FORM_CONTENT_TYPE}`);
+    }
+    const form = new URLSearchParams(await readBody(req, MAX_FORM_BYTES));
+    if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
+    const client = authenticateClient(opts.clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
+    if (!client) return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
+    const scope = form.get('scope') ?? '';
+    if (!scope.endsWith(DEFAULT_SCOPE_SUFFIX) || scope.length <= DEFAULT_SCOPE_SUFFIX.length) {
+      return oauthError(400, 'invalid_scope', 'The scope must be <resource>/.default');
+    }
+    const audience = scope.slice(0, -DEFAULT_SCOPE_SUFFIX.length);
+    const accessToken = tokens.app({ tenantId: client.tenantId, clientId: client.clientId, audience, roles: client.roles });
+    return { status: 200, body: { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS - 1, ext_expires_in: TOKEN_LIFETIME_SECONDS - 1, access_token: accessToken } };
+  };
+
+  const handleGet = (tenantId: string, route: string): Answer => {
+    if (route === 'discovery/v2.0/keys') return { status: 200, body: { keys: [publicJwk(publicKey, kid)] } };
+    return {
+      status: 200,
+      body: {
+        issuer: issuer(tenantId),
+        jwks_uri: jwksUri(tenantId),
+        token_endpoint: `${url}/${tenantId}/oauth2/v2.0/token`,
+        id_token_signing_alg_values_supported: ['RS256'],
+        response_types_supported: ['token'],
+        subject_types_supported: ['pairwise'],
+        grant_types_supported: ['client_credentials'],
+      },
+    };
+  };
+
+  const handle = async (req: http.IncomingMessage): Promise<Answer> => {
+    const target = parseTenantPath(req.url);
+    if (!target || ROUTE_METHOD[target.route] !== req.method) return { status: 404, body: { error: 'not_found', error_description: 'No such endpoint' } };
+    if (target.route === 'oauth2/v2.0/token') return handleToken(target.tenantId, req);
+    return handleGet(target.tenantId, target.route);
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req)
+      .then((answer) => send(res, answer))
+      .catch((err: unknown) => send(res, err instanceof BodyTooLargeError ? oauthError(413, 'invalid_request', 'The request body is too large') : oauthError(500, 'server_error', 'Internal error')));
+  });
+  url = await listen(server, opts.port, opts.host ?? '127.0.0.1');
+
+  return {
+    url,
+    issuer,
+    jwksUri,
+    mintAppToken: (o) => tokens.app(o),
+    mintUserToken: (o) => tokens.user(o),
+    signRaw: (claims, header) => tokens.sign(claims, header?.kid ?? kid),
+    publicKeyPem,
+    close: () => closeServer(server),
+  };
+}
+
+/** Finds the client registered in this tenant and checks its secret; the secret is compared even for unknown clients. */
+function authenticateClient(clients: IdpClient[], tenantId: string, clientId: string, secret: string): IdpClient | undefined {
+  const client = clients.find((c) => c.clientId.toLowerCase() === clientId.toLowerCase() && c.tenantId.toLowerCase() === tenantId.toLowerCase());
+  const secretOk = sameSecret(secret, client?.secret ?? randomUUID());
+  return client && secretOk ? client : undefined;
+}
+
+function publicJwk(publicKey: KeyObject, kid: string): Record<string, unknown> {
+  const { kty, n, e } = publicKey.export({ format: 'jwk' });
+  return { kty, use: 'sig', kid, n, e, alg: 'RS256' };
+}
+
+function tokenMinter(privateKey: KeyObject, kid: string, issuer: (tenantId: string) => string) {
+  const sign = (claims: Record<string, unknown>, headerKid: string) => jwt.sign(claims, privateKey, { algorithm: 'RS256', keyid: headerKid, noTimestamp: true });
+
+  const appClaims = (o: MintAppTokenOptions): Record<string, unknown> => {
     const now = Math.floor(Date.now() / 1000);
-    const oid = guidFrom(o.tenantId, o.clientId);
+    const oid = guidFrom(o.tenantId.toLowerCase(), o.clientId.toLowerCase());
     return {
       aud: o.audience,
       iss: issuer(o.tenantId),
       iat: now,
       nbf: now + (o.notBeforeOffsetSeconds ?? 0),
-      exp: now + (o.expiresInSeconds ?? 3600),
+      exp: now + (o.expiresInSeconds ?? TOKEN_LIFETIME_SECONDS),
       tid: o.tenantId,
       azp: o.clientId,
       appid: o.clientId,
@@ -90,67 +244,18 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     };
   };
 
-  const token = async (tenantId: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    const form = new URLSearchParams(await readBody(req));
-    if (form.get('grant_type') !== 'client_credentials') return send(res, 400, { error: 'unsupported_grant_type', error_description: 'Only client_credentials is supported' });
-    const scope = form.get('scope') ?? '';
-    if (!scope.endsWith('/.default') || scope.length <= '/.default'.length) {
-      return send(res, 400, { error: 'invalid_scope', error_description: 'The scope must be <resource>/.default' });
-    }
-    const clientId = form.get('client_id') ?? '';
-    const secret = form.get('client_secret') ?? '';
-    const client = opts.clients.find((c) => c.clientId === clientId && c.tenantId.toLowerCase() === tenantId.toLowerCase());
-    // Compare even when the client is unknown, so timing does not reveal which client ids exist.
-    const secretOk = sameSecret(secret, client?.secret ?? randomUUID());
-    if (!client || !secretOk) return send(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed: unknown client or invalid client secret' });
-    const audience = scope.slice(0, -'/.default'.length);
-    const access = sign(appClaims({ tenantId: client.tenantId, clientId, audience, roles: client.roles }));
-    send(res, 200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: access });
+  const userClaims = (o: MintUserTokenOptions): Record<string, unknown> => {
+    const upn = o.upn ?? 'user@example.com';
+    const oid = o.oid ?? guidFrom(o.tenantId.toLowerCase(), upn.toLowerCase());
+    // Entra's sub is pairwise: one value per user and application.
+    const sub = guidFrom('sub', oid, o.clientId.toLowerCase());
+    const base = appClaims({ tenantId: o.tenantId, clientId: o.clientId, audience: o.audience, roles: o.roles });
+    return { ...base, idtyp: 'user', scp: o.scp, oid, sub, upn, preferred_username: upn };
   };
 
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const m = TENANT_PATH.exec(path);
-    if (!m) return send(res, 404, { error: 'not_found' });
-    const tenantId = decodeURIComponent(m[1] ?? '');
-    const route = m[2];
-    if (route === 'oauth2/v2.0/token' && req.method === 'POST') {
-      token(tenantId, req, res).catch(() => send(res, 500, { error: 'server_error' }));
-      return;
-    }
-    if (req.method !== 'GET') return send(res, 405, { error: 'method_not_allowed' });
-    if (route === 'discovery/v2.0/keys') return send(res, 200, { keys: [{ ...jwk, kid, use: 'sig', alg: 'RS256' }] });
-    return send(res, 200, {
-      issuer: issuer(tenantId),
-      jwks_uri: `${url}/${tenantId}/discovery/v2.0/keys`,
-      token_endpoint: `${url}/${tenantId}/oauth2/v2.0/token`,
-      id_token_signing_alg_values_supported: ['RS256'],
-      response_types_supported: ['token'],
-      subject_types_supported: ['pairwise'],
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, host, resolve);
-  });
-  url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${(server.address() as AddressInfo).port}`;
-
   return {
-    url,
-    issuer,
-    jwksUri: (tenantId) => `${url}/${tenantId}/discovery/v2.0/keys`,
-    mintAppToken: (o) => sign(appClaims(o)),
-    mintUserToken: (o) => {
-      const base = appClaims({ tenantId: o.tenantId, clientId: o.clientId, audience: o.audience, roles: o.roles });
-      const oid = o.oid ?? randomUUID();
-      return sign({ ...base, idtyp: 'user', scp: o.scp, oid, sub: oid, upn: o.upn ?? 'user@example.com', preferred_username: o.upn ?? 'user@example.com' });
-    },
-    signRaw: (claims, header) => sign(claims, header?.kid ?? kid),
-    publicKeyPem,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    sign,
+    app: (o: MintAppTokenOptions) => sign(appClaims(o), kid),
+    user: (o: MintUserTokenOptions) => sign(userClaims(o), kid),
   };
 }

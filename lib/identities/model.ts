@@ -90,3 +90,34 @@ export function hasSensitiveData(a: Pick<IdentityAttributes, 'personalNumbers' |
 export function userNameKeyOf(userName: string | undefined, externalId: string): string {
   return userName !== undefined ? userName.toLowerCase() : `\u0000ext:${externalId}`;
 }
+
+/** A new identity document of a source, as every creation path stores it. */
+export function newIdentityDoc(o: {
+  id: string;
+  tenantId: string;
+  sourceKind: SourceKind;
+  sourceKey: string;
+  attributes: IdentityAttributes;
+  now: string;
+  link?: DirectoryLink;
+  contentHash?: string;
+}): IdentityDoc {
+  const a = o.attributes;
+  return {
+    id: o.id,
+    pk: partitionKey(o.tenantId, o.sourceKey),
+    tenantId: o.tenantId,
+    sourceKind: o.sourceKind,
+    sourceKey: o.sourceKey,
+    ...a,
+    externalIdKey: a.externalId,
+    userNameKey: userNameKeyOf(a.userName, a.externalId),
+    link: o.link ?? { status: 'notAsserted' },
+    created: o.now,
+    lastModified: o.now,
+    version: 1,
+    ...(a.active ? {} : { inactiveSince: o.now }),
+    hasSensitive: hasSensitiveData(a),
+    ...(o.contentHash !== undefined ? { contentHash: o.contentHash } : {}),
+  };
+}

@@ -6,7 +6,7 @@
  * the next run of the same import converges from.
  */
 import type { IdentityAttributes, IdentityDoc } from '../identities/model';
-import { hasSensitiveData, partitionKey, userNameKeyOf } from '../identities/model';
+import { hasSensitiveData, newIdentityDoc, partitionKey } from '../identities/model';
 import { IdentityRepository, UniquenessError } from '../identities/repository';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
@@ -104,7 +104,7 @@ export class Importer {
     if (!current) {
       const now = new Date().toISOString();
       try {
-        await this.repo.create(newDoc(tenantId, source, pk, id, v, now));
+        await this.repo.create(newDoc(tenantId, source, id, v, now));
         return { id, result: 'created' };
       } catch (err) {
         if (!(err instanceof UniquenessError) && !isStoreError(err, 'conflict')) throw err;
@@ -129,24 +129,8 @@ export class Importer {
   }
 }
 
-function newDoc(tenantId: string, source: string, pk: string, id: string, v: ValidImportIdentity, now: string): IdentityDoc {
-  const a = v.attributes;
-  return {
-    id,
-    pk,
-    tenantId,
-    sourceKind: 'custom',
-    sourceKey: customSourceKey(source),
-    ...a,
-    externalIdKey: a.externalId,
-    userNameKey: userNameKeyOf(undefined, a.externalId),
-    link: { status: 'notAsserted' },
-    created: now,
-    lastModified: now,
-    version: 1,
-    hasSensitive: hasSensitiveData(a),
-    contentHash: v.hash,
-  };
+function newDoc(tenantId: string, source: string, id: string, v: ValidImportIdentity, now: string): IdentityDoc {
+  return newIdentityDoc({ id, tenantId, sourceKind: 'custom', sourceKey: customSourceKey(source), attributes: v.attributes, now, contentHash: v.hash });
 }
 
 const OPTIONAL: Array<keyof IdentityAttributes> = ['birthDate', 'nationality', 'personalEmail', 'personalPhone'];

@@ -5,7 +5,7 @@
  * never overwrite each other.
  */
 import type { IdentityAttributes, IdentityDoc } from '../identities/model';
-import { hasSensitiveData, partitionKey, userNameKeyOf } from '../identities/model';
+import { hasSensitiveData, newIdentityDoc, partitionKey, userNameKeyOf } from '../identities/model';
 import type { IdentityRepository} from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
@@ -34,25 +34,8 @@ export class ScimUsers {
 
   async create(scope: UserScope, body: unknown, actor: Actor): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
-    const now = new Date().toISOString();
-    const pk = partitionKey(scope.tenantId, scope.integrationId);
-    const id = uuid7();
-    const base: IdentityDoc = {
-      id,
-      pk,
-      tenantId: scope.tenantId,
-      sourceKind: 'scim',
-      sourceKey: scope.integrationId,
-      ...attrs,
-      externalIdKey: attrs.externalId,
-      userNameKey: userNameKeyOf(attrs.userName, attrs.externalId),
-      link: { status: 'notAsserted' },
-      created: now,
-      lastModified: now,
-      version: 1,
-      inactiveSince: attrs.active ? undefined : now,
-      hasSensitive: hasSensitiveData(attrs),
-    };
+    const base = newIdentityDoc({ id: uuid7(), tenantId: scope.tenantId, sourceKind: 'scim', sourceKey: scope.integrationId, attributes: attrs, now: new Date().toISOString() });
+    const pk = base.pk;
     // Fail fast on duplicates before any directory work; the unique keys decide races.
     await this.assertUnique(pk, attrs, undefined);
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor);

@@ -73,3 +73,14 @@ export function printTable(rows: Array<Record<string, string | number>>): void {
   console.log(line(width.map((w) => '-'.repeat(w))));
   for (const r of rows) console.log(line(cols.map((c) => String(r[c]))));
 }
+
+/** Runs a benchmark's main and exits with its outcome. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

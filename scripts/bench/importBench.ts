@@ -1,5 +1,5 @@
 /* npm run bench:import — custom-integration import and association at 10,000 and 100,000 identities. */
-import { printTable, startBenchStack, tokenFor, type Stack } from './harness';
+import { printTable, startBenchStack, tokenFor, type Stack, runBench } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { validateImportSet, type ImportIdentityInput } from '../../lib/imports/importInput';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
@@ -78,10 +78,4 @@ async function main(): Promise<void> {
   printTable(rows);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,8 +1,8 @@
 /* npm run bench:links — 10,000 pending identities resolved by one background run. */
-import { printTable, startBenchStack } from './harness';
+import { printTable, startBenchStack, runBench } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
-import { partitionKey, userNameKeyOf, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
 import { resolvePendingLinks } from '../../lib/links/pendingLinks';
@@ -18,12 +18,8 @@ async function main(): Promise<void> {
     const now = new Date().toISOString();
     await forEachBounded(Array.from({ length: N }, (_, i) => i), 32, async (i) => {
       const upn = `pending.${i}@dev.example.com`;
-      const doc: IdentityDoc = {
-        id: uuid7(), pk: partitionKey(DEV_TENANT_ID, integration.id), tenantId: DEV_TENANT_ID, sourceKind: 'scim', sourceKey: integration.id,
-        externalId: `pending-${i}`, userName: upn, givenName: 'P', familyName: `${i}`, active: true, affiliationType: 'employment',
-        personalNumbers: [], identityDocumentReferences: [], directoryUserPrincipalName: upn, externalIdKey: `pending-${i}`,
-        userNameKey: userNameKeyOf(upn, `pending-${i}`), link: { status: 'pending', lookedUpUpn: upn }, created: now, lastModified: now, version: 1, hasSensitive: false,
-      };
+      const attributes = { externalId: `pending-${i}`, userName: upn, givenName: 'P', familyName: `${i}`, active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [], directoryUserPrincipalName: upn };
+      const doc = newIdentityDoc({ id: uuid7(), tenantId: DEV_TENANT_ID, sourceKind: 'scim', sourceKey: integration.id, attributes, now, link: { status: 'pending', lookedUpUpn: upn } });
       await svc.identities.create(doc);
       stack.directory.createUser(DEV_TENANT_ID, upn);
     });
@@ -54,10 +50,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

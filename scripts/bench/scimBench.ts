@@ -1,8 +1,8 @@
 /* npm run bench:scim — SCIM request cost at N = 1,000 and 20,000 Users in one integration. */
-import { expectStatus, measure, printTable, startBenchStack, tokenFor, type Measured } from './harness';
+import { expectStatus, measure, printTable, startBenchStack, tokenFor, type Measured, runBench } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
-import { partitionKey, userNameKeyOf, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
 
@@ -11,15 +11,8 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,20000').split(',').map(Number);
 
 function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDoc {
-  const now = new Date().toISOString();
-  const externalId = `seed-${i}`;
-  const userName = `seed.user.${i}@corp.example`;
-  return {
-    id: uuid7(), pk: partitionKey(tenantId, integrationId), tenantId, sourceKind: 'scim', sourceKey: integrationId,
-    externalId, userName, givenName: 'Seed', familyName: `User${i}`, active: true, affiliationType: 'employment',
-    personalNumbers: [], identityDocumentReferences: [], externalIdKey: externalId, userNameKey: userNameKeyOf(userName, externalId),
-    link: { status: 'notAsserted' }, created: now, lastModified: now, version: 1, hasSensitive: false,
-  };
+  const attributes = { externalId: `seed-${i}`, userName: `seed.user.${i}@corp.example`, givenName: 'Seed', familyName: `User${i}`, active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [] };
+  return newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'scim', sourceKey: integrationId, attributes, now: new Date().toISOString() });
 }
 
 async function main(): Promise<void> {
@@ -106,10 +99,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -123,6 +123,18 @@ describe('custom integration: import and association', () => {
     expect(free.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
   });
 
+  it('administrators create Manual identities and list them', async () => {
+    const created = await gql<{ createBusinessIdentity: { businessIdentity: Identity & { firstName: string } } }>(
+      'mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id externalId firstName directoryLinkStatus directoryLinkedUserId } } }',
+      { i: person(77) },
+    );
+    expect(created.body.data?.createBusinessIdentity.businessIdentity).toMatchObject({ externalId: 'P77', firstName: 'First77', directoryLinkStatus: 'NOT_ASSERTED' });
+    const again = await gql('mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id } } }', { i: person(77) });
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('BUSINESS_IDENTITY_EXISTS');
+    expect((await list('manual')).map((i) => i.externalId)).toEqual(['P77']);
+    expect((await importSet('Manual', [person(1)])).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('rejects an invalid association list as a whole', async () => {
     for (const associations of [[], [{ externalId: 'A', userPrincipalName: 'a@x.example' }, { externalId: 'A', userPrincipalName: 'b@x.example' }], [{ externalId: 'A', userPrincipalName: 'not a upn' }]]) {
       const res = await gql(ASSOCIATE, { i: { source: 'Assoc', associations } });

@@ -14,6 +14,18 @@ function jsonError(status: number, message: string, correlationId: string): Http
   };
 }
 
+/** The error codes of a GraphQL JSON response, for the request log (never messages or data). */
+function errorCodesOf(contentType: string | undefined, body: Uint8Array): string | undefined {
+  if (!contentType?.includes('json') || body.length > 1_000_000) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as { errors?: Array<{ extensions?: { code?: unknown } }> };
+    const codes = [...new Set((parsed.errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'UNEXPECTED')))];
+    return codes.length ? codes.join(',') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs a GraphQL request through graphql-yoga inside the Functions handler. */
 export async function handleGraphQL(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const correlationId = correlationIdOf(request, context);
@@ -35,6 +47,8 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
   response.headers.forEach((value, key) => (out[key] = value));
   // GraphiQL (local only) needs to run its own scripts.
-  if (out['content-type']?.startsWith('text/html')) delete out['content-security-policy'];
-  return { status: response.status, headers: out, body: new Uint8Array(await response.arrayBuffer()) };
+  if (out['content-security-policy'] && out['content-type']?.startsWith('text/html')) delete out['content-security-policy'];
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  log.info('graphql request', { status: response.status, errorCodes: errorCodesOf(out['content-type'], bytes) });
+  return { status: response.status, headers: out, body: bytes };
 }

@@ -47,6 +47,11 @@ export class TenantRegistry {
     return this.collection.delete(id, id);
   }
 
+  /** Forgets cached answers (a registration made by another process, e.g. the operator command). */
+  clearCache(): void {
+    this.cache.clear();
+  }
+
   async list(): Promise<TenantRecord[]> {
     return this.collection.queryAll<TenantRecord>({ query: 'SELECT * FROM c ORDER BY c.id' });
   }

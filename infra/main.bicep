@@ -1,46 +1,84 @@
-// Business Identity Provisioning Service: subscription-scoped entry point for `azd up`.
+// Business Identity Provisioning Service: entry point for `azd up` / `azd provision`.
+// Subscription scope with one resource group per azd environment, as the azd templates do
+// (e.g. functions-quickstart-javascript-azd); every resource is in modules/resources.bicep.
+// No key, secret or connection string with a key is read, set or output anywhere in this template.
 targetScope = 'subscription'
 
 @minLength(1)
 @maxLength(64)
-@description('azd environment name; part of every resource name.')
+@description('azd environment name (AZURE_ENV_NAME); part of the resource group name and of the resource token.')
 param environmentName string
 
 @minLength(1)
-@description('Azure region of every resource.')
+@description('Region of every resource; it must offer the Flex Consumption plan (az functionapp list-flexconsumption-locations).')
+@metadata({ azd: { type: 'location' } })
 param location string
 
-@description('App ID URI of the service application: the accepted token audience.')
+@description('Resource group name; empty = rg-<environmentName>.')
+param resourceGroupName string = ''
+
+@description('Object id of the identity running azd (AZURE_PRINCIPAL_ID). When set, it gets the Cosmos DB Built-in Data Contributor role so that `npm run ops -- tenant register` works with `az login`. Empty = no operator role.')
+param principalId string = ''
+
+@description('App ID URI of the service application: the token audience (SERVICE_APP_ID_URI). Multi-tenant apps need a tenant-unique URI, see infra/entra-app.md.')
 param serviceAppIdUri string = 'api://business-identity-service'
 
-@description('Application (client) id of the multi-tenant service application that calls Microsoft Graph.')
+@description('Application (client) id of the multi-tenant service application (GRAPH_CLIENT_ID, also SERVICE_CLIENT_ID). Empty on the first `azd provision`, before infra/scripts/create-entra-app.sh has run.')
 param graphClientId string = ''
 
-@allowed(['managedIdentity', 'certificate'])
-@description('How the service gets Graph tokens: managed identity as a federated client assertion (no secret anywhere), or a certificate.')
+@allowed([
+  'managedIdentity'
+  'certificate'
+])
+@description('How the service gets Microsoft Graph tokens in customer tenants: the managed identity as a federated credential of the service application (default, nothing to store or rotate), or a certificate.')
 param graphCredential string = 'managedIdentity'
 
-@allowed(['serverless', 'autoscale'])
-param cosmosThroughputMode string = 'serverless'
+@description('Certificate mode only: path of the PEM file (certificate and private key) on the instance. See docs/operations.md before choosing certificate mode.')
+param graphCertificatePath string = ''
 
-@description('Database-level autoscale maximum (RU/s) when cosmosThroughputMode is autoscale.')
-param cosmosAutoscaleMaxThroughput int = 4000
-
-@allowed(['Enabled', 'Disabled'])
-param cosmosPublicNetworkAccess string = 'Enabled'
-
-@description('Public base URL; defaults to the function app host name.')
+@description('Public base URL of the service (custom domain or front door); empty = https://<function app default host name>.')
 param publicBaseUrl string = ''
 
+@description('IMPORT_MAX_DELETE_RATIO: refuse an import that would delete more than this share of a source, e.g. 0.2; empty = no limit.')
+param importMaxDeleteRatio string = ''
+
+@allowed([
+  'serverless'
+  'autoscale'
+])
+@description('Cosmos DB capacity: serverless (default) or database-level autoscale throughput. Fixed when the account is created.')
+param cosmosThroughputMode string = 'serverless'
+
+@minValue(1000)
+@maxValue(1000000)
+@description('Autoscale maximum RU/s of the database (cosmosThroughputMode = autoscale); the minimum is a tenth of it.')
+param cosmosAutoscaleMaxThroughput int = 4000
+
+@allowed([
+  'Enabled'
+  'Disabled'
+])
+@description('Cosmos DB public network access. Disabled needs a private endpoint and virtual network integration, which this template does not create.')
+param cosmosPublicNetworkAccess string = 'Enabled'
+
+@minValue(1)
+@maxValue(1000)
 @description('Maximum instances of the Flex Consumption app.')
 param maximumInstanceCount int = 100
 
+@allowed([
+  512
+  2048
+  4096
+])
+@description('Instance memory of the Flex Consumption app (MB). A 200,000-identity import body is up to 100 MB of JSON; 2048 leaves room.')
+param instanceMemoryMB int = 2048
+
 var abbrs = loadJsonContent('abbreviations.json')
-var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = { 'azd-env-name': environmentName }
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
-  name: '${abbrs.resourceGroup}${environmentName}'
+  name: !empty(resourceGroupName) ? resourceGroupName : '${abbrs.resourcesResourceGroups}${environmentName}'
   location: location
   tags: tags
 }
@@ -49,26 +87,35 @@ module resources 'modules/resources.bicep' = {
   name: 'resources'
   scope: rg
   params: {
+    environmentName: environmentName
     location: location
     tags: tags
-    resourceToken: resourceToken
+    principalId: principalId
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
     graphCredential: graphCredential
+    graphCertificatePath: graphCertificatePath
+    publicBaseUrl: publicBaseUrl
+    importMaxDeleteRatio: importMaxDeleteRatio
     cosmosThroughputMode: cosmosThroughputMode
     cosmosAutoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
     cosmosPublicNetworkAccess: cosmosPublicNetworkAccess
-    publicBaseUrl: publicBaseUrl
     maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
   }
 }
 
+// Written to the azd environment (.azure/<env>/.env). Names and endpoints only: nothing here grants access.
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output SERVICE_API_NAME string = resources.outputs.functionAppName
 output SERVICE_API_URI string = resources.outputs.functionAppUri
 output SERVICE_API_PRINCIPAL_ID string = resources.outputs.functionAppPrincipalId
+output COSMOS_ACCOUNT_NAME string = resources.outputs.cosmosAccountName
 output COSMOS_ENDPOINT string = resources.outputs.cosmosEndpoint
 output COSMOS_DATABASE string = resources.outputs.cosmosDatabase
-output KEY_VAULT_URI string = resources.outputs.keyVaultUri
+output AZURE_KEY_VAULT_NAME string = resources.outputs.keyVaultName
+output AZURE_KEY_VAULT_ENDPOINT string = resources.outputs.keyVaultUri
+output APPLICATIONINSIGHTS_NAME string = resources.outputs.applicationInsightsName
+output LOG_ANALYTICS_WORKSPACE_NAME string = resources.outputs.logAnalyticsName

@@ -1,10 +1,17 @@
-// Cosmos DB for NoSQL: the database and the containers of lib/store/containers.ts (infra/cosmos-containers.json
-// is generated from it, and a test keeps the two equal). Entra-only data access: no keys are used.
+// Cosmos DB for NoSQL: the database and the containers of lib/store/containers.ts.
+// infra/cosmos-containers.json is generated from that file (command in README "Build, package, deploy")
+// and tests/unit/infra fails when the two differ, so ids, partition keys, unique keys and indexing
+// policies are defined once. Unique keys cannot change after a container exists: a change to them
+// needs a new container and a copy.
+// Entra-only data access (disableLocalAuth): no account key exists for anyone to leak.
 param location string
 param tags object
 param accountName string
 param databaseName string
-@allowed(['serverless', 'autoscale'])
+@allowed([
+  'serverless'
+  'autoscale'
+])
 param throughputMode string
 param autoscaleMaxThroughput int
 param publicNetworkAccess string
@@ -18,16 +25,30 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
   kind: 'GlobalDocumentDB'
   properties: {
     databaseAccountOfferType: 'Standard'
-    locations: [{ locationName: location, failoverPriority: 0, isZoneRedundant: false }]
-    consistencyPolicy: { defaultConsistencyLevel: 'Session' }
+    locations: [
+      {
+        locationName: location
+        failoverPriority: 0
+        isZoneRedundant: false
+      }
+    ]
+    consistencyPolicy: {
+      defaultConsistencyLevel: 'Session'
+    }
+    // Serverless is chosen when the account is created; moving to provisioned throughput later is a
+    // migration of the account, not a parameter change (see docs/operations.md).
+    capabilities: throughputMode == 'serverless' ? [{ name: 'EnableServerless' }] : []
     disableLocalAuth: true
+    // Databases and containers are created here (ARM), never by the application.
     disableKeyBasedMetadataWriteAccess: true
     minimalTlsVersion: 'Tls12'
     publicNetworkAccess: publicNetworkAccess
-    capabilities: throughputMode == 'serverless' ? [{ name: 'EnableServerless' }] : []
+    // Point-in-time restore to a new account, any second of the last 7 days.
     backupPolicy: {
       type: 'Continuous'
-      continuousModeProperties: { tier: 'Continuous7Days' }
+      continuousModeProperties: {
+        tier: 'Continuous7Days'
+      }
     }
   }
 }
@@ -36,7 +57,10 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15
   parent: account
   name: databaseName
   properties: {
-    resource: { id: databaseName }
+    resource: {
+      id: databaseName
+    }
+    // Autoscale throughput is shared by the database's containers; serverless has no throughput setting.
     options: throughputMode == 'autoscale' ? { autoscaleSettings: { maxThroughput: autoscaleMaxThroughput } } : {}
   }
 }
@@ -46,6 +70,7 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
     parent: database
     name: c.id
     properties: {
+      // id, partitionKey, uniqueKeyPolicy and indexingPolicy exactly as in the code; hash v2 partitioning.
       resource: union(c, { partitionKey: union(c.partitionKey, { kind: 'Hash', version: 2 }) })
     }
   }

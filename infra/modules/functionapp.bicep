@@ -1,35 +1,50 @@
-// The Function App on the Flex Consumption plan (Linux, Node.js 22), system-assigned identity.
-// Every setting the code reads (lib/config/settings.ts SETTING_NAMES) is set here; none holds a secret.
+// The Function App on the Flex Consumption plan (Linux, Node.js 22) with a system-assigned identity.
+// Every setting the code reads (SETTING_NAMES in lib/config/settings.ts) is set here, with its production
+// value; tests/unit/infra checks the list. None holds a secret: Cosmos DB, storage, Application Insights
+// and Microsoft Graph are all reached with the managed identity.
+// Flex Consumption takes the runtime from functionAppConfig: FUNCTIONS_WORKER_RUNTIME,
+// FUNCTIONS_EXTENSION_VERSION and WEBSITE_RUN_FROM_PACKAGE must not be set (the platform rejects them).
 param location string
 param tags object
 param name string
 param planName string
 param storageAccountName string
 param storageBlobEndpoint string
-param deploymentContainer string
+param deploymentContainerName string
 param applicationInsightsName string
 param cosmosEndpoint string
 param cosmosDatabase string
 param serviceAppIdUri string
 param graphClientId string
 param graphCredential string
+param graphCertificatePath string
 param publicBaseUrl string
+param importMaxDeleteRatio string
 param maximumInstanceCount int
+param instanceMemoryMB int
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
   location: location
   tags: tags
   kind: 'functionapp'
-  sku: { tier: 'FlexConsumption', name: 'FC1' }
-  properties: { reserved: true }
+  sku: {
+    tier: 'FlexConsumption'
+    name: 'FC1'
+  }
+  properties: {
+    reserved: true
+  }
 }
 
-// Read here rather than passed as an output: it identifies the resource, and with local auth disabled grants nothing.
+// The connection string only locates the component (it carries no key that grants anything):
+// with DisableLocalAuth on the component, telemetry is accepted only with the identity's Entra token.
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
 }
 
+// The default host name of an app without a regional unique host name is <name>.azurewebsites.net.
+// (The site cannot read its own defaultHostName in its own settings; the SERVICE_API_URI output reads it.)
 var baseUrl = empty(publicBaseUrl) ? 'https://${name}.azurewebsites.net' : publicBaseUrl
 
 resource app 'Microsoft.Web/sites@2024-04-01' = {
@@ -37,30 +52,40 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   location: location
   tags: union(tags, { 'azd-service-name': 'api' })
   kind: 'functionapp,linux'
-  identity: { type: 'SystemAssigned' }
+  identity: {
+    type: 'SystemAssigned'
+  }
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
     siteConfig: {
       minTlsVersion: '1.2'
+      scmMinTlsVersion: '1.2'
       ftpsState: 'Disabled'
       http20Enabled: true
       appSettings: [
+        // Host storage (timer schedules and leases) with the managed identity; no account key anywhere.
         { name: 'AzureWebJobsStorage__accountName', value: storageAccountName }
+        { name: 'AzureWebJobsStorage__credential', value: 'managedidentity' }
+        // Telemetry with Entra authentication (Monitoring Metrics Publisher role in roles.bicep).
         { name: 'APPLICATIONINSIGHTS_CONNECTION_STRING', value: applicationInsights.properties.ConnectionString }
         { name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING', value: 'Authorization=AAD' }
+        // --- lib/config/settings.ts SETTING_NAMES ---
         { name: 'PUBLIC_BASE_URL', value: baseUrl }
         { name: 'COSMOS_ENDPOINT', value: cosmosEndpoint }
+        // Empty: the managed identity is used (Cosmos DB Built-in Data Contributor; local auth is off).
         { name: 'COSMOS_KEY', value: '' }
         { name: 'COSMOS_DATABASE', value: cosmosDatabase }
         { name: 'AUTH_AUTHORITY', value: 'https://login.microsoftonline.com' }
         { name: 'SERVICE_APP_ID_URI', value: serviceAppIdUri }
+        // v2.0 access tokens carry the client id as audience; v1.0 tokens carry the App ID URI. Both are accepted.
         { name: 'SERVICE_CLIENT_ID', value: graphClientId }
         { name: 'GRAPH_BASE_URL', value: 'https://graph.microsoft.com' }
         { name: 'GRAPH_CREDENTIAL', value: graphCredential }
         { name: 'GRAPH_CLIENT_ID', value: graphClientId }
+        // Empty: client secrets are for the local stack only.
         { name: 'GRAPH_CLIENT_SECRET', value: '' }
-        { name: 'GRAPH_CERTIFICATE_PATH', value: '' }
+        { name: 'GRAPH_CERTIFICATE_PATH', value: graphCredential == 'certificate' ? graphCertificatePath : '' }
         { name: 'RETENTION_INACTIVE_DAYS', value: '90' }
         { name: 'RETENTION_SCHEDULE', value: '0 0 2 * * *' }
         { name: 'RESOLVE_PENDING_LINKS_SCHEDULE', value: '0 */5 * * * *' }
@@ -69,7 +94,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'SCIM_MAX_BODY_BYTES', value: '1048576' }
         { name: 'GRAPHQL_MAX_BODY_BYTES', value: '104857600' }
         { name: 'GRAPHQL_INTROSPECTION', value: 'false' }
-        { name: 'IMPORT_MAX_DELETE_RATIO', value: '' }
+        { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
         { name: 'IMPORT_MAX_IDENTITIES', value: '250000' }
         { name: 'LOG_LEVEL', value: 'info' }
       ]
@@ -78,16 +103,39 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       deployment: {
         storage: {
           type: 'blobContainer'
-          value: '${storageBlobEndpoint}${deploymentContainer}'
-          authentication: { type: 'SystemAssignedIdentity' }
+          // primaryEndpoints.blob ends with '/'.
+          value: '${storageBlobEndpoint}${deploymentContainerName}'
+          authentication: {
+            type: 'SystemAssignedIdentity'
+          }
         }
       }
       scaleAndConcurrency: {
         maximumInstanceCount: maximumInstanceCount
-        instanceMemoryMB: 2048
+        instanceMemoryMB: instanceMemoryMB
       }
-      runtime: { name: 'node', version: '22' }
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
     }
+  }
+}
+
+// No basic-auth (publishing profile) deployment: azd and the Azure CLI deploy with an Entra token.
+resource ftpCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: app
+  name: 'ftp'
+  properties: {
+    allow: false
+  }
+}
+
+resource scmCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: app
+  name: 'scm'
+  properties: {
+    allow: false
   }
 }
 

@@ -1,4 +1,5 @@
-// Key Vault (RBAC) for the service application's Graph certificate, when certificate mode is used.
+// Key Vault for the service application's Graph certificate (certificate mode only; the default
+// managedIdentity mode stores nothing). Access by Azure RBAC only, never by access policies.
 param location string
 param tags object
 param name string
@@ -9,12 +10,20 @@ resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   tags: tags
   properties: {
     tenantId: subscription().tenantId
-    sku: { family: 'A', name: 'standard' }
+    sku: {
+      family: 'A'
+      name: 'standard'
+    }
     enableRbacAuthorization: true
     enableSoftDelete: true
     softDeleteRetentionInDays: 90
+    // Irreversible: a deleted vault (and the name) is kept for the retention period and cannot be purged.
     enablePurgeProtection: true
     publicNetworkAccess: 'Enabled'
+    networkAcls: {
+      defaultAction: 'Allow'
+      bypass: 'AzureServices'
+    }
   }
 }
 

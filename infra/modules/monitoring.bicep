@@ -1,3 +1,5 @@
+// Log Analytics workspace and workspace-based Application Insights. Local (instrumentation key)
+// authentication is off: the app sends telemetry with its managed identity.
 param location string
 param tags object
 param logAnalyticsName string
@@ -8,7 +10,9 @@ resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
   location: location
   tags: tags
   properties: {
-    sku: { name: 'PerGB2018' }
+    sku: {
+      name: 'PerGB2018'
+    }
     retentionInDays: 30
   }
 }
@@ -21,9 +25,9 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' = {
   properties: {
     Application_Type: 'web'
     WorkspaceResourceId: logAnalytics.id
-    // Telemetry is accepted only with Entra authentication (the app's managed identity).
     DisableLocalAuth: true
   }
 }
 
 output applicationInsightsName string = applicationInsights.name
+output logAnalyticsName string = logAnalytics.name

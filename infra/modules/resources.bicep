@@ -1,19 +1,26 @@
 // Every resource of one environment, in one resource group.
+param environmentName string
 param location string
 param tags object
-param resourceToken string
+param principalId string
 param serviceAppIdUri string
 param graphClientId string
 param graphCredential string
+param graphCertificatePath string
+param publicBaseUrl string
+param importMaxDeleteRatio string
 param cosmosThroughputMode string
 param cosmosAutoscaleMaxThroughput int
 param cosmosPublicNetworkAccess string
-param publicBaseUrl string
 param maximumInstanceCount int
+param instanceMemoryMB int
 
 var abbrs = loadJsonContent('../abbreviations.json')
-var functionAppName = '${abbrs.functionApp}${resourceToken}'
-var deploymentContainer = 'deployment-package'
+// 13 lowercase characters, stable for a subscription + resource group + environment.
+var resourceToken = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
+var functionAppName = '${abbrs.webSitesFunctions}${resourceToken}'
+var deploymentContainerName = 'app-package'
+// Same default as lib/config/settings.ts (COSMOS_DATABASE).
 var databaseName = 'business-identities'
 
 module monitoring 'monitoring.bicep' = {
@@ -21,8 +28,8 @@ module monitoring 'monitoring.bicep' = {
   params: {
     location: location
     tags: tags
-    logAnalyticsName: '${abbrs.logAnalytics}${resourceToken}'
-    applicationInsightsName: '${abbrs.applicationInsights}${resourceToken}'
+    logAnalyticsName: '${abbrs.operationalInsightsWorkspaces}${resourceToken}'
+    applicationInsightsName: '${abbrs.insightsComponents}${resourceToken}'
   }
 }
 
@@ -31,8 +38,8 @@ module storage 'storage.bicep' = {
   params: {
     location: location
     tags: tags
-    name: '${abbrs.storageAccount}${resourceToken}'
-    deploymentContainer: deploymentContainer
+    name: '${abbrs.storageStorageAccounts}${resourceToken}'
+    deploymentContainerName: deploymentContainerName
   }
 }
 
@@ -41,7 +48,7 @@ module cosmos 'cosmos.bicep' = {
   params: {
     location: location
     tags: tags
-    accountName: '${abbrs.cosmosAccount}${resourceToken}'
+    accountName: '${abbrs.documentDBDatabaseAccounts}${resourceToken}'
     databaseName: databaseName
     throughputMode: cosmosThroughputMode
     autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
@@ -54,7 +61,7 @@ module keyVault 'keyvault.bicep' = {
   params: {
     location: location
     tags: tags
-    name: '${abbrs.keyVault}${resourceToken}'
+    name: '${abbrs.keyVaultVaults}${resourceToken}'
   }
 }
 
@@ -64,25 +71,29 @@ module functionApp 'functionapp.bicep' = {
     location: location
     tags: tags
     name: functionAppName
-    planName: '${abbrs.appServicePlan}${resourceToken}'
+    planName: '${abbrs.webServerFarms}${resourceToken}'
     storageAccountName: storage.outputs.name
     storageBlobEndpoint: storage.outputs.blobEndpoint
-    deploymentContainer: deploymentContainer
+    deploymentContainerName: deploymentContainerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     cosmosEndpoint: cosmos.outputs.endpoint
     cosmosDatabase: databaseName
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
     graphCredential: graphCredential
+    graphCertificatePath: graphCertificatePath
     publicBaseUrl: publicBaseUrl
+    importMaxDeleteRatio: importMaxDeleteRatio
     maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
   }
 }
 
 module roles 'roles.bicep' = {
   name: 'roles'
   params: {
-    principalId: functionApp.outputs.principalId
+    appPrincipalId: functionApp.outputs.principalId
+    operatorPrincipalId: principalId
     storageAccountName: storage.outputs.name
     cosmosAccountName: cosmos.outputs.name
     keyVaultName: keyVault.outputs.name
@@ -93,6 +104,10 @@ module roles 'roles.bicep' = {
 output functionAppName string = functionApp.outputs.name
 output functionAppUri string = functionApp.outputs.uri
 output functionAppPrincipalId string = functionApp.outputs.principalId
+output cosmosAccountName string = cosmos.outputs.name
 output cosmosEndpoint string = cosmos.outputs.endpoint
 output cosmosDatabase string = databaseName
+output keyVaultName string = keyVault.outputs.name
 output keyVaultUri string = keyVault.outputs.uri
+output applicationInsightsName string = monitoring.outputs.applicationInsightsName
+output logAnalyticsName string = monitoring.outputs.logAnalyticsName

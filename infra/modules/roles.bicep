@@ -1,10 +1,14 @@
-// Data-plane roles of the Function App's managed identity; no keys or connection strings are used.
-param principalId string
+// Data-plane roles of the Function App's managed identity (and, optionally, of the operator who runs
+// azd). Nothing in the deployment uses a key or a connection string with a key.
+param appPrincipalId string
+@description('Object id of the operator identity (AZURE_PRINCIPAL_ID); empty = no operator role.')
+param operatorPrincipalId string
 param storageAccountName string
 param cosmosAccountName string
 param keyVaultName string
 param applicationInsightsName string
 
+// Built-in Azure role definition ids.
 var roleIds = {
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
   storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
@@ -13,7 +17,7 @@ var roleIds = {
   keyVaultCertificateUser: 'db79e9a7-68ee-4b58-9aeb-b90e7c24fcba'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
 }
-// Cosmos DB Built-in Data Contributor (data plane).
+// Cosmos DB Built-in Data Contributor (data plane: read and write items; no database or container management).
 var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
@@ -32,45 +36,67 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
 }
 
+// Blob Data Owner: deployment package container and host leases; Queue and Table Data Contributor:
+// the host's queues and tables (timer trigger and diagnostics state).
 resource storageRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
-  for role in [roleIds.storageBlobDataOwner, roleIds.storageQueueDataContributor, roleIds.storageTableDataContributor]: {
-    name: guid(storage.id, principalId, role)
+  for role in [
+    roleIds.storageBlobDataOwner
+    roleIds.storageQueueDataContributor
+    roleIds.storageTableDataContributor
+  ]: {
+    name: guid(storage.id, appPrincipalId, role)
     scope: storage
     properties: {
-      principalId: principalId
+      principalId: appPrincipalId
       principalType: 'ServicePrincipal'
       roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role)
     }
   }
 ]
 
+// Certificate User and Secrets User: read the Graph certificate (certificate mode); read only.
 resource vaultRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
-  for role in [roleIds.keyVaultCertificateUser, roleIds.keyVaultSecretsUser]: {
-    name: guid(vault.id, principalId, role)
+  for role in [
+    roleIds.keyVaultCertificateUser
+    roleIds.keyVaultSecretsUser
+  ]: {
+    name: guid(vault.id, appPrincipalId, role)
     scope: vault
     properties: {
-      principalId: principalId
+      principalId: appPrincipalId
       principalType: 'ServicePrincipal'
       roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role)
     }
   }
 ]
 
+// Entra-authenticated telemetry (APPLICATIONINSIGHTS_AUTHENTICATION_STRING=Authorization=AAD).
 resource telemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(appInsights.id, principalId, roleIds.monitoringMetricsPublisher)
+  name: guid(appInsights.id, appPrincipalId, roleIds.monitoringMetricsPublisher)
   scope: appInsights
   properties: {
-    principalId: principalId
+    principalId: appPrincipalId
     principalType: 'ServicePrincipal'
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.monitoringMetricsPublisher)
   }
 }
 
-resource cosmosRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+resource cosmosAppRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: cosmos
-  name: guid(cosmos.id, principalId, cosmosDataContributor)
+  name: guid(cosmos.id, appPrincipalId, cosmosDataContributor)
   properties: {
-    principalId: principalId
+    principalId: appPrincipalId
+    roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'
+    scope: cosmos.id
+  }
+}
+
+// The operator's own identity, for `npm run ops -- tenant register|list|remove` with `az login`.
+resource cosmosOperatorRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(operatorPrincipalId)) {
+  parent: cosmos
+  name: guid(cosmos.id, operatorPrincipalId, cosmosDataContributor)
+  properties: {
+    principalId: operatorPrincipalId
     roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'
     scope: cosmos.id
   }

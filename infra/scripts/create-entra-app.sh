@@ -1,24 +1,157 @@
 #!/usr/bin/env bash
-# Creates the multi-tenant service application: App ID URI, Admin app role, Graph User.Read.All,
-# and a federated credential for the Function App's managed identity.
-# Usage: create-entra-app.sh <display-name> <function-app-principal-id> [app-id-uri]
+# Creates (or brings up to date) the service's multi-tenant Entra application in the operator's tenant:
+#   - sign-in audience AzureADMultipleOrgs, App ID URI (the token audience), v2.0 access tokens
+#   - app role Admin (allowedMemberTypes Application and User, value Admin)
+#   - Microsoft Graph application permission User.Read.All (consented by each customer's administrator)
+#   - federated identity credential trusting the Function App's system-assigned managed identity, so the
+#     service gets Graph tokens in customer tenants with no secret or certificate (GRAPH_CREDENTIAL=managedIdentity)
+#   - optionally a certificate credential (GRAPH_CREDENTIAL=certificate) and a web redirect URI
+# Safe to run again: it finds the application by its App ID URI and updates it; the Admin role keeps its id.
+# Needs: Azure CLI signed in (`az login`) to the operator's tenant as a user allowed to register applications.
+# See infra/entra-app.md.
 set -euo pipefail
-name=${1:?display name}
-mi_principal=${2:?managed identity principal (object) id of the Function App}
-app_id_uri=${3:-api://business-identity-service}
-tenant=$(az account show --query tenantId -o tsv)
-role_id=$(cat /proc/sys/kernel/random/uuid)
 
-app_id=$(az ad app create --display-name "$name" --sign-in-audience AzureADMultipleOrgs \
-  --identifier-uris "$app_id_uri" \
-  --app-roles "[{\"allowedMemberTypes\":[\"Application\",\"User\"],\"description\":\"Full administrator access to the GraphQL API\",\"displayName\":\"Admin\",\"isEnabled\":true,\"value\":\"Admin\",\"id\":\"$role_id\"}]" \
-  --required-resource-accesses '[{"resourceAppId":"00000003-0000-0000-c000-000000000000","resourceAccess":[{"id":"df021288-bdef-4463-88db-98f22de89214","type":"Role"}]}]' \
-  --query appId -o tsv)
-object_id=$(az ad app show --id "$app_id" --query id -o tsv)
+usage() {
+  cat <<'USAGE'
+usage: infra/scripts/create-entra-app.sh [options]
+  --mi-principal-id <id>   object (principal) id of the Function App's managed identity
+                           (default: `azd env get-value SERVICE_API_PRINCIPAL_ID`)
+  --app-id-uri <uri>       App ID URI (default: api://<operator tenant id>/business-identity-service;
+                           a multi-tenant app needs a tenant-unique URI, see infra/entra-app.md)
+  --name <display name>    (default: Business Identity Provisioning Service)
+  --certificate <file>     also add this PEM/CER public certificate as a credential (certificate mode)
+  --redirect-uri <url>     web redirect URI the admin-consent page returns to (e.g. the service URL)
+  --dry-run                print the az commands instead of running them
+USAGE
+}
 
-az rest --method POST --uri "https://graph.microsoft.com/v1.0/applications/$object_id/federatedIdentityCredentials" \
-  --body "{\"name\":\"function-app-managed-identity\",\"issuer\":\"https://login.microsoftonline.com/$tenant/v2.0\",\"subject\":\"$mi_principal\",\"audiences\":[\"api://AzureADTokenExchange\"]}"
+GRAPH_APP_ID=00000003-0000-0000-c000-000000000000      # Microsoft Graph
+USER_READ_ALL=df021288-bdef-4463-88db-98f22de89214     # User.Read.All (application permission)
+FIC_NAME=function-app-managed-identity
 
-az ad sp create --id "$app_id" >/dev/null
-echo "Service application created: appId=$app_id"
-echo "Set it for the deployment: azd env set GRAPH_CLIENT_ID $app_id && azd provision"
+name='Business Identity Provisioning Service'
+app_id_uri=''
+mi_principal=''
+certificate=''
+redirect_uri=''
+dry_run=false
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mi-principal-id) mi_principal=${2:?}; shift 2 ;;
+    --app-id-uri) app_id_uri=${2:?}; shift 2 ;;
+    --name) name=${2:?}; shift 2 ;;
+    --certificate) certificate=${2:?}; shift 2 ;;
+    --redirect-uri) redirect_uri=${2:?}; shift 2 ;;
+    --dry-run) dry_run=true; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+# az, or its echo under --dry-run (which then answers queries with placeholders).
+az_() {
+  if $dry_run; then
+    printf 'az' >&2; printf ' %q' "$@" >&2; printf '\n' >&2
+    case " $* " in
+      *" account show "*) echo '<operator-tenant-id>' ;;
+      *" ad app list "*) : ;;
+      *" ad app create "*) echo '<app-id>' ;;
+      *"appRoles"*) : ;;
+      *" ad app show "*) echo '<app-object-id>' ;;
+      *" ad sp show "*) echo '<service-principal-id>' ;;
+      *" GET "*"/federatedIdentityCredentials"*) echo '0' ;;
+      *) : ;;
+    esac
+  else
+    az "$@"
+  fi
+}
+
+new_uuid() {
+  if command -v uuidgen >/dev/null 2>&1; then uuidgen | tr '[:upper:]' '[:lower:]'
+  elif [ -r /proc/sys/kernel/random/uuid ]; then cat /proc/sys/kernel/random/uuid
+  else python3 -c 'import uuid; print(uuid.uuid4())'
+  fi
+}
+
+if [ -z "$mi_principal" ] && command -v azd >/dev/null 2>&1; then
+  mi_principal=$(azd env get-value SERVICE_API_PRINCIPAL_ID 2>/dev/null || true)
+fi
+if [ -z "$mi_principal" ]; then
+  if $dry_run; then mi_principal='<function-app-principal-id>'
+  else echo 'The Function App managed identity is unknown: run `azd provision` first or pass --mi-principal-id.' >&2; exit 2
+  fi
+fi
+if [ -n "$certificate" ] && [ ! -r "$certificate" ] && ! $dry_run; then
+  echo "Cannot read certificate file $certificate" >&2; exit 2
+fi
+
+tenant=$(az_ account show --query tenantId -o tsv)
+[ -n "$app_id_uri" ] || app_id_uri="api://$tenant/business-identity-service"
+
+# 1. The application (found again by its App ID URI on a re-run).
+app_id=$(az_ ad app list --identifier-uri "$app_id_uri" --query '[0].appId' -o tsv)
+if [ -z "$app_id" ]; then
+  app_id=$(az_ ad app create --display-name "$name" --sign-in-audience AzureADMultipleOrgs --query appId -o tsv)
+  az_ ad app update --id "$app_id" --identifier-uris "$app_id_uri"
+  echo "Created application $app_id" >&2
+else
+  echo "Updating application $app_id" >&2
+fi
+object_id=$(az_ ad app show --id "$app_id" --query id -o tsv)
+
+# 2. The Admin app role; an existing role keeps its id (assignments refer to it).
+role_id=$(az_ ad app show --id "$app_id" --query "appRoles[?value=='Admin'].id | [0]" -o tsv)
+[ -n "$role_id" ] || role_id=$(new_uuid)
+az_ ad app update --id "$app_id" --app-roles "[{\"allowedMemberTypes\":[\"Application\",\"User\"],\"description\":\"Administrator of the Business Identity Provisioning Service: GraphQL API, SCIM integrations, imports and links of the tenant.\",\"displayName\":\"Admin\",\"isEnabled\":true,\"value\":\"Admin\",\"id\":\"$role_id\"}]"
+
+# 3. Microsoft Graph User.Read.All (application permission). Each customer's admin consents in their tenant.
+az_ ad app update --id "$app_id" --required-resource-accesses "[{\"resourceAppId\":\"$GRAPH_APP_ID\",\"resourceAccess\":[{\"id\":\"$USER_READ_ALL\",\"type\":\"Role\"}]}]"
+
+# 4. v2.0 access tokens (issuer https://login.microsoftonline.com/<tid>/v2.0, audience = the client id,
+#    accepted through SERVICE_CLIENT_ID); optional redirect URI for the admin-consent page.
+az_ rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$object_id" \
+  --headers Content-Type=application/json --body '{"api":{"requestedAccessTokenVersion":2}}'
+if [ -n "$redirect_uri" ]; then
+  az_ ad app update --id "$app_id" --web-redirect-uris "$redirect_uri"
+fi
+
+# 5. Federated identity credential: the Function App's managed identity may act as this application.
+fic_body="{\"name\":\"$FIC_NAME\",\"issuer\":\"https://login.microsoftonline.com/$tenant/v2.0\",\"subject\":\"$mi_principal\",\"audiences\":[\"api://AzureADTokenExchange\"],\"description\":\"Function App system-assigned managed identity\"}"
+fic_uri="https://graph.microsoft.com/v1.0/applications/$object_id/federatedIdentityCredentials"
+existing=$(az_ rest --method GET --uri "$fic_uri" --query "length(value[?name=='$FIC_NAME'])" -o tsv)
+if [ "${existing:-0}" = "0" ]; then
+  az_ rest --method POST --uri "$fic_uri" --headers Content-Type=application/json --body "$fic_body"
+else
+  # name cannot change; issuer, subject and audiences can.
+  az_ rest --method PATCH --uri "$fic_uri/$FIC_NAME" --headers Content-Type=application/json \
+    --body "{\"issuer\":\"https://login.microsoftonline.com/$tenant/v2.0\",\"subject\":\"$mi_principal\",\"audiences\":[\"api://AzureADTokenExchange\"]}"
+fi
+
+# 6. Optional certificate credential (public part only; the private key stays in Key Vault).
+if [ -n "$certificate" ]; then
+  az_ ad app credential reset --id "$app_id" --cert "@$certificate" --append >/dev/null
+fi
+
+# 7. The service principal in the operator's tenant (customers get theirs through consent).
+if [ -z "$(az_ ad sp show --id "$app_id" --query id -o tsv 2>/dev/null || true)" ]; then
+  az_ ad sp create --id "$app_id" >/dev/null
+fi
+
+cat <<EOF
+
+Service application ready.
+  appId (GRAPH_CLIENT_ID, SERVICE_CLIENT_ID): $app_id
+  App ID URI (SERVICE_APP_ID_URI):            $app_id_uri
+  Admin app role id:                          $role_id
+  federated credential subject:               $mi_principal
+
+Point the deployment at it:
+  azd env set GRAPH_CLIENT_ID $app_id
+  azd env set SERVICE_APP_ID_URI $app_id_uri
+  azd provision
+
+A customer's administrator consents (User.Read.All) by opening:
+  https://login.microsoftonline.com/<customerTenantId>/adminconsent?client_id=$app_id
+EOF

@@ -2,11 +2,11 @@
  * Bearer-token validation for multi-tenant Entra ID access tokens (RS256 only).
  * The issuer must be the token's own tenant (`<authority>/<tid>/v2.0`, or the v1
  * `https://sts.windows.net/<tid>/` against the real authority); keys come from that
- * tenant's JWKS, cached per tenant, refreshed at most once per interval when an unknown
- * `kid` appears (key rotation). Nothing here logs, and no message contains the token.
+ * tenant's JWKS (see jwksCache). Nothing here logs, and no message contains the token.
  */
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { createJwksCache, defaultFetchJwks } from './jwksCache';
 
 export type CallerKind = 'app' | 'user';
 
@@ -40,152 +40,166 @@ export class TokenValidationError extends Error {
 }
 
 export interface TokenValidatorOptions {
+  /** e.g. https://login.microsoftonline.com or the local stand-in http://127.0.0.1:7072 */
   authority: string;
+  /** Accepted `aud` values: the App ID URI and the service's client id. */
   audiences: string[];
   clockSkewSeconds?: number;
   jwksCacheMaxAgeMs?: number;
+  /** Minimum time between refreshes caused by an unknown `kid`, per tenant. */
   jwksRefreshMinIntervalMs?: number;
   fetchJwks?: (jwksUri: string) => Promise<unknown>;
   now?: () => number;
 }
 
+export interface TokenValidator {
+  validate(authorizationHeader: string | undefined | null): Promise<Caller>;
+}
+
+type Claims = Record<string, unknown>;
+
+interface UnverifiedToken {
+  header: { alg?: unknown; kid?: unknown };
+  payload: Claims;
+}
+
 const ENTRA_AUTHORITY = 'https://login.microsoftonline.com';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+// RFC 6750: credentials = "Bearer" 1*SP b64token
+const BEARER = /^(\S+) +([A-Za-z0-9\-._~+/]+=*)$/;
 
 export function parseBearer(header: string | undefined | null): string {
-  if (header === undefined || header === null || header.trim() === '') throw new TokenValidationError('missing', 'A bearer token is required');
-  const parts = header.trim().split(/\s+/);
-  if (parts.length !== 2 || parts[0]?.toLowerCase() !== 'bearer' || !parts[1]) {
+  const value = header?.trim() ?? '';
+  if (value === '') throw new TokenValidationError('missing', 'A bearer token is required');
+  const match = BEARER.exec(value);
+  if (!match || match[1]?.toLowerCase() !== 'bearer' || !match[2]) {
     throw new TokenValidationError('malformed', 'The Authorization header must be "Bearer <token>"');
   }
-  return parts[1];
+  return match[2];
 }
 
-interface DecodedParts {
-  header: { alg?: unknown; kid?: unknown };
-  payload: Record<string, unknown>;
+function isObject(v: unknown): v is Claims {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function decodeUnverified(token: string): DecodedParts {
+function decodeSegment(segment: string): unknown {
+  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+}
+
+function decodeUnverified(token: string): UnverifiedToken {
   const segments = token.split('.');
-  if (segments.length !== 3 || !segments.every((s, i) => (i === 2 ? s === '' || BASE64URL.test(s) : BASE64URL.test(s)))) {
+  const [head, body] = segments;
+  // The signature may be empty here so that an unsigned token is reported by its algorithm.
+  if (segments.length !== 3 || !head || !body || !segments.every((s) => BASE64URL.test(s))) {
     throw new TokenValidationError('malformed', 'The token is not a JWS compact serialization');
   }
+  let header: unknown;
+  let payload: unknown;
   try {
-    const header = JSON.parse(Buffer.from(segments[0] ?? '', 'base64url').toString('utf8')) as unknown;
-    const payload = JSON.parse(Buffer.from(segments[1] ?? '', 'base64url').toString('utf8')) as unknown;
-    if (typeof header !== 'object' || header === null || typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new Error();
-    return { header: header as DecodedParts['header'], payload: payload as Record<string, unknown> };
+    header = decodeSegment(head);
+    payload = decodeSegment(body);
   } catch {
     throw new TokenValidationError('malformed', 'The token header or payload is not JSON');
   }
+  if (!isObject(header) || !isObject(payload)) throw new TokenValidationError('malformed', 'The token header or payload is not a JSON object');
+  return { header, payload };
 }
 
-interface TenantKeys {
-  keys: Map<string, KeyObject>;
-  fetchedAt: number;
-  lastRefreshAt: number;
+function keyIdOf(header: UnverifiedToken['header']): string {
+  if (header.alg !== 'RS256') throw new TokenValidationError('unsupported_algorithm', 'Only RS256-signed tokens are accepted');
+  if (typeof header.kid !== 'string' || header.kid === '') throw new TokenValidationError('malformed', 'The token header has no key id');
+  return header.kid;
 }
 
-async function defaultFetchJwks(uri: string): Promise<unknown> {
-  const res = await fetch(uri, { signal: AbortSignal.timeout(10_000) });
-  if (!res.ok) throw new Error(`JWKS request failed with HTTP ${res.status}`);
-  return res.json();
-}
-
-function keysFromJwks(body: unknown): Map<string, KeyObject> {
-  const keys = new Map<string, KeyObject>();
-  const list = typeof body === 'object' && body !== null ? (body as { keys?: unknown }).keys : undefined;
-  if (!Array.isArray(list)) return keys;
-  for (const jwk of list) {
-    if (typeof jwk !== 'object' || jwk === null) continue;
-    const k = jwk as { kid?: unknown; kty?: unknown; use?: unknown };
-    if (typeof k.kid !== 'string' || k.kty !== 'RSA' || (k.use !== undefined && k.use !== 'sig')) continue;
-    try {
-      keys.set(k.kid, createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }));
-    } catch {
-      // A key we cannot read is skipped; tokens signed with it fail as unknown_key.
-    }
+/** The token's tenant (lower case) when its issuer is that tenant at the authority. */
+function issuingTenant(payload: Claims, authority: string): string {
+  const tid = payload.tid;
+  if (typeof tid !== 'string' || !GUID.test(tid)) throw new TokenValidationError('wrong_issuer', 'The token has no valid tenant id');
+  const tenant = tid.toLowerCase();
+  const iss = payload.iss;
+  if (typeof iss !== 'string' || !issuerIsTenant(iss, authority, tenant)) {
+    throw new TokenValidationError('wrong_issuer', 'The token issuer is not the token tenant at the expected authority');
   }
-  return keys;
+  return tenant;
 }
 
-/**
- * Keys are cached per tenant with node:crypto rather than jwks-rsa, because the cache must be
- * keyed by tenant (each has its own JWKS URI) with a per-tenant refresh rate limit and one
- * shared in-flight fetch; that is a few lines here and awkward to express with jwks-rsa clients.
- */
-export function createTokenValidator(o: TokenValidatorOptions): { validate(authorizationHeader: string | undefined | null): Promise<Caller> } {
+function issuerIsTenant(iss: string, authority: string, tenant: string): boolean {
+  const tenantBetween = (prefix: string, suffix: string): boolean =>
+    iss.length === prefix.length + tenant.length + suffix.length &&
+    iss.startsWith(prefix) &&
+    iss.endsWith(suffix) &&
+    iss.slice(prefix.length, iss.length - suffix.length).toLowerCase() === tenant;
+  if (tenantBetween(`${authority}/`, '/v2.0')) return true;
+  return authority === ENTRA_AUTHORITY && tenantBetween('https://sts.windows.net/', '/');
+}
+
+function verifySignature(token: string, key: KeyObject, skewSeconds: number, nowMs: number): Claims {
+  let verified: unknown;
+  try {
+    verified = jwt.verify(token, key, { algorithms: ['RS256'], clockTolerance: skewSeconds, clockTimestamp: Math.floor(nowMs / 1000) });
+  } catch (err) {
+    throw failureOf(err);
+  }
+  if (!isObject(verified)) throw new TokenValidationError('malformed', 'The token payload is not a JSON object');
+  // jsonwebtoken accepts a token without exp; an access token must expire.
+  if (typeof verified.exp !== 'number') throw new TokenValidationError('malformed', 'The token has no expiry');
+  return verified;
+}
+
+function failureOf(err: unknown): TokenValidationError {
+  // Subclasses first: both extend JsonWebTokenError.
+  if (err instanceof jwt.TokenExpiredError) return new TokenValidationError('expired', 'The token has expired');
+  if (err instanceof jwt.NotBeforeError) return new TokenValidationError('not_yet_valid', 'The token is not valid yet');
+  if (err instanceof jwt.JsonWebTokenError && err.message !== 'invalid signature') {
+    return new TokenValidationError('malformed', 'The token could not be verified');
+  }
+  return new TokenValidationError('invalid_signature', 'The token signature is not valid');
+}
+
+function checkAudience(payload: Claims, audiences: readonly string[]): void {
+  const aud = Array.isArray(payload.aud) ? (payload.aud as unknown[]) : [payload.aud];
+  if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) {
+    throw new TokenValidationError('wrong_audience', 'The token is not for this service');
+  }
+}
+
+function callerOf(payload: Claims, tenantId: string): Caller {
+  // azp in v2.0 tokens, appid in v1.0 tokens.
+  const clientId = [payload.azp, payload.appid].find((c): c is string => typeof c === 'string' && c !== '');
+  if (!clientId) throw new TokenValidationError('malformed', 'The token names no client application');
+  const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+  const kind: CallerKind = payload.scp !== undefined || payload.idtyp === 'user' ? 'user' : 'app';
+  const caller: Caller = { tenantId, clientId: clientId.toLowerCase(), roles, kind };
+  if (typeof payload.oid === 'string') caller.objectId = payload.oid;
+  return caller;
+}
+
+export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
   const authority = o.authority.replace(/\/+$/, '');
+  const audiences = [...o.audiences];
   const skew = o.clockSkewSeconds ?? 300;
-  const maxAge = o.jwksCacheMaxAgeMs ?? 24 * 3600_000;
-  const minRefresh = o.jwksRefreshMinIntervalMs ?? 60_000;
-  const fetchJwks = o.fetchJwks ?? defaultFetchJwks;
   const now = o.now ?? Date.now;
-  const cache = new Map<string, TenantKeys>();
-  const inflight = new Map<string, Promise<TenantKeys>>();
-
-  const load = (tid: string): Promise<TenantKeys> => {
-    const pending = inflight.get(tid);
-    if (pending) return pending;
-    const p = (async () => {
-      const keys = keysFromJwks(await fetchJwks(`${authority}/${tid}/discovery/v2.0/keys`));
-      const entry = { keys, fetchedAt: now(), lastRefreshAt: now() };
-      cache.set(tid, entry);
-      return entry;
-    })().finally(() => inflight.delete(tid));
-    inflight.set(tid, p);
-    return p;
-  };
-
-  const keyFor = async (tid: string, kid: string): Promise<KeyObject> => {
-    let entry = cache.get(tid);
-    if (!entry || now() - entry.fetchedAt > maxAge) entry = await load(tid);
-    let key = entry.keys.get(kid);
-    if (!key && now() - entry.lastRefreshAt >= minRefresh) {
-      entry = await load(tid);
-      key = entry.keys.get(kid);
-    }
-    if (!key) throw new TokenValidationError('unknown_key', 'The token was signed with a key the tenant does not publish');
-    return key;
-  };
+  const jwks = createJwksCache({
+    jwksUri: (tenantId) => `${authority}/${tenantId}/discovery/v2.0/keys`,
+    fetchJwks: o.fetchJwks ?? defaultFetchJwks,
+    maxAgeMs: o.jwksCacheMaxAgeMs ?? 24 * 3600_000,
+    refreshMinIntervalMs: o.jwksRefreshMinIntervalMs ?? 60_000,
+    now,
+  });
 
   return {
     async validate(authorizationHeader) {
       const token = parseBearer(authorizationHeader);
       const { header, payload } = decodeUnverified(token);
-      if (header.alg !== 'RS256') throw new TokenValidationError('unsupported_algorithm', 'Only RS256-signed tokens are accepted');
-      if (typeof header.kid !== 'string' || header.kid === '') throw new TokenValidationError('malformed', 'The token header has no key id');
-
-      const tid = payload.tid;
-      if (typeof tid !== 'string' || !GUID.test(tid)) throw new TokenValidationError('wrong_issuer', 'The token has no valid tenant id');
-      const tenant = tid.toLowerCase();
-      const iss = typeof payload.iss === 'string' ? payload.iss : '';
-      const v2 = `${authority}/${tenant}/v2.0`;
-      const v1 = `https://sts.windows.net/${tenant}/`;
-      const issuerOk = iss.toLowerCase() === v2.toLowerCase() || (authority === ENTRA_AUTHORITY && iss.toLowerCase() === v1);
-      if (!issuerOk) throw new TokenValidationError('wrong_issuer', 'The token issuer is not the token tenant at the expected authority');
-
-      const key = await keyFor(tenant, header.kid);
-      let verified: Record<string, unknown>;
-      try {
-        verified = jwt.verify(token, key, { algorithms: ['RS256'], clockTolerance: skew, clockTimestamp: Math.floor(now() / 1000) }) as Record<string, unknown>;
-      } catch (err) {
-        if (err instanceof jwt.TokenExpiredError) throw new TokenValidationError('expired', 'The token has expired');
-        if (err instanceof jwt.NotBeforeError) throw new TokenValidationError('not_yet_valid', 'The token is not valid yet');
-        throw new TokenValidationError('invalid_signature', 'The token signature is not valid');
-      }
-      const aud = verified.aud;
-      const audiences = Array.isArray(aud) ? aud : [aud];
-      if (!audiences.some((a) => typeof a === 'string' && o.audiences.includes(a))) {
-        throw new TokenValidationError('wrong_audience', 'The token is not for this service');
-      }
-      const clientId = typeof verified.azp === 'string' ? verified.azp : typeof verified.appid === 'string' ? verified.appid : '';
-      if (!clientId) throw new TokenValidationError('malformed', 'The token names no client application');
-      const roles = Array.isArray(verified.roles) ? verified.roles.filter((r): r is string => typeof r === 'string') : [];
-      const kind: CallerKind = verified.scp !== undefined || verified.idtyp === 'user' ? 'user' : 'app';
-      return { tenantId: tenant, clientId: clientId.toLowerCase(), roles, kind, objectId: typeof verified.oid === 'string' ? verified.oid : undefined };
+      const kid = keyIdOf(header);
+      // Issuer before keys: a token whose issuer is not its own tenant causes no JWKS fetch.
+      const tenantId = issuingTenant(payload, authority);
+      const key = await jwks.getKey(tenantId, kid);
+      if (!key) throw new TokenValidationError('unknown_key', 'The token was signed with a key the tenant does not publish');
+      const verified = verifySignature(token, key, skew, now());
+      checkAudience(verified, audiences);
+      return callerOf(verified, tenantId);
     },
   };
 }

@@ -1,12 +1,13 @@
 /**
  * Directory stand-in: the Microsoft Graph v1.0 users subset the service uses. Requests need
  * an RS256 app token from the identity-provider stand-in with aud https://graph.microsoft.com;
- * the token's tenant selects the directory. Counts requests so benchmarks can report them.
+ * the token's tenant selects the directory (tenants are isolated). Counts requests so
+ * benchmarks can report them, and can simulate throttling.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPublicKey, randomUUID, type KeyObject, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { closeServer, listen } from './idpStandIn';
 
 export interface DirectoryUserRecord {
   id: string;
@@ -15,21 +16,50 @@ export interface DirectoryUserRecord {
   accountEnabled: boolean;
 }
 
+export interface DirectoryStats {
+  /** Every HTTP request received (a $batch counts once). */
+  requests: number;
+  batchRequests: number;
+  /** `$filter` queries answered, including those inside a $batch. */
+  filterQueries: number;
+}
+
 export interface DirectoryStandIn {
   url: string;
+  /** The next `count` HTTP requests answer 429 TooManyRequests with `Retry-After: retryAfterSeconds`. */
   throttleNext(count: number, retryAfterSeconds: number): void;
-  stats(): { requests: number; batchRequests: number; filterQueries: number };
+  stats(): DirectoryStats;
   resetStats(): void;
+  /** Throws when the UPN exists in the tenant. */
   createUser(tenantId: string, upn: string, displayName?: string): DirectoryUserRecord;
+  /** Throws when the user does not exist or the new UPN belongs to another user. */
   renameUser(tenantId: string, id: string, newUpn: string): void;
   deleteUser(tenantId: string, id: string): void;
+  /** Case-insensitive. */
   findByUpn(tenantId: string, upn: string): DirectoryUserRecord | undefined;
   close(): Promise<void>;
 }
 
+/** Where the signing key of a token comes from; the default fetches (and caches) the IdP's JWKS per tenant. */
+export type TokenKeyProvider = (tenantId: string, kid: string) => Promise<KeyObject | undefined>;
+
+export interface DirectoryStandInOptions {
+  port: number;
+  host?: string;
+  idpUrl: string;
+  tokenKeyProvider?: TokenKeyProvider;
+  seedUsers?: Array<{ tenantId: string; userPrincipalName: string; displayName?: string; id?: string }>;
+}
+
 export const GRAPH_AUDIENCE = 'https://graph.microsoft.com';
-const MAX_IN_VALUES = 15;
-const MAX_BATCH = 20;
+export const MAX_IN_VALUES = 15;
+export const MAX_BATCH_REQUESTS = 20;
+const MAX_BODY_BYTES = 1024 * 1024;
+const JWKS_REFETCH_COOLDOWN_MS = 5_000;
+const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/;
+const USER_PROPERTIES = ['id', 'userPrincipalName', 'displayName', 'accountEnabled'] as const;
+type UserProperty = (typeof USER_PROPERTIES)[number];
+const USERS_CONTEXT = `${GRAPH_AUDIENCE}/v1.0/$metadata#users`;
 
 interface Answer {
   status: number;
@@ -37,226 +67,463 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
-const graphError = (status: number, code: string, message: string): Answer => ({ status, body: { error: { code, message } } });
+class BodyTooLargeError extends Error {}
 
-/** Parses `userPrincipalName eq '…'` and `userPrincipalName in ('…','…')` (OData literals, '' escapes a quote). */
+class DirectoryConflictError extends Error {
+  constructor() {
+    super('Another object with the same value for property userPrincipalName already exists.');
+  }
+}
+
+const graphError = (status: number, code: string, message: string): Answer => ({ status, body: { error: { code, message } } });
+const badRequest = (message: string) => graphError(400, 'BadRequest', message);
+const notFound = () => graphError(404, 'Request_ResourceNotFound', 'Resource does not exist or one of its queried reference-property objects are not present.');
+
+// ---------------------------------------------------------------------------------------------
+// OData `$filter` on userPrincipalName
+
+/** Reads the OData string literal starting at `s[i]` (a quote inside is doubled). */
+function readLiteral(s: string, start: number): { value: string; next: number } | undefined {
+  if (s[start] !== "'") return undefined;
+  let value = '';
+  let i = start + 1;
+  while (i < s.length) {
+    if (s[i] !== "'") {
+      value += s[i];
+      i++;
+    } else if (s[i + 1] === "'") {
+      value += "'";
+      i += 2;
+    } else {
+      return { value, next: i + 1 };
+    }
+  }
+  return undefined;
+}
+
+/** Parses `'a', 'b'` (the inside of an `in (...)` list, or a single literal). */
+function parseLiteralList(s: string): string[] | undefined {
+  const values: string[] = [];
+  let i = 0;
+  for (;;) {
+    const literal = readLiteral(s, i);
+    if (!literal) return undefined;
+    values.push(literal.value);
+    i = literal.next;
+    while (s[i] === ' ') i++;
+    if (i >= s.length) return values;
+    if (s[i] !== ',') return undefined;
+    i++;
+    while (s[i] === ' ') i++;
+  }
+}
+
+/** Parses `userPrincipalName eq '…'` and `userPrincipalName in ('…','…')`; anything else is unsupported. */
 export function parseUpnFilter(filter: string): string[] | undefined {
   const m = /^\s*userPrincipalName\s+(eq|in)\s+(.+?)\s*$/i.exec(filter);
   if (!m) return undefined;
-  const [, op = '', rest = ''] = m;
-  const literals: string[] = [];
-  let i = 0;
-  const body = op.toLowerCase() === 'in' ? rest.replace(/^\(\s*/, '').replace(/\s*\)$/, '') : rest;
-  if (op.toLowerCase() === 'in' && !(rest.startsWith('(') && rest.endsWith(')'))) return undefined;
-  while (i < body.length) {
-    if (body[i] !== "'") return undefined;
-    let value = '';
-    i++;
-    for (;;) {
-      if (i >= body.length) return undefined;
-      if (body[i] === "'") {
-        if (body[i + 1] === "'") {
-          value += "'";
-          i += 2;
-          continue;
-        }
-        i++;
-        break;
-      }
-      value += body[i];
-      i++;
-    }
-    literals.push(value);
-    while (body[i] === ' ') i++;
-    if (i < body.length) {
-      if (body[i] !== ',') return undefined;
-      i++;
-      while (body[i] === ' ') i++;
-    }
+  const op = (m[1] ?? '').toLowerCase();
+  const operand = m[2] ?? '';
+  if (op === 'eq') {
+    const values = parseLiteralList(operand);
+    return values?.length === 1 ? values : undefined;
   }
-  if (literals.length === 0 || (op.toLowerCase() === 'eq' && literals.length !== 1)) return undefined;
-  return literals;
+  const list = /^\(\s*(.*?)\s*\)$/.exec(operand);
+  return list ? parseLiteralList(list[1] ?? '') : undefined;
 }
 
-export async function startDirectoryStandIn(opts: {
-  port: number;
-  host?: string;
-  idpUrl: string;
-  seedUsers?: Array<{ tenantId: string; userPrincipalName: string; displayName?: string; id?: string }>;
-}): Promise<DirectoryStandIn> {
-  const tenants = new Map<string, Map<string, DirectoryUserRecord>>();
-  const keyCache = new Map<string, Map<string, KeyObject>>();
-  const counters = { requests: 0, batchRequests: 0, filterQueries: 0 };
-  let throttle = { remaining: 0, retryAfter: 1 };
+// ---------------------------------------------------------------------------------------------
+// Query strings
 
-  const usersOf = (tenantId: string) => {
-    const key = tenantId.toLowerCase();
-    let m = tenants.get(key);
-    if (!m) {
-      m = new Map();
-      tenants.set(key, m);
-    }
-    return m;
-  };
-  const findByUpn = (tenantId: string, upn: string) => [...usersOf(tenantId).values()].find((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase());
-  const createUser = (tenantId: string, upn: string, displayName?: string, id?: string): DirectoryUserRecord => {
-    if (findByUpn(tenantId, upn)) throw new Error('A user with this userPrincipalName exists');
-    const user = { id: id ?? randomUUID(), userPrincipalName: upn, displayName: displayName ?? upn.split('@')[0] ?? upn, accountEnabled: true };
-    usersOf(tenantId).set(user.id, user);
-    return user;
-  };
-  for (const u of opts.seedUsers ?? []) createUser(u.tenantId, u.userPrincipalName, u.displayName, u.id);
-
-  const keysFor = async (tid: string, kid: string): Promise<KeyObject | undefined> => {
-    let keys = keyCache.get(tid);
-    if (!keys || !keys.has(kid)) {
-      const res = await fetch(`${opts.idpUrl}/${tid}/discovery/v2.0/keys`);
-      const body = (await res.json()) as { keys?: Array<JsonWebKey & { kid?: string }> };
-      keys = new Map((body.keys ?? []).filter((k) => typeof k.kid === 'string').map((k) => [k.kid as string, createPublicKey({ key: k, format: 'jwk' })]));
-      keyCache.set(tid, keys);
-    }
-    return keys.get(kid);
-  };
-
-  const authenticate = async (header: string | undefined): Promise<string | undefined> => {
-    const token = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
-    if (!token) return undefined;
-    const decoded = jwt.decode(token, { complete: true });
-    if (!decoded || typeof decoded.payload !== 'object' || decoded.header.alg !== 'RS256' || !decoded.header.kid) return undefined;
-    const tid = (decoded.payload as { tid?: unknown }).tid;
-    if (typeof tid !== 'string') return undefined;
-    const key = await keysFor(tid, decoded.header.kid);
-    if (!key) return undefined;
+/**
+ * Query options by lower-cased name. Values are decoded with decodeURIComponent, so `%2B` is a
+ * plus and a raw `+` stays a plus too (the service always sends `%2B`).
+ */
+function parseQuery(query: string): Map<string, string> | Answer {
+  const params = new Map<string, string>();
+  for (const part of query.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    let name: string;
+    let value: string;
     try {
-      jwt.verify(token, key, { algorithms: ['RS256'], audience: GRAPH_AUDIENCE, issuer: `${opts.idpUrl}/${tid}/v2.0` });
-      return tid;
+      // Like Graph, a raw '+' in the query is a space: a client must send '%2B' for a plus in a UPN.
+      const decode = (text: string) => decodeURIComponent(text.replace(/\+/g, ' '));
+      name = decode(eq < 0 ? part : part.slice(0, eq)).toLowerCase();
+      value = eq < 0 ? '' : decode(part.slice(eq + 1));
     } catch {
+      return badRequest('Malformed query string');
+    }
+    if (params.has(name)) return badRequest(`Query option '${name}' was specified more than once`);
+    params.set(name, value);
+  }
+  return params;
+}
+
+function parseSelect(raw: string | undefined): UserProperty[] | Answer | undefined {
+  if (raw === undefined) return undefined;
+  const selected: UserProperty[] = [];
+  for (const name of raw.split(',').map((s) => s.trim())) {
+    const property = USER_PROPERTIES.find((p) => p.toLowerCase() === name.toLowerCase());
+    if (!property) return badRequest(`Could not find a property named '${name}' on type 'microsoft.graph.user'`);
+    if (!selected.includes(property)) selected.push(property);
+  }
+  return selected;
+}
+
+function parseTop(raw: string | undefined): number | Answer | undefined {
+  if (raw === undefined) return undefined;
+  const top = Number(raw);
+  return /^\d+$/.test(raw) && top >= 1 && top <= 999 ? top : badRequest('Invalid page size specified: $top must be between 1 and 999');
+}
+
+const isAnswer = (v: unknown): v is Answer => typeof v === 'object' && v !== null && 'status' in v;
+
+function project(user: DirectoryUserRecord, select: UserProperty[] | undefined): Record<string, unknown> {
+  const properties = select ?? USER_PROPERTIES;
+  return Object.fromEntries(properties.map((p) => [p, user[p]]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Users, per tenant
+
+class TenantDirectory {
+  private readonly tenants = new Map<string, Map<string, DirectoryUserRecord>>();
+
+  private users(tenantId: string): Map<string, DirectoryUserRecord> {
+    const key = tenantId.toLowerCase();
+    let users = this.tenants.get(key);
+    if (!users) {
+      users = new Map();
+      this.tenants.set(key, users);
+    }
+    return users;
+  }
+
+  list(tenantId: string): DirectoryUserRecord[] {
+    return [...this.users(tenantId).values()];
+  }
+
+  byUpn(tenantId: string, upn: string): DirectoryUserRecord | undefined {
+    const wanted = upn.toLowerCase();
+    return this.list(tenantId).find((u) => u.userPrincipalName.toLowerCase() === wanted);
+  }
+
+  byIdOrUpn(tenantId: string, key: string): DirectoryUserRecord | undefined {
+    return this.users(tenantId).get(key.toLowerCase()) ?? this.byUpn(tenantId, key);
+  }
+
+  create(tenantId: string, u: { userPrincipalName: string; displayName?: string; accountEnabled?: boolean; id?: string }): DirectoryUserRecord {
+    if (this.byUpn(tenantId, u.userPrincipalName)) throw new DirectoryConflictError();
+    const user: DirectoryUserRecord = {
+      id: u.id ?? randomUUID(),
+      userPrincipalName: u.userPrincipalName,
+      displayName: u.displayName ?? u.userPrincipalName.split('@')[0] ?? u.userPrincipalName,
+      accountEnabled: u.accountEnabled ?? true,
+    };
+    this.users(tenantId).set(user.id.toLowerCase(), user);
+    return user;
+  }
+
+  update(tenantId: string, user: DirectoryUserRecord, patch: Partial<Omit<DirectoryUserRecord, 'id'>>): void {
+    if (patch.userPrincipalName !== undefined) {
+      const holder = this.byUpn(tenantId, patch.userPrincipalName);
+      if (holder && holder.id !== user.id) throw new DirectoryConflictError();
+    }
+    Object.assign(user, patch);
+  }
+
+  delete(tenantId: string, id: string): boolean {
+    return this.users(tenantId).delete(id.toLowerCase());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authentication
+
+async function fetchJwks(idpUrl: string, tenantId: string): Promise<Map<string, KeyObject>> {
+  const res = await fetch(`${idpUrl}/${encodeURIComponent(tenantId)}/discovery/v2.0/keys`, { signal: AbortSignal.timeout(5_000) });
+  if (!res.ok) throw new Error(`JWKS request failed with HTTP ${res.status}`);
+  const body: unknown = await res.json();
+  const keys = typeof body === 'object' && body !== null && 'keys' in body && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
+  const byKid = new Map<string, KeyObject>();
+  for (const k of keys) {
+    if (typeof k !== 'object' || k === null || !('kid' in k) || typeof k.kid !== 'string' || !('kty' in k) || k.kty !== 'RSA') continue;
+    try {
+      byKid.set(k.kid, createPublicKey({ key: k as JsonWebKey, format: 'jwk' }));
+    } catch {
+      // A malformed key is skipped, as a JWKS client would.
+    }
+  }
+  return byKid;
+}
+
+/** JWKS per tenant, cached; an unknown kid refetches at most once per cooldown. A failed fetch is not cached. */
+function jwksKeyProvider(idpUrl: string): TokenKeyProvider {
+  const cache = new Map<string, { keys: Promise<Map<string, KeyObject>>; fetchedAt: number }>();
+  const refresh = (tenantId: string) => {
+    const entry = { keys: fetchJwks(idpUrl, tenantId), fetchedAt: Date.now() };
+    cache.set(tenantId, entry);
+    return entry;
+  };
+  return async (tenantId, kid) => {
+    let entry = cache.get(tenantId) ?? refresh(tenantId);
+    try {
+      if (!(await entry.keys).has(kid) && Date.now() - entry.fetchedAt > JWKS_REFETCH_COOLDOWN_MS) entry = refresh(tenantId);
+      return (await entry.keys).get(kid);
+    } catch {
+      if (cache.get(tenantId) === entry) cache.delete(tenantId);
       return undefined;
     }
   };
+}
 
-  const userView = (u: DirectoryUserRecord) => ({ id: u.id, userPrincipalName: u.userPrincipalName, displayName: u.displayName, accountEnabled: u.accountEnabled });
+/** The verified token's tenant, or why the token is refused. */
+async function verifyBearer(header: string | undefined, idpUrl: string, keyFor: TokenKeyProvider): Promise<{ tenantId: string } | { refused: string }> {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  if (!token) return { refused: 'Access token is empty.' };
+  const invalid = { refused: 'Access token validation failure. Invalid audience, issuer, signature or lifetime.' };
+  const decoded = jwt.decode(token, { complete: true });
+  if (!decoded || typeof decoded.payload === 'string') return invalid;
+  const kid: unknown = decoded.header.kid;
+  const tid: unknown = decoded.payload.tid;
+  if (typeof kid !== 'string' || typeof tid !== 'string' || !TENANT_ID.test(tid)) return invalid;
+  const key = await keyFor(tid, kid);
+  if (!key) return invalid;
+  try {
+    jwt.verify(token, key, { algorithms: ['RS256'], audience: GRAPH_AUDIENCE, issuer: `${idpUrl}/${tid}/v2.0` });
+    return { tenantId: tid };
+  } catch {
+    return invalid;
+  }
+}
 
-  /** Handles one request (also each request inside a $batch). `rawPath` keeps the query undecoded. */
-  const route = (tenantId: string, method: string, rawPath: string, body: unknown): Answer => {
-    const [pathPart = '', query = ''] = rawPath.split('?', 2);
-    const path = pathPart.replace(/^\/v1\.0/, '');
-    const users = usersOf(tenantId);
-    if (path === '/users' && method === 'GET') {
-      const rawFilter = query.split('&').find((p) => p.startsWith('$filter=') || p.startsWith('%24filter='));
-      if (!rawFilter) return { status: 200, body: { value: [...users.values()].map(userView) } };
-      let filter: string;
-      try {
-        filter = decodeURIComponent(rawFilter.slice(rawFilter.indexOf('=') + 1));
-      } catch {
-        return graphError(400, 'BadRequest', 'Invalid filter clause');
-      }
-      const upns = parseUpnFilter(filter);
-      if (!upns) return graphError(400, 'BadRequest', 'Unsupported or invalid filter clause');
-      if (upns.length > MAX_IN_VALUES) return graphError(400, 'BadRequest', `Too many values in the 'in' operator (max ${MAX_IN_VALUES})`);
-      counters.filterQueries++;
-      const found = upns.map((u) => findByUpn(tenantId, u)).filter((u): u is DirectoryUserRecord => u !== undefined);
-      return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users', value: found.map(userView) } };
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+function asObject(body: unknown): Record<string, unknown> | undefined {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+}
+
+/** Graph's user payload: only the writable properties this stand-in knows, with their types checked. */
+function userPatch(body: unknown): Partial<Omit<DirectoryUserRecord, 'id'>> | Answer {
+  const b = asObject(body);
+  if (!b) return badRequest('The request body must be a JSON object');
+  const patch: Partial<Omit<DirectoryUserRecord, 'id'>> = {};
+  if (b.userPrincipalName !== undefined) {
+    if (typeof b.userPrincipalName !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(b.userPrincipalName)) return graphError(400, 'Request_BadRequest', 'Property userPrincipalName is invalid.');
+    patch.userPrincipalName = b.userPrincipalName;
+  }
+  if (b.displayName !== undefined) {
+    if (typeof b.displayName !== 'string') return graphError(400, 'Request_BadRequest', 'Property displayName is invalid.');
+    patch.displayName = b.displayName;
+  }
+  if (b.accountEnabled !== undefined) {
+    if (typeof b.accountEnabled !== 'boolean') return graphError(400, 'Request_BadRequest', 'Property accountEnabled is invalid.');
+    patch.accountEnabled = b.accountEnabled;
+  }
+  return patch;
+}
+
+function conflictOr(fn: () => Answer): Answer {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof DirectoryConflictError) return graphError(400, 'Request_BadRequest', err.message);
+    throw err;
+  }
+}
+
+interface RouteContext {
+  directory: TenantDirectory;
+  counters: DirectoryStats;
+  tenantId: string;
+}
+
+function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
+  const select = parseSelect(params.get('$select'));
+  const top = parseTop(params.get('$top'));
+  if (isAnswer(select)) return select;
+  if (isAnswer(top)) return top;
+  let users = ctx.directory.list(ctx.tenantId);
+  const filter = params.get('$filter');
+  if (filter !== undefined) {
+    const upns = parseUpnFilter(filter);
+    if (!upns) return badRequest('Unsupported or invalid filter clause; supported: userPrincipalName eq, userPrincipalName in');
+    if (upns.length > MAX_IN_VALUES) return badRequest(`Too many values in the 'in' operator: at most ${MAX_IN_VALUES}`);
+    ctx.counters.filterQueries++;
+    const wanted = new Set(upns.map((u) => u.toLowerCase()));
+    users = users.filter((u) => wanted.has(u.userPrincipalName.toLowerCase()));
+  }
+  const context = select ? `${USERS_CONTEXT}(${select.join(',')})` : USERS_CONTEXT;
+  return { status: 200, body: { '@odata.context': context, value: users.slice(0, top).map((u) => project(u, select)) } };
+}
+
+function createUser(ctx: RouteContext, body: unknown): Answer {
+  const patch = userPatch(body);
+  if (isAnswer(patch)) return patch;
+  const { userPrincipalName } = patch;
+  if (userPrincipalName === undefined) return graphError(400, 'Request_BadRequest', 'Property userPrincipalName is required.');
+  return conflictOr(() => ({ status: 201, body: { '@odata.context': `${USERS_CONTEXT}/$entity`, ...project(ctx.directory.create(ctx.tenantId, { ...patch, userPrincipalName }), undefined) } }));
+}
+
+function userRoute(ctx: RouteContext, method: string, rawKey: string, params: Map<string, string>, body: unknown): Answer {
+  let key: string;
+  try {
+    key = decodeURIComponent(rawKey);
+  } catch {
+    return badRequest('Malformed user id');
+  }
+  const user = ctx.directory.byIdOrUpn(ctx.tenantId, key);
+  if (!['GET', 'PATCH', 'DELETE'].includes(method)) return graphError(405, 'Request_BadRequest', `${method} is not supported on a user`);
+  if (!user) return notFound();
+  if (method === 'GET') {
+    const select = parseSelect(params.get('$select'));
+    if (isAnswer(select)) return select;
+    return { status: 200, body: { '@odata.context': `${USERS_CONTEXT}/$entity`, ...project(user, select) } };
+  }
+  if (method === 'DELETE') {
+    ctx.directory.delete(ctx.tenantId, user.id);
+    return { status: 204 };
+  }
+  const patch = userPatch(body);
+  if (isAnswer(patch)) return patch;
+  return conflictOr(() => {
+    ctx.directory.update(ctx.tenantId, user, patch);
+    return { status: 204 };
+  });
+}
+
+/** One request relative to the version root (`/users…`), at the top level or inside a $batch. */
+function route(ctx: RouteContext, method: string, relativeUrl: string, body: unknown): Answer {
+  const q = relativeUrl.indexOf('?');
+  const path = q < 0 ? relativeUrl : relativeUrl.slice(0, q);
+  const params = parseQuery(q < 0 ? '' : relativeUrl.slice(q + 1));
+  if (isAnswer(params)) return params;
+  if (path === '/users') {
+    if (method === 'GET') return listUsers(ctx, params);
+    if (method === 'POST') return createUser(ctx, body);
+    return graphError(405, 'Request_BadRequest', `${method} is not supported on /users`);
+  }
+  const one = /^\/users\/([^/]+)$/.exec(path);
+  if (one) return userRoute(ctx, method, one[1] ?? '', params, body);
+  return graphError(404, 'NotFound', `Resource not found for the segment '${path}'`);
+}
+
+interface BatchItem {
+  id: string;
+  method: string;
+  url: string;
+  body?: unknown;
+}
+
+function parseBatch(body: unknown): BatchItem[] | Answer {
+  const requests = asObject(body)?.requests;
+  if (!Array.isArray(requests) || requests.length === 0 || requests.length > MAX_BATCH_REQUESTS) {
+    return badRequest(`A batch holds 1 to ${MAX_BATCH_REQUESTS} requests`);
+  }
+  const items: BatchItem[] = [];
+  for (const r of requests) {
+    const o = asObject(r);
+    if (!o || typeof o.id !== 'string' || !o.id || typeof o.method !== 'string' || typeof o.url !== 'string') {
+      return badRequest('Every batch request needs a string id, method and url');
     }
-    if (path === '/users' && method === 'POST') {
-      const b = (body ?? {}) as { userPrincipalName?: unknown; displayName?: unknown };
-      if (typeof b.userPrincipalName !== 'string') return graphError(400, 'Request_BadRequest', 'userPrincipalName is required');
-      if (findByUpn(tenantId, b.userPrincipalName)) return graphError(400, 'Request_BadRequest', 'Another object with the same value for property userPrincipalName already exists');
-      return { status: 201, body: userView(createUser(tenantId, b.userPrincipalName, typeof b.displayName === 'string' ? b.displayName : undefined)) };
+    if (items.some((i) => i.id === o.id)) return badRequest(`Batch request id '${o.id}' is used more than once`);
+    items.push({ id: o.id, method: o.method.toUpperCase(), url: o.url.startsWith('/') ? o.url : `/${o.url}`, body: o.body });
+  }
+  return items;
+}
+
+function runBatch(ctx: RouteContext, body: unknown): Answer {
+  ctx.counters.batchRequests++;
+  const items = parseBatch(body);
+  if (isAnswer(items)) return items;
+  const responses = items.map((item) => {
+    const a = route(ctx, item.method, item.url, item.body);
+    return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json' }, ...(a.body === undefined ? {} : { body: a.body }) };
+  });
+  return { status: 200, body: { responses } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
+    req.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+}
+
+function reply(res: http.ServerResponse, a: Answer): void {
+  const text = a.body === undefined ? '' : JSON.stringify(a.body);
+  const contentHeaders = text ? { 'content-type': 'application/json; charset=utf-8' } : {};
+  res.writeHead(a.status, { ...contentHeaders, 'content-length': String(Buffer.byteLength(text)), ...a.headers });
+  res.end(text);
+}
+
+export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Promise<DirectoryStandIn> {
+  const directory = new TenantDirectory();
+  const counters: DirectoryStats = { requests: 0, batchRequests: 0, filterQueries: 0 };
+  const keyFor = opts.tokenKeyProvider ?? jwksKeyProvider(opts.idpUrl);
+  const throttle = { remaining: 0, retryAfterSeconds: 1 };
+  for (const u of opts.seedUsers ?? []) directory.create(u.tenantId, u);
+
+  const serve = async (req: http.IncomingMessage): Promise<Answer> => {
+    counters.requests++;
+    const raw = await readBody(req);
+    if (throttle.remaining > 0) {
+      throttle.remaining--;
+      return { ...graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.'), headers: { 'Retry-After': String(throttle.retryAfterSeconds) } };
     }
-    const one = /^\/users\/([^/]+)$/.exec(path);
-    if (one) {
-      let key: string;
-      try {
-        key = decodeURIComponent(one[1] ?? '');
-      } catch {
-        return graphError(400, 'BadRequest', 'Invalid id');
-      }
-      const user = users.get(key) ?? findByUpn(tenantId, key);
-      if (!user) return graphError(404, 'Request_ResourceNotFound', 'Resource does not exist or one of its queried reference-property objects are not present.');
-      if (method === 'GET') return { status: 200, body: userView(user) };
-      if (method === 'DELETE') {
-        users.delete(user.id);
-        return { status: 204 };
-      }
-      if (method === 'PATCH') {
-        const b = (body ?? {}) as { userPrincipalName?: unknown; displayName?: unknown; accountEnabled?: unknown };
-        if (typeof b.userPrincipalName === 'string') user.userPrincipalName = b.userPrincipalName;
-        if (typeof b.displayName === 'string') user.displayName = b.displayName;
-        if (typeof b.accountEnabled === 'boolean') user.accountEnabled = b.accountEnabled;
-        return { status: 204 };
-      }
+    const auth = await verifyBearer(req.headers.authorization, opts.idpUrl, keyFor);
+    if ('refused' in auth) return graphError(401, 'InvalidAuthenticationToken', auth.refused);
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      return badRequest('The request body is not valid JSON');
     }
-    return graphError(404, 'NotFound', 'Unknown route');
+    const url = req.url ?? '/';
+    if (!url.startsWith('/v1.0/')) return graphError(404, 'NotFound', 'Only the v1.0 endpoint is available');
+    const relative = url.slice('/v1.0'.length);
+    const ctx: RouteContext = { directory, counters, tenantId: auth.tenantId };
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (/^\/(\$|%24)batch(\?|$)/i.test(relative)) return method === 'POST' ? runBatch(ctx, body) : graphError(405, 'Request_BadRequest', '$batch accepts POST only');
+    return route(ctx, method, relative, body);
   };
 
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        counters.requests++;
-        const reply = (a: Answer) => {
-          const text = a.body === undefined ? '' : JSON.stringify(a.body);
-          res.writeHead(a.status, { ...(text ? { 'content-type': 'application/json' } : {}), ...a.headers });
-          res.end(text);
-        };
-        if (throttle.remaining > 0) {
-          throttle.remaining--;
-          return reply({ ...graphError(429, 'TooManyRequests', 'Too many requests'), headers: { 'retry-after': String(throttle.retryAfter) } });
-        }
-        const tenantId = await authenticate(req.headers.authorization);
-        if (!tenantId) return reply(graphError(401, 'InvalidAuthenticationToken', 'Access token is missing or invalid.'));
-        let body: unknown;
-        try {
-          body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-        } catch {
-          return reply(graphError(400, 'BadRequest', 'Invalid JSON'));
-        }
-        const rawPath = req.url ?? '/';
-        if (rawPath.split('?')[0] === '/v1.0/$batch' && req.method === 'POST') {
-          counters.batchRequests++;
-          const requests = (body as { requests?: unknown })?.requests;
-          if (!Array.isArray(requests) || requests.length === 0 || requests.length > MAX_BATCH) {
-            return reply(graphError(400, 'BadRequest', `A batch holds 1 to ${MAX_BATCH} requests`));
-          }
-          const responses = requests.map((r: { id?: unknown; method?: unknown; url?: unknown; body?: unknown }) => {
-            const a = route(tenantId, String(r.method ?? 'GET').toUpperCase(), String(r.url ?? ''), r.body);
-            return { id: String(r.id ?? ''), status: a.status, headers: { 'Content-Type': 'application/json' }, body: a.body };
-          });
-          return reply({ status: 200, body: { responses } });
-        }
-        reply(route(tenantId, (req.method ?? 'GET').toUpperCase(), rawPath, body));
-      })().catch(() => {
-        res.writeHead(500);
-        res.end();
-      });
-    });
+    serve(req)
+      .then((a) => reply(res, a))
+      .catch((err: unknown) => reply(res, err instanceof BodyTooLargeError ? graphError(413, 'RequestEntityTooLarge', 'The request body is too large') : graphError(500, 'InternalServerError', 'Internal error')));
   });
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, host, resolve);
-  });
-  const url = `http://${host}:${(server.address() as AddressInfo).port}`;
+  const url = await listen(server, opts.port, opts.host ?? '127.0.0.1');
+
+  const existing = (tenantId: string, id: string) => {
+    const user = directory.byIdOrUpn(tenantId, id);
+    if (!user) throw new Error(`No user ${id} in tenant ${tenantId}`);
+    return user;
+  };
 
   return {
     url,
-    throttleNext: (count, retryAfterSeconds) => (throttle = { remaining: count, retryAfter: retryAfterSeconds }),
+    throttleNext: (count, retryAfterSeconds) => Object.assign(throttle, { remaining: count, retryAfterSeconds }),
     stats: () => ({ ...counters }),
     resetStats: () => Object.assign(counters, { requests: 0, batchRequests: 0, filterQueries: 0 }),
-    createUser: (tenantId, upn, displayName) => createUser(tenantId, upn, displayName),
-    renameUser: (tenantId, id, newUpn) => {
-      const u = usersOf(tenantId).get(id);
-      if (!u) throw new Error('No such user');
-      u.userPrincipalName = newUpn;
+    createUser: (tenantId, upn, displayName) => ({ ...directory.create(tenantId, { userPrincipalName: upn, displayName }) }),
+    renameUser: (tenantId, id, newUpn) => directory.update(tenantId, existing(tenantId, id), { userPrincipalName: newUpn }),
+    deleteUser: (tenantId, id) => void directory.delete(tenantId, id),
+    findByUpn: (tenantId, upn) => {
+      const user = directory.byUpn(tenantId, upn);
+      return user && { ...user };
     },
-    deleteUser: (tenantId, id) => void usersOf(tenantId).delete(id),
-    findByUpn,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -6,8 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
-import jwt from 'jsonwebtoken';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export interface IdpClient {
   tenantId: string;
@@ -218,8 +217,18 @@ function publicJwk(publicKey: KeyObject, kid: string): Record<string, unknown> {
   return { kty, use: 'sig', kid, n, e, alg: 'RS256' };
 }
 
+/**
+ * Signs exactly the given claims. (jsonwebtoken's sign adds or, with noTimestamp, drops `iat`,
+ * and validates registered claims, which negative tests must be able to break.)
+ */
+function signRs256(claims: Record<string, unknown>, privateKey: KeyObject, kid: string): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signingInput = `${part({ alg: 'RS256', typ: 'JWT', kid })}.${part(claims)}`;
+  return `${signingInput}.${cryptoSign('sha256', Buffer.from(signingInput), privateKey).toString('base64url')}`;
+}
+
 function tokenMinter(privateKey: KeyObject, kid: string, issuer: (tenantId: string) => string) {
-  const sign = (claims: Record<string, unknown>, headerKid: string) => jwt.sign(claims, privateKey, { algorithm: 'RS256', keyid: headerKid, noTimestamp: true });
+  const sign = (claims: Record<string, unknown>, headerKid: string) => signRs256(claims, privateKey, headerKid);
 
   const appClaims = (o: MintAppTokenOptions): Record<string, unknown> => {
     const now = Math.floor(Date.now() / 1000);

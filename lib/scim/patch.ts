@@ -1,263 +1,447 @@
 /**
- * SCIM PATCH (RFC 7644 §3.5.2) over the canonical User form. Pure: returns a new document and
- * never changes its input; the caller validates the result with the PUT rules, so the whole
- * PATCH applies or nothing does.
+ * SCIM PATCH (RFC 7644 §3.5.2, spec §4.1 rule 5) over the canonical User form of lib/scim/userInput.
+ * Pure: it works on a prototype-free copy and never changes `current` or the body. The caller
+ * validates the result with the PUT rules (toIdentityAttributes), so a PATCH applies as a whole
+ * or not at all, and removing a required attribute ends as 400 invalidValue there.
  */
 import { CORE_USER_SCHEMA, PATCH_OP_SCHEMA } from './schema';
-import { ScimError, invalidSyntax } from './errors';
-import { EXT, EXT_READ_ONLY, EXT_WRITABLE, canonicalizeUser, coerceBoolean, isJsonObject, setExtensionAttribute, type JsonObject, type ScimUserInput } from './userInput';
+import type { AttributeDefinition } from './schema';
+import { ScimError, invalidSyntax, invalidValue } from './errors';
+import {
+  EXT,
+  canonicalCoreValue,
+  canonicalEnum,
+  canonicalExtensionValue,
+  canonicalItem,
+  canonicalizeUser,
+  cloneJson,
+  coreAttribute,
+  extensionAttribute,
+  isJsonObject,
+  isReadOnly,
+  readOnlyError,
+  safeObject,
+  sameName,
+  stripPrefix,
+  subAttribute,
+  unknownExtensionAttributeError,
+} from './userInput';
+import type { JsonObject, ScimUserInput } from './userInput';
+import { normalizeCpr } from '../identities/formats';
 
 type Op = 'add' | 'replace' | 'remove';
 
 export const MAX_OPERATIONS = 100;
 export const MAX_PATH_LENGTH = 512;
 
-const invalidPath = (detail: string) => new ScimError(400, 'invalidPath', detail);
-const mutability = (path: string) => new ScimError(400, 'mutability', `${path} is read-only`);
-const LIST_ATTRIBUTES = new Set(['personalnumbers', 'identitydocumentreferences']);
-const READ_ONLY_CORE = new Set(['id', 'meta', 'schemas']);
-const CORE_WRITABLE: Record<string, string> = { externalid: 'externalId', username: 'userName', active: 'active', name: 'name' };
-
-interface ValueFilter {
-  conditions: Array<{ attribute: string; value: string }>;
-}
-
-interface ParsedPath {
+/** A parsed path, for callers and tests: canonical attribute names, filter and sub-attribute names in lower case. */
+export interface ParsedPath {
   scope: 'core' | 'ext' | 'ignored';
-  attribute: string; // canonical
-  filter?: ValueFilter;
-  sub?: string; // lower-case sub-attribute
+  /** '' for the whole extension and for ignored paths. */
+  attribute: string;
+  filter?: { conditions: Array<{ attribute: string; value: string }> };
+  sub?: string;
 }
 
-/** `attr[sub eq "v" and sub2 eq "w"].sub` -> parts; attr names are compared in lower case. */
-function parseValuePath(text: string, fullPath: string): { attr: string; filter?: ValueFilter; sub?: string } {
-  const open = text.indexOf('[');
-  if (open === -1) {
-    const [attr = '', sub, more] = text.split('.');
-    if (more !== undefined || attr === '') throw invalidPath('The PATCH path is not a valid attribute path');
-    return { attr, sub };
+interface Condition {
+  def: AttributeDefinition;
+  value: string;
+}
+
+type Target =
+  | { kind: 'ignored' }
+  | { kind: 'core'; def: AttributeDefinition; sub?: AttributeDefinition }
+  | { kind: 'extension' }
+  | { kind: 'extensionAttribute'; def: AttributeDefinition }
+  | { kind: 'list'; def: AttributeDefinition; filter?: Condition[]; sub?: string };
+
+type ListTarget = Extract<Target, { kind: 'list' }>;
+
+const invalidPath = (detail: string): ScimError => new ScimError(400, 'invalidPath', detail);
+const noTarget = (detail: string): ScimError => new ScimError(400, 'noTarget', detail);
+
+/** personalNumbers holds one number per type (spec §2.1), so an added item replaces the one of its type. */
+const ONE_PER_TYPE = new Set(['personalNumbers']);
+
+/** Forms in which filter values are compared, beyond case: a CPR number matches with or without its dash. */
+const MATCH_FORMS: ReadonlyMap<string, (v: string) => string> = new Map([
+  [
+    'personalNumbers.value',
+    (v: string) => {
+      const cpr = normalizeCpr(v);
+      return cpr.ok ? cpr.value : v;
+    },
+  ],
+]);
+
+// ---- paths -------------------------------------------------------------------------------
+
+const ATTR_NAME = /^(?:\$ref|[A-Za-z][\w-]*)/;
+const CONDITION = /^\s*([A-Za-z][\w-]*)\s+eq\s+("(?:[^"\\]|\\.)*")\s*/i;
+const AND = /^and\s+/i;
+
+interface PathParts {
+  attr: string;
+  filter?: string;
+  sub?: string;
+}
+
+/** Index of the `]` closing a filter that starts at `from`; brackets inside quoted strings do not count. */
+function closingBracket(text: string, from: number): number {
+  let quoted = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === '[') return -1;
+    else if (c === ']') return i;
   }
-  const close = text.lastIndexOf(']');
-  if (close < open) throw invalidPath('The PATCH path has an unbalanced filter bracket');
-  const attr = text.slice(0, open);
-  const rest = text.slice(close + 1);
-  if (rest !== '' && !/^\.[A-Za-z][A-Za-z0-9_-]*$/.test(rest)) throw invalidPath('The PATCH path has an invalid sub-attribute after the filter');
-  const filter = parseFilter(text.slice(open + 1, close));
-  void fullPath;
-  return { attr, filter, sub: rest ? rest.slice(1) : undefined };
+  return -1;
 }
 
-function parseFilter(text: string): ValueFilter {
-  const conditions: ValueFilter['conditions'] = [];
-  let i = 0;
-  const skip = () => {
-    while (text[i] === ' ') i++;
-  };
+/** `attr`, `attr.sub`, `attr[filter]` or `attr[filter].sub`; the filter text is checked later, per attribute. */
+function splitPath(text: string, where: string): PathParts {
+  const attr = ATTR_NAME.exec(text)?.[0];
+  if (attr === undefined) throw invalidPath(`${where} is not a valid attribute path`);
+  let i = attr.length;
+  let filter: string | undefined;
+  if (text[i] === '[') {
+    const close = closingBracket(text, i + 1);
+    if (close < 0) throw invalidPath(`${where} has an unbalanced filter bracket`);
+    filter = text.slice(i + 1, close);
+    i = close + 1;
+  }
+  let sub: string | undefined;
+  if (text[i] === '.') {
+    sub = ATTR_NAME.exec(text.slice(i + 1))?.[0];
+    if (sub === undefined) throw invalidPath(`${where} has an invalid sub-attribute`);
+    i += 1 + sub.length;
+  }
+  if (i !== text.length) throw invalidPath(`${where} is not a valid attribute path`);
+  return { attr, ...(filter === undefined ? {} : { filter }), ...(sub === undefined ? {} : { sub }) };
+}
+
+/** `sub eq "value" [and sub eq "value" …]` over the sub-attributes of `list`. */
+function parseFilter(text: string, list: AttributeDefinition, where: string): Condition[] {
+  const problem = `${where} has an invalid filter: use sub-attribute eq "value", optionally joined with and`;
+  const conditions: Condition[] = [];
+  let rest = text;
   for (;;) {
-    skip();
-    const m = /^([A-Za-z][A-Za-z0-9_-]*)\s+eq\s+"/i.exec(text.slice(i));
-    if (!m) throw invalidPath('The PATCH path filter must compare a sub-attribute with eq and a quoted string');
-    i += m[0].length;
-    let raw = '"';
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') raw += text[i++] ?? '';
-      raw += text[i++] ?? '';
-    }
-    if (text[i] !== '"') throw invalidPath('The PATCH path filter has an unterminated string');
-    i++;
-    let value: string;
+    const m = CONDITION.exec(rest);
+    const [matched = '', name = '', quoted = ''] = m ?? [];
+    if (m === null) throw invalidPath(problem);
+    const def = subAttribute(list, name);
+    if (def === undefined) throw invalidPath(`${where} filters on an unknown sub-attribute of ${EXT}:${list.name}`);
+    let value: unknown;
     try {
-      value = JSON.parse(raw + '"') as string;
+      value = JSON.parse(quoted);
     } catch {
-      throw invalidPath('The PATCH path filter has an invalid string');
+      throw invalidPath(problem);
     }
-    conditions.push({ attribute: (m[1] ?? '').toLowerCase(), value });
-    skip();
-    if (i >= text.length) return { conditions };
-    const and = /^and\s+/i.exec(text.slice(i));
-    if (!and) throw invalidPath('The PATCH path filter supports eq conditions joined with and');
-    i += and[0].length;
+    if (typeof value !== 'string') throw invalidPath(problem);
+    conditions.push({ def, value });
+    rest = rest.slice(matched.length);
+    if (rest === '') return conditions;
+    const and = AND.exec(rest);
+    if (and === null) throw invalidPath(problem);
+    rest = rest.slice(and[0].length);
   }
 }
 
-export function parsePatchPath(path: string): ParsedPath {
-  if (path.length > MAX_PATH_LENGTH) throw invalidPath('The PATCH path is too long');
-  let rest = path.trim();
-  const lower = rest.toLowerCase();
-  if (lower.startsWith(`${CORE_USER_SCHEMA.toLowerCase()}:`)) rest = rest.slice(CORE_USER_SCHEMA.length + 1);
-  else if (lower === EXT.toLowerCase()) return { scope: 'ext', attribute: '' };
-  else if (lower.startsWith(`${EXT.toLowerCase()}:`)) {
-    const { attr, filter, sub } = parseValuePath(rest.slice(EXT.length + 1), path);
-    return { scope: 'ext', attribute: extensionName(attr), filter, sub: sub?.toLowerCase() };
-  } else if (lower.startsWith('urn:')) return { scope: 'ignored', attribute: '' }; // another extension
-  const { attr, filter, sub } = parseValuePath(rest, path);
-  const a = attr.toLowerCase();
-  if (READ_ONLY_CORE.has(a)) throw mutability(attr);
-  if (LIST_ATTRIBUTES.has(a) || EXT_READ_ONLY.has(a)) return { scope: 'ext', attribute: extensionName(attr), filter, sub: sub?.toLowerCase() };
-  const core = CORE_WRITABLE[a];
-  if (!core) return { scope: 'ignored', attribute: '' }; // emails, displayName, title, …: not stored
-  if (filter) throw invalidPath(`${core} is not multi-valued`);
-  if (core === 'name' && sub !== undefined && !['givenname', 'familyname'].includes(sub.toLowerCase())) return { scope: 'ignored', attribute: '' };
-  if (core !== 'name' && sub !== undefined) throw invalidPath(`${core} has no sub-attributes`);
-  return { scope: 'core', attribute: core, sub: sub?.toLowerCase() };
+function extensionTarget(parts: PathParts, where: string): Target {
+  const def = extensionAttribute(parts.attr);
+  if (def === undefined) throw unknownExtensionAttributeError(parts.attr);
+  if (isReadOnly(def)) throw readOnlyError(`${EXT}:${def.name}`);
+  if (!def.multiValued) {
+    if (parts.filter !== undefined || parts.sub !== undefined) throw invalidPath(`${where}: ${EXT}:${def.name} has no sub-attributes or items`);
+    return { kind: 'extensionAttribute', def };
+  }
+  if (parts.filter === undefined) {
+    if (parts.sub !== undefined) throw invalidPath(`${where}: a sub-attribute of ${EXT}:${def.name} needs a filter`);
+    return { kind: 'list', def };
+  }
+  const filter = parseFilter(parts.filter, def, where);
+  if (parts.sub === undefined) return { kind: 'list', def, filter };
+  // An unlisted sub-attribute is kept as written; canonicalisation of the result rejects it as in a PUT.
+  return { kind: 'list', def, filter, sub: subAttribute(def, parts.sub)?.name ?? parts.sub };
 }
 
-function extensionName(attr: string): string {
-  const lower = attr.toLowerCase();
-  if (EXT_READ_ONLY.has(lower)) throw mutability(`${EXT}:${attr}`);
-  const canonical = EXT_WRITABLE.get(lower);
-  if (!canonical) throw invalidSyntax(`Unknown attribute '${attr.slice(0, 64)}' in the service extension ${EXT}`);
-  return canonical;
+function coreTarget(parts: PathParts, where: string): Target {
+  if (sameName(parts.attr, 'schemas')) throw readOnlyError('schemas');
+  const def = coreAttribute(parts.attr);
+  // The extension's attributes need no URN: their names cannot be confused with core ones.
+  if (def === undefined) return extensionAttribute(parts.attr) === undefined ? { kind: 'ignored' } : extensionTarget(parts, where);
+  if (isReadOnly(def)) throw readOnlyError(def.name);
+  if (parts.filter !== undefined) throw invalidPath(`${where}: ${def.name} is not multi-valued`);
+  if (parts.sub === undefined) return { kind: 'core', def };
+  if (def.type !== 'complex') throw invalidPath(`${where}: ${def.name} has no sub-attributes`);
+  const sub = subAttribute(def, parts.sub);
+  return sub === undefined ? { kind: 'ignored' } : { kind: 'core', def, sub };
 }
 
-const matches = (item: unknown, f: ValueFilter): boolean =>
-  isJsonObject(item) &&
-  f.conditions.every((c) => {
-    const key = Object.keys(item).find((k) => k.toLowerCase() === c.attribute);
-    const v = key === undefined ? undefined : item[key];
-    return typeof v === 'string' && (c.attribute === 'type' ? v.toLowerCase() === c.value.toLowerCase() : v === c.value);
+function resolvePath(path: string, where: string): Target {
+  if (path.length > MAX_PATH_LENGTH) throw invalidPath(`${where} is longer than ${MAX_PATH_LENGTH} characters`);
+  const text = path.trim();
+  if (sameName(text, EXT)) return { kind: 'extension' };
+  const extPath = stripPrefix(text, `${EXT}:`);
+  if (extPath !== undefined) return extensionTarget(splitPath(extPath, where), where);
+  if (sameName(text, CORE_USER_SCHEMA)) throw invalidPath(`${where} must name an attribute`);
+  const corePath = stripPrefix(text, `${CORE_USER_SCHEMA}:`);
+  if (corePath === undefined && /^urn:/i.test(text)) return { kind: 'ignored' }; // other schema extensions
+  return coreTarget(splitPath(corePath ?? text, where), where);
+}
+
+/** Parses a PATCH path; throws invalidPath, mutability (read-only target) or invalidSyntax (unknown extension attribute). */
+export function parsePatchPath(path: string, where = 'The PATCH path'): ParsedPath {
+  const t = resolvePath(path, where);
+  switch (t.kind) {
+    case 'ignored':
+      return { scope: 'ignored', attribute: '' };
+    case 'extension':
+      return { scope: 'ext', attribute: '' };
+    case 'extensionAttribute':
+      return { scope: 'ext', attribute: t.def.name };
+    case 'core':
+      return { scope: 'core', attribute: t.def.name, ...(t.sub === undefined ? {} : { sub: t.sub.name.toLowerCase() }) };
+    case 'list':
+      return {
+        scope: 'ext',
+        attribute: t.def.name,
+        ...(t.filter === undefined ? {} : { filter: { conditions: t.filter.map((c) => ({ attribute: c.def.name.toLowerCase(), value: c.value })) } }),
+        ...(t.sub === undefined ? {} : { sub: t.sub.toLowerCase() }),
+      };
+  }
+}
+
+// ---- list items --------------------------------------------------------------------------
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === null || value === undefined ? [] : [value]);
+
+function comparable(list: AttributeDefinition, sub: AttributeDefinition, value: string): string {
+  const form = MATCH_FORMS.get(`${list.name}.${sub.name}`);
+  const v = form ? form(value) : value;
+  return sub.caseExact ? v : v.toLowerCase();
+}
+
+function sameValue(list: AttributeDefinition, sub: AttributeDefinition, actual: unknown, expected: unknown): boolean {
+  if (typeof actual !== 'string' || typeof expected !== 'string') return actual === expected;
+  return comparable(list, sub, actual) === comparable(list, sub, expected);
+}
+
+function matches(list: AttributeDefinition, item: unknown, filter: readonly Condition[]): boolean {
+  return isJsonObject(item) && filter.every((c) => sameValue(list, c.def, item[c.def.name], c.value));
+}
+
+function sameItem(list: AttributeDefinition, a: unknown, b: unknown): boolean {
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => {
+    const sub = subAttribute(list, k);
+    return sub === undefined ? a[k] === b[k] : sameValue(list, sub, a[k], b[k]);
   });
-
-function setSub(item: JsonObject, sub: string, value: unknown): void {
-  const key = Object.keys(item).find((k) => k.toLowerCase() === sub) ?? sub;
-  item[key] = value;
 }
 
-function removeSub(item: JsonObject, sub: string): void {
-  for (const k of Object.keys(item)) if (k.toLowerCase() === sub) delete item[k];
+function sameType(list: AttributeDefinition, a: unknown, b: unknown): boolean {
+  const type = subAttribute(list, 'type');
+  return type !== undefined && isJsonObject(a) && isJsonObject(b) && a.type !== undefined && sameValue(list, type, a.type, b.type);
 }
 
-function applyToList(op: Op, ext: JsonObject, attribute: string, p: ParsedPath, value: unknown): void {
-  const list = Array.isArray(ext[attribute]) ? [...(ext[attribute] as unknown[])] : [];
-  if (!p.filter) {
-    if (p.sub !== undefined) throw invalidPath(`${EXT}:${attribute} needs a filter to address a sub-attribute`);
-    if (op === 'remove') delete ext[attribute];
-    else if (op === 'replace') setExtensionAttribute(ext, attribute, Array.isArray(value) ? value : [value], 'reject');
-    else {
-      const added = Array.isArray(value) ? value : [value];
-      const merged = attribute === 'personalNumbers' ? list.filter((old) => !added.some((n) => sameType(old, n))) : list;
-      setExtensionAttribute(ext, attribute, [...merged, ...added], 'reject');
-    }
+/** RFC 7644 §3.5.2.1: added values are appended; a value already present is not added twice. */
+function appendItems(list: AttributeDefinition, items: readonly unknown[], added: readonly unknown[]): unknown[] {
+  let out = [...items];
+  for (const item of added) {
+    if (ONE_PER_TYPE.has(list.name)) out = out.filter((old) => !sameType(list, old, item));
+    else if (out.some((old) => sameItem(list, old, item))) continue;
+    out.push(item);
+  }
+  return out;
+}
+
+/** A copy of `item` with each filter value filled in where the item has none (a new item must match its filter). */
+function withFilterValues(item: unknown, filter: readonly Condition[]): unknown {
+  if (!isJsonObject(item)) return item;
+  const out = cloneJson(item) as JsonObject;
+  for (const c of filter) if (out[c.def.name] === undefined) out[c.def.name] = canonicalEnum(c.def, c.value);
+  return out;
+}
+
+function withSub(list: AttributeDefinition, item: JsonObject, sub: string, value: unknown): JsonObject {
+  const out = cloneJson(item) as JsonObject;
+  const def = subAttribute(list, sub);
+  out[sub] = def === undefined ? value : canonicalEnum(def, value);
+  return out;
+}
+
+function objectValues(list: AttributeDefinition, value: unknown, where: string): JsonObject[] {
+  return asList(value).map((v, i) => {
+    const item = canonicalItem(list, v, `${where}.value`);
+    if (!isJsonObject(item)) throw invalidValue(`${where}.value[${i}] must be an object of sub-attributes of ${EXT}:${list.name}`);
+    return item;
+  });
+}
+
+function merged(item: unknown, values: readonly JsonObject[]): unknown {
+  if (!isJsonObject(item)) return item;
+  const out = cloneJson(item) as JsonObject;
+  for (const v of values) for (const [k, x] of Object.entries(v)) out[k] = x;
+  return out;
+}
+
+function applyList(ext: JsonObject, op: Op, t: ListTarget, value: unknown, where: string): void {
+  const { def } = t;
+  const current = ext[def.name];
+  const items: unknown[] = Array.isArray(current) ? [...(current as unknown[])] : [];
+  if (t.filter === undefined) {
+    // Without a filter: remove clears, replace sets the whole list, add appends.
+    if (op === 'remove') delete ext[def.name];
+    else if (op === 'replace') ext[def.name] = value === null ? null : canonicalExtensionValue(def, asList(value), `${where}.value`);
+    else ext[def.name] = appendItems(def, items, canonicalExtensionValue(def, asList(value), `${where}.value`) as unknown[]);
     return;
   }
-  const filter = p.filter;
-  const hits = list.map((item, i) => (matches(item, filter) ? i : -1)).filter((i) => i >= 0);
+  const filter = t.filter;
+  const sub = t.sub;
+  const hits = items.map((item) => matches(def, item, filter));
+  const hit = (i: number): boolean => hits[i] === true;
   if (op === 'remove') {
-    ext[attribute] = p.sub === undefined ? list.filter((_, i) => !hits.includes(i)) : list.map((item, i) => (hits.includes(i) && isJsonObject(item) ? withoutSub(item, p.sub ?? '') : item));
-    setExtensionAttribute(ext, attribute, ext[attribute], 'reject');
+    ext[def.name] =
+      sub === undefined
+        ? items.filter((_, i) => !hit(i))
+        : items.map((item, i) => {
+            if (!hit(i) || !isJsonObject(item)) return item;
+            const out = cloneJson(item) as JsonObject;
+            delete out[sub];
+            return out;
+          });
     return;
   }
-  if (hits.length === 0) {
-    // add/replace on a value path with no match creates the item from the filter's values.
-    const created: JsonObject = {};
-    for (const c of filter.conditions) created[c.attribute] = c.value;
-    if (p.sub !== undefined) created[p.sub] = value;
-    else if (isJsonObject(value)) Object.assign(created, value);
-    else throw invalidPath(`A value for ${EXT}:${attribute}[…] without a sub-attribute must be an object`);
-    setExtensionAttribute(ext, attribute, [...list, created], 'reject');
+  if (sub !== undefined) {
+    // Entra sends replace as well as add for an item that does not exist yet: both create it.
+    ext[def.name] = hits.includes(true)
+      ? items.map((item, i) => (hit(i) && isJsonObject(item) ? withSub(def, item, sub, value) : item))
+      : appendItems(def, items, [withFilterValues(withSub(def, safeObject(), sub, value), filter)]);
     return;
   }
-  const next = list.map((item, i) => {
-    if (!hits.includes(i) || !isJsonObject(item)) return item;
-    const copy: JsonObject = { ...item };
-    if (p.sub !== undefined) setSub(copy, p.sub, value);
-    else if (isJsonObject(value)) for (const [k, v] of Object.entries(value)) setSub(copy, k.toLowerCase(), v);
-    else throw invalidPath(`A value for ${EXT}:${attribute}[…] without a sub-attribute must be an object`);
-    return copy;
-  });
-  setExtensionAttribute(ext, attribute, next, 'reject');
+  const values = objectValues(def, value, where);
+  ext[def.name] = hits.includes(true)
+    ? items.map((item, i) => (hit(i) ? merged(item, values) : item))
+    : appendItems(
+        def,
+        items,
+        values.map((v) => withFilterValues(v, filter)),
+      );
 }
 
-function withoutSub(item: JsonObject, sub: string): JsonObject {
-  const copy = { ...item };
-  removeSub(copy, sub);
-  return copy;
+// ---- operations --------------------------------------------------------------------------
+
+function extensionOf(doc: JsonObject): JsonObject {
+  const ext = doc[EXT];
+  if (isJsonObject(ext)) return ext;
+  const created = safeObject();
+  doc[EXT] = created;
+  return created;
 }
 
-function sameType(a: unknown, b: unknown): boolean {
-  const t = (x: unknown) => (isJsonObject(x) ? Object.entries(x).find(([k]) => k.toLowerCase() === 'type')?.[1] : undefined);
-  const ta = t(a);
-  const tb = t(b);
-  return typeof ta === 'string' && typeof tb === 'string' && ta.toLowerCase() === tb.toLowerCase();
-}
-
-function applyOne(op: Op, doc: JsonObject, path: string, value: unknown): void {
-  const p = parsePatchPath(path);
-  if (p.scope === 'ignored') return;
-  if (p.scope === 'ext') {
-    const ext = isJsonObject(doc[EXT]) ? (doc[EXT] as JsonObject) : {};
-    doc[EXT] = ext;
-    if (p.attribute === '') {
-      if (op === 'remove') delete doc[EXT];
-      else if (isJsonObject(value)) for (const [k, v] of Object.entries(value)) applyOne(op, doc, `${EXT}:${k}`, v);
-      else throw invalidPath(`A value for ${EXT} must be an object`);
+function applyName(doc: JsonObject, op: Op, def: AttributeDefinition, sub: AttributeDefinition | undefined, value: unknown): void {
+  const name = doc.name;
+  if (sub !== undefined) {
+    if (op === 'remove') {
+      if (isJsonObject(name)) delete name[sub.name];
       return;
     }
-    if (p.attribute === 'personalNumbers' || p.attribute === 'identityDocumentReferences') return applyToList(op, ext, p.attribute, p, value);
-    if (p.filter || p.sub !== undefined) throw invalidPath(`${EXT}:${p.attribute} is a simple attribute`);
-    if (op === 'remove') delete ext[p.attribute];
-    else setExtensionAttribute(ext, p.attribute, value, 'reject');
+    const target = isJsonObject(name) ? name : safeObject();
+    target[sub.name] = value;
+    doc.name = target;
     return;
   }
-  if (p.attribute === 'name') {
-    const name = isJsonObject(doc.name) ? { ...(doc.name as JsonObject) } : {};
-    if (p.sub !== undefined) {
-      const part = p.sub === 'givenname' ? 'givenName' : 'familyName';
-      if (op === 'remove') delete name[part];
-      else name[part] = value;
-      doc.name = name;
-    } else if (op === 'remove') delete doc.name;
-    else if (isJsonObject(value)) doc.name = op === 'add' ? { ...name, ...value } : { ...value };
-    else doc.name = value;
+  if (op === 'remove') {
+    delete doc.name;
     return;
   }
-  if (op === 'remove') delete doc[p.attribute];
-  else doc[p.attribute] = p.attribute === 'active' ? coerceBoolean(value) : value;
+  // add and replace of a complex attribute both set the given sub-attributes and keep the others (RFC 7644 §3.5.2.3).
+  const given = canonicalCoreValue(def, value);
+  if (isJsonObject(given) && isJsonObject(name)) for (const [k, v] of Object.entries(given)) name[k] = v;
+  else doc.name = given;
+}
+
+function applyTarget(doc: JsonObject, op: Op, t: Target, value: unknown, where: string): void {
+  switch (t.kind) {
+    case 'ignored':
+      return;
+    case 'core':
+      if (t.def.type === 'complex') return applyName(doc, op, t.def, t.sub, value);
+      if (op === 'remove') delete doc[t.def.name];
+      else doc[t.def.name] = canonicalCoreValue(t.def, value);
+      return;
+    case 'extension':
+      if (op === 'remove') {
+        delete doc[EXT];
+        return;
+      }
+      if (!isJsonObject(value)) throw invalidValue(`${where}.value for ${EXT} must be an object of extension attributes`);
+      for (const [name, v] of Object.entries(value)) applyTarget(doc, op, extensionTarget({ attr: name }, where), v, where);
+      return;
+    case 'extensionAttribute': {
+      if (op === 'remove') {
+        const ext = doc[EXT];
+        if (isJsonObject(ext)) delete ext[t.def.name];
+      } else extensionOf(doc)[t.def.name] = canonicalExtensionValue(t.def, value);
+      return;
+    }
+    case 'list':
+      if (op === 'remove' && !isJsonObject(doc[EXT])) return;
+      return applyList(extensionOf(doc), op, t, value, where);
+  }
+}
+
+/** A member of a JSON object by name in any case ("Operations", "operations", "OP"). */
+function member(o: JsonObject, name: string): unknown {
+  const key = Object.keys(o).find((k) => sameName(k, name));
+  return key === undefined ? undefined : o[key];
 }
 
 function operationsOf(body: unknown): JsonObject[] {
   if (!isJsonObject(body)) throw invalidSyntax('The PATCH body must be a JSON object');
-  const schemasKey = Object.keys(body).find((k) => k.toLowerCase() === 'schemas');
-  const schemas = schemasKey ? body[schemasKey] : undefined;
-  if (schemas !== undefined && (!Array.isArray(schemas) || !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === PATCH_OP_SCHEMA.toLowerCase()))) {
-    throw invalidSyntax(`The PATCH body must name the schema ${PATCH_OP_SCHEMA}`);
+  const schemas = member(body, 'schemas');
+  if (schemas !== undefined && schemas !== null && !(Array.isArray(schemas) && schemas.some((s) => typeof s === 'string' && sameName(s, PATCH_OP_SCHEMA)))) {
+    throw invalidSyntax(`The PATCH body schemas must include ${PATCH_OP_SCHEMA}`);
   }
-  const opsKey = Object.keys(body).find((k) => k.toLowerCase() === 'operations');
-  const ops = opsKey ? body[opsKey] : undefined;
-  if (!Array.isArray(ops) || ops.length === 0) throw invalidSyntax('The PATCH body needs a non-empty Operations array');
-  if (ops.length > MAX_OPERATIONS) throw invalidSyntax(`A PATCH may hold at most ${MAX_OPERATIONS} operations`);
-  return ops.map((o) => {
-    if (!isJsonObject(o)) throw invalidSyntax('Each PATCH operation must be an object');
+  const operations = member(body, 'operations');
+  if (!Array.isArray(operations) || operations.length === 0) throw invalidSyntax('The PATCH body needs a non-empty Operations array');
+  if (operations.length > MAX_OPERATIONS) throw invalidSyntax(`A PATCH may hold at most ${MAX_OPERATIONS} operations`);
+  return operations.map((o: unknown, i) => {
+    if (!isJsonObject(o)) throw invalidSyntax(`Operations[${i}] must be an object`);
     return o;
   });
 }
 
-const field = (o: JsonObject, name: string): unknown => {
-  const key = Object.keys(o).find((k) => k.toLowerCase() === name);
-  return key === undefined ? undefined : o[key];
-};
+function opOf(raw: unknown, where: string): Op {
+  const op = typeof raw === 'string' ? raw.toLowerCase() : '';
+  if (op !== 'add' && op !== 'replace' && op !== 'remove') throw invalidSyntax(`${where}.op must be add, replace or remove`);
+  return op;
+}
 
-export function applyPatch(current: ScimUserInput, patchBody: unknown): ScimUserInput {
-  const ops = operationsOf(patchBody);
-  const doc = JSON.parse(JSON.stringify(current)) as JsonObject;
-  for (const o of ops) {
-    const rawOp = field(o, 'op');
-    const op = typeof rawOp === 'string' ? rawOp.toLowerCase() : '';
-    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw invalidSyntax('A PATCH op must be add, replace or remove');
-    const path = field(o, 'path');
-    const value = field(o, 'value');
-    if (path !== undefined && path !== null && typeof path !== 'string') throw invalidPath('A PATCH path must be a string');
-    if (typeof path === 'string' && path.trim() !== '') {
-      applyOne(op, doc, path, value);
-      continue;
-    }
-    if (op === 'remove') throw new ScimError(400, 'noTarget', 'A remove operation needs a path');
-    if (!isJsonObject(value)) throw invalidSyntax('An operation without a path needs an object value');
-    for (const [k, v] of Object.entries(value)) {
-      const lower = k.toLowerCase();
-      if (lower === EXT.toLowerCase() && isJsonObject(v)) for (const [ek, ev] of Object.entries(v)) applyOne(op, doc, `${EXT}:${ek}`, ev);
-      else applyOne(op, doc, k, v);
-    }
+function applyOperation(doc: JsonObject, operation: JsonObject, where: string): void {
+  const op = opOf(member(operation, 'op'), where);
+  const path = member(operation, 'path');
+  const value = member(operation, 'value');
+  if (path !== undefined && path !== null && typeof path !== 'string') throw invalidPath(`${where}.path must be a string`);
+  if (typeof path === 'string' && path.trim() !== '') {
+    applyTarget(doc, op, resolvePath(path, `${where}.path`), value, where);
+    return;
   }
-  return canonicalizeUser(doc);
+  if (op === 'remove') throw noTarget(`${where}: remove needs a path`);
+  // Without a path the value is an object of attributes, each applied as if its key were the path.
+  if (!isJsonObject(value)) throw invalidSyntax(`${where}.value must be an object of attributes when there is no path`);
+  for (const [key, v] of Object.entries(value)) applyTarget(doc, op, resolvePath(key, `A key of ${where}.value`), v, where);
+}
+
+/** Applies a PatchOp body to a canonical User and returns the new canonical User; `current` is not changed. */
+export function applyPatch(current: ScimUserInput, patchBody: unknown): ScimUserInput {
+  const operations = operationsOf(patchBody);
+  const doc = cloneJson(current);
+  if (!isJsonObject(doc)) throw new TypeError('applyPatch: current must be an object');
+  operations.forEach((operation, i) => applyOperation(doc, operation, `Operations[${i}]`));
+  return canonicalizeUser(doc, 'patchResult');
 }

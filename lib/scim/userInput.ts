@@ -1,19 +1,26 @@
 /**
- * SCIM User bodies -> business-identity attributes. Two steps:
- * 1. canonicalizeUser: attribute names in any case mapped to canonical names, accepted input
- *    variants normalised (boolean strings, enum case), ignored attributes dropped, unknown
- *    service-extension attributes rejected (invalidSyntax). Built on null-prototype objects,
- *    so keys such as __proto__ can never reach a prototype.
- * 2. toIdentityAttributes: validation (ajv schema compiled once, with the value formats of
- *    lib/identities/formats as ajv formats) and normalisation. `detail` names the path only.
+ * SCIM User bodies -> business-identity attributes (spec §2.1), in two steps:
+ * 1. canonicalizeUser: attribute names in any case mapped to the canonical names of lib/scim/schema,
+ *    accepted value variants normalised (boolean strings, enum case), ignored attributes dropped,
+ *    unknown service-extension attributes rejected (invalidSyntax). Every object it builds has no
+ *    prototype, so a key such as __proto__ is plain data and can never reach Object.prototype.
+ * 2. toIdentityAttributes: validation (ajv, compiled once, with lib/identities/formats as ajv
+ *    formats) and normalisation. Errors are invalidValue; `detail` names the path, never the value.
  */
-import Ajv, { type ErrorObject } from 'ajv';
-import type { IdentityAttributes } from '../identities/model';
+import Ajv from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { AFFILIATION_TYPES, DOCUMENT_TYPES, PERSONAL_NUMBER_TYPES } from '../identities/model';
+import type { AffiliationType, DocumentType, IdentityAttributes, PersonalNumber, PersonalNumberType } from '../identities/model';
 import { isPlausibleEmail, isValidLocalDate, normalizeCountryCode, normalizeCpr, normalizeE164 } from '../identities/formats';
-import { CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
+import type { FormatResult } from '../identities/formats';
+import { CORE_ATTRIBUTES, CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
+import type { AttributeDefinition } from './schema';
 import { ScimError, invalidSyntax, invalidValue } from './errors';
 
 export type JsonObject = Record<string, unknown>;
+
+/** 'put': read-only attributes are ignored (rule 3). 'patchResult': they cannot appear, so they are rejected. */
+export type CanonicalizeMode = 'put' | 'patchResult';
 
 export interface ScimServiceExtension {
   affiliationType?: unknown;
@@ -26,6 +33,7 @@ export interface ScimServiceExtension {
   directoryUserPrincipalName?: unknown;
 }
 
+/** A User with canonical attribute names; values are not yet validated. */
 export interface ScimUserInput {
   externalId?: unknown;
   userName?: unknown;
@@ -34,278 +42,362 @@ export interface ScimUserInput {
   [SERVICE_USER_SCHEMA]?: ScimServiceExtension;
 }
 
+/** The service extension URN: the key of the extension object and the prefix of its attribute paths. */
 export const EXT = SERVICE_USER_SCHEMA;
-const EXT_LOWER = EXT.toLowerCase();
-const CORE_PREFIX = `${CORE_USER_SCHEMA.toLowerCase()}:`;
 
-const CORE_NAMES: Record<string, 'externalId' | 'userName' | 'name' | 'active'> = { externalid: 'externalId', username: 'userName', name: 'name', active: 'active' };
-const NAME_PARTS: Record<string, 'givenName' | 'familyName'> = { givenname: 'givenName', familyname: 'familyName' };
-/** Writable service-extension attributes by lower-case name. */
-export const EXT_WRITABLE: ReadonlyMap<string, string> = new Map(SERVICE_ATTRIBUTES.filter((a) => a.mutability !== 'readOnly').map((a) => [a.name.toLowerCase(), a.name]));
-export const EXT_READ_ONLY: ReadonlySet<string> = new Set(SERVICE_ATTRIBUTES.filter((a) => a.mutability === 'readOnly').map((a) => a.name.toLowerCase()));
-const ITEM_KEYS: Record<string, Record<string, string>> = {
-  personalNumbers: { type: 'type', value: 'value' },
-  identityDocumentReferences: { type: 'type', issuingcountry: 'issuingCountry', documentnumber: 'documentNumber' },
-};
-const DOC_TYPES: Record<string, string> = { passport: 'Passport', identitycard: 'IdentityCard' };
-const NUMBER_TYPES: Record<string, string> = { dkcpr: 'DkCpr' };
+// ---- helpers shared with the PATCH engine --------------------------------------------------
 
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const blank = (): JsonObject => Object.create(null) as JsonObject;
-
-/** "True"/"false" in any case become booleans (Entra sends strings). */
-export function coerceBoolean(v: unknown): unknown {
-  if (typeof v === 'string') {
-    const l = v.trim().toLowerCase();
-    if (l === 'true') return true;
-    if (l === 'false') return false;
-  }
-  return v;
+/** An object without prototype: every key, __proto__ included, is an own data property. */
+export function safeObject(): JsonObject {
+  return Object.create(null) as JsonObject;
 }
 
-function canonicalItem(list: 'personalNumbers' | 'identityDocumentReferences', item: unknown, index: number): unknown {
-  if (!isJsonObject(item)) return item;
-  const out = blank();
-  const keys = ITEM_KEYS[list] ?? {};
-  for (const [k, v] of Object.entries(item)) {
-    const canonical = keys[k.toLowerCase()];
-    if (!canonical) throw invalidSyntax(`Unknown attribute '${k.slice(0, 64)}' in ${EXT}:${list}[${index}]`);
-    out[canonical] = v;
-  }
-  if (typeof out.type === 'string') {
-    const table = list === 'personalNumbers' ? NUMBER_TYPES : DOC_TYPES;
-    out.type = table[out.type.toLowerCase()] ?? out.type;
+/** Deep copy of JSON data into prototype-free objects. */
+export function cloneJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneJson);
+  if (!isJsonObject(value)) return value;
+  const out = safeObject();
+  for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+  return out;
+}
+
+export const sameName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/** `text` without `prefix` (compared in any case), or undefined when it does not start with it. */
+export function stripPrefix(text: string, prefix: string): string | undefined {
+  return text.length >= prefix.length && sameName(text.slice(0, prefix.length), prefix) ? text.slice(prefix.length) : undefined;
+}
+
+/** An attribute name for a `detail`; a key that does not look like a name may be a pasted value and is not shown. */
+export function shownName(name: string): string {
+  return /^[A-Za-z_$][\w$-]{0,63}$/.test(name) ? `'${name}'` : '(name not shown)';
+}
+
+export const readOnlyError = (path: string): ScimError => new ScimError(400, 'mutability', `${path} is read-only`);
+
+export const unknownExtensionAttributeError = (name: string): ScimError => invalidSyntax(`Unknown attribute ${shownName(name)} in the service extension ${EXT}`);
+
+// Maps, not object literals: a lookup of '__proto__' or 'constructor' must find nothing.
+const byLowerName = (defs: readonly AttributeDefinition[] = []): ReadonlyMap<string, AttributeDefinition> => new Map(defs.map((d) => [d.name.toLowerCase(), d]));
+const CORE_BY_NAME = byLowerName(CORE_ATTRIBUTES);
+const EXT_BY_NAME = byLowerName(SERVICE_ATTRIBUTES);
+const SUB_BY_NAME: ReadonlyMap<AttributeDefinition, ReadonlyMap<string, AttributeDefinition>> = new Map(
+  [...CORE_ATTRIBUTES, ...SERVICE_ATTRIBUTES].filter((d) => d.subAttributes !== undefined).map((d) => [d, byLowerName(d.subAttributes)]),
+);
+
+/** A core attribute by name in any case (read-only ones included). */
+export const coreAttribute = (name: string): AttributeDefinition | undefined => CORE_BY_NAME.get(name.toLowerCase());
+/** A service-extension attribute by name in any case (read-only ones included). */
+export const extensionAttribute = (name: string): AttributeDefinition | undefined => EXT_BY_NAME.get(name.toLowerCase());
+/** A sub-attribute of a complex attribute by name in any case. */
+export const subAttribute = (parent: AttributeDefinition, name: string): AttributeDefinition | undefined => SUB_BY_NAME.get(parent)?.get(name.toLowerCase());
+export const isReadOnly = (def: AttributeDefinition): boolean => def.mutability === 'readOnly';
+
+const writableNames = (defs: readonly AttributeDefinition[]): string[] => defs.filter((d) => !isReadOnly(d)).map((d) => d.name);
+
+/** "True", "false", " TRUE " become booleans (Entra sends strings); anything else is left for validation. */
+export function coerceBoolean(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const lower = value.trim().toLowerCase();
+  return lower === 'true' ? true : lower === 'false' ? false : value;
+}
+
+/** A value of an attribute with canonical values, in its canonical case ("EMPLOYMENT" -> "employment", "dkcpr" -> "DkCpr"). */
+export function canonicalEnum(def: AttributeDefinition, value: unknown): unknown {
+  if (typeof value !== 'string' || def.canonicalValues === undefined) return value;
+  return def.canonicalValues.find((v) => sameName(v, value)) ?? value;
+}
+
+/** A core attribute value with the accepted variants normalised; unlisted sub-attributes of name are dropped (rule 4). */
+export function canonicalCoreValue(def: AttributeDefinition, value: unknown): unknown {
+  if (def.type === 'boolean') return coerceBoolean(value);
+  if (def.type !== 'complex' || !isJsonObject(value)) return value;
+  const out = safeObject();
+  for (const [k, v] of Object.entries(value)) {
+    const sub = subAttribute(def, k);
+    if (sub !== undefined) out[sub.name] = v;
   }
   return out;
 }
 
-/** Sets one service-extension attribute, by any-case name, with its value variants normalised. */
-export function setExtensionAttribute(ext: JsonObject, name: string, value: unknown, onReadOnly: 'ignore' | 'reject'): void {
-  const lower = name.toLowerCase();
-  if (EXT_READ_ONLY.has(lower)) {
-    if (onReadOnly === 'reject') throw new ScimError(400, 'mutability', `${EXT}:${name} is read-only`);
+/** One item of a multi-valued extension attribute with canonical names; an unlisted sub-attribute is rule 5 (invalidSyntax). */
+export function canonicalItem(list: AttributeDefinition, item: unknown, where: string): unknown {
+  if (!isJsonObject(item)) return item;
+  const out = safeObject();
+  for (const [k, v] of Object.entries(item)) {
+    const sub = subAttribute(list, k);
+    if (sub === undefined) throw invalidSyntax(`Unknown attribute ${shownName(k)} in ${where}`);
+    out[sub.name] = canonicalEnum(sub, v);
+  }
+  return out;
+}
+
+/** A service-extension attribute value with the accepted variants normalised. */
+export function canonicalExtensionValue(def: AttributeDefinition, value: unknown, where = `${EXT}:${def.name}`): unknown {
+  if (!def.multiValued) return canonicalEnum(def, value);
+  return Array.isArray(value) ? value.map((item, i) => canonicalItem(def, item, `${where}[${i}]`)) : value;
+}
+
+// ---- step 1: canonical names -------------------------------------------------------------
+
+function putExtensionAttribute(ext: JsonObject, name: string, value: unknown, mode: CanonicalizeMode): void {
+  const def = extensionAttribute(name);
+  if (def === undefined) throw unknownExtensionAttributeError(name);
+  if (isReadOnly(def)) {
+    if (mode === 'patchResult') throw readOnlyError(`${EXT}:${def.name}`);
     return;
   }
-  const canonical = EXT_WRITABLE.get(lower);
-  if (!canonical) throw invalidSyntax(`Unknown attribute '${name.slice(0, 64)}' in the service extension ${EXT}`);
-  if (canonical === 'affiliationType' && typeof value === 'string') ext[canonical] = value.toLowerCase();
-  else if ((canonical === 'personalNumbers' || canonical === 'identityDocumentReferences') && Array.isArray(value)) {
-    ext[canonical] = value.map((item, i) => canonicalItem(canonical, item, i));
-  } else ext[canonical] = value;
+  ext[def.name] = canonicalExtensionValue(def, value);
 }
 
-function canonicalExtension(value: unknown, into: JsonObject): void {
-  if (!isJsonObject(value)) throw invalidValue(`${EXT} must be an object`);
-  for (const [k, v] of Object.entries(value)) setExtensionAttribute(into, k, v, 'ignore');
-}
-
-/** Canonical attribute names and normalised value variants; see the module comment. */
-export function canonicalizeUser(body: unknown): ScimUserInput {
+/**
+ * Canonical attribute names and value variants (see the module comment). Keys may carry the core
+ * URN prefix; extension attributes may be nested under the extension URN or flattened as
+ * `<extension URN>:<attribute>`. schemas, id, meta, unlisted core attributes and other schema
+ * extensions are ignored.
+ */
+export function canonicalizeUser(body: unknown, mode: CanonicalizeMode = 'put'): ScimUserInput {
   if (!isJsonObject(body)) throw invalidSyntax('The body must be a JSON object');
-  const out = blank();
-  const ext = blank();
-  let sawExtension = false;
-  for (const [rawKey, value] of Object.entries(body)) {
-    let key = rawKey.toLowerCase();
-    if (key.startsWith(CORE_PREFIX)) key = key.slice(CORE_PREFIX.length);
-    if (key === EXT_LOWER) {
-      sawExtension = true;
-      canonicalExtension(value, ext);
+  const out = safeObject();
+  let ext: JsonObject | undefined;
+  for (const [key, value] of Object.entries(body)) {
+    if (sameName(key, EXT)) {
+      if (!isJsonObject(value)) throw invalidValue(`${EXT} must be an object`);
+      ext ??= safeObject();
+      for (const [name, v] of Object.entries(value)) putExtensionAttribute(ext, name, v, mode);
       continue;
     }
-    if (key.startsWith(`${EXT_LOWER}:`)) {
-      sawExtension = true;
-      setExtensionAttribute(ext, rawKey.slice(EXT.length + 1), value, 'ignore');
+    const flattened = stripPrefix(key, `${EXT}:`);
+    if (flattened !== undefined) {
+      ext ??= safeObject();
+      putExtensionAttribute(ext, flattened, value, mode);
       continue;
     }
-    const core = CORE_NAMES[key];
-    if (!core) continue; // other core attributes and other extensions are ignored
-    if (core === 'name') {
-      if (!isJsonObject(value)) {
-        out.name = value;
-        continue;
-      }
-      const name = blank();
-      for (const [nk, nv] of Object.entries(value)) {
-        const part = NAME_PARTS[nk.toLowerCase()];
-        if (part) name[part] = nv;
-      }
-      out.name = name;
-    } else out[core] = core === 'active' ? coerceBoolean(value) : value;
+    const def = coreAttribute(stripPrefix(key, `${CORE_USER_SCHEMA}:`) ?? key);
+    if (def === undefined) continue;
+    if (isReadOnly(def)) {
+      if (mode === 'patchResult') throw readOnlyError(def.name);
+      continue;
+    }
+    out[def.name] = canonicalCoreValue(def, value);
   }
-  if (sawExtension) out[EXT] = ext;
+  if (ext !== undefined) out[EXT] = ext;
   return out as ScimUserInput;
 }
 
-// ---- validation -------------------------------------------------------------------------
+// ---- step 2: validation ------------------------------------------------------------------
 
-const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false });
-ajv.addFormat('cpr', (v: string) => normalizeCpr(v).ok);
-ajv.addFormat('localDate', (v: string) => isValidLocalDate(v));
-ajv.addFormat('country', (v: string) => normalizeCountryCode(v).ok);
-ajv.addFormat('e164', (v: string) => normalizeE164(v).ok);
-ajv.addFormat('email', (v: string) => isPlausibleEmail(v));
-ajv.addFormat('upn', (v: string) => /^[^\s@]+@[^\s@]+$/.test(v));
+const UPN_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 
-const optionalString = (extra: JsonObject = {}) => ({ type: ['string', 'null'], ...extra });
+const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: string }> = new Map([
+  ['cpr', { check: (v: string) => normalizeCpr(v).ok, problem: 'must be a valid CPR number (10 digits starting with a date DDMMYY, optionally one dash)' }],
+  ['localDate', { check: isValidLocalDate, problem: 'must be a real date in the form YYYY-MM-DD' }],
+  ['countryCode', { check: (v: string) => normalizeCountryCode(v).ok, problem: 'must be an ISO 3166-1 alpha-2 country code' }],
+  ['e164', { check: (v: string) => normalizeE164(v).ok, problem: 'must be an E.164 phone number (+, country code and number, at most 15 digits, no spaces)' }],
+  ['plausibleEmail', { check: isPlausibleEmail, problem: 'must be an email address (local@domain)' }],
+  ['upn', { check: (v: string) => UPN_SHAPE.test(v), problem: 'must be a user principal name (name@domain, no spaces)' }],
+]);
 
-const validateUser = ajv.compile({
+interface ValidatedUser {
+  externalId: string;
+  userName: string;
+  name: { givenName: string; familyName: string };
+  active?: boolean;
+  [SERVICE_USER_SCHEMA]: {
+    affiliationType: AffiliationType;
+    birthDate?: string;
+    nationality?: string;
+    personalEmail?: string;
+    personalPhone?: string;
+    personalNumbers?: Array<{ type: PersonalNumberType; value: string }>;
+    identityDocumentReferences?: Array<{ type: DocumentType; issuingCountry: string; documentNumber: string }>;
+    directoryUserPrincipalName?: string;
+  };
+}
+
+const text = (maxLength: number, format?: string): JsonObject => ({ type: 'string', minLength: 1, maxLength, ...(format === undefined ? {} : { format }) });
+/** The format bounds the length itself (all format checks are anchored and linear). */
+const formatted = (format: string): JsonObject => ({ type: 'string', minLength: 1, format });
+
+const listOf = (maxItems: number, required: string[], properties: JsonObject): JsonObject => ({
+  type: 'array',
+  maxItems,
+  items: { type: 'object', required, additionalProperties: false, properties },
+});
+
+const USER_SCHEMA = {
   type: 'object',
   required: ['externalId', 'userName', 'name', EXT],
   properties: {
-    externalId: { type: 'string', minLength: 1, maxLength: 256 },
-    userName: { type: 'string', minLength: 1, maxLength: 256 },
-    name: {
-      type: 'object',
-      required: ['givenName', 'familyName'],
-      properties: { givenName: { type: 'string', minLength: 1, maxLength: 128 }, familyName: { type: 'string', minLength: 1, maxLength: 128 } },
-    },
-    active: { type: ['boolean', 'null'] },
+    externalId: text(256),
+    userName: text(256),
+    name: { type: 'object', required: ['givenName', 'familyName'], properties: { givenName: text(128), familyName: text(128) } },
+    active: { type: 'boolean' },
     [EXT]: {
       type: 'object',
       required: ['affiliationType'],
       properties: {
-        affiliationType: { type: 'string', enum: ['employment', 'enrollment', 'engagement', 'other'] },
-        birthDate: optionalString({ format: 'localDate' }),
-        nationality: optionalString({ format: 'country' }),
-        personalEmail: optionalString({ maxLength: 200, format: 'email' }),
-        personalPhone: optionalString({ format: 'e164' }),
-        personalNumbers: {
-          type: ['array', 'null'],
-          maxItems: 10,
-          items: {
-            type: 'object',
-            required: ['type', 'value'],
-            additionalProperties: false,
-            properties: { type: { type: 'string', enum: ['DkCpr'] }, value: { type: 'string', format: 'cpr' } },
-          },
-        },
-        identityDocumentReferences: {
-          type: ['array', 'null'],
-          maxItems: 20,
-          items: {
-            type: 'object',
-            required: ['type', 'issuingCountry', 'documentNumber'],
-            additionalProperties: false,
-            properties: {
-              type: { type: 'string', enum: ['Passport', 'IdentityCard'] },
-              issuingCountry: { type: 'string', format: 'country' },
-              documentNumber: { type: 'string', minLength: 1, maxLength: 64 },
-            },
-          },
-        },
-        directoryUserPrincipalName: optionalString({ maxLength: 1024 }),
+        affiliationType: { type: 'string', enum: [...AFFILIATION_TYPES] },
+        birthDate: formatted('localDate'),
+        nationality: formatted('countryCode'),
+        personalEmail: text(200, 'plausibleEmail'),
+        personalPhone: formatted('e164'),
+        personalNumbers: listOf(10, ['type', 'value'], { type: { type: 'string', enum: [...PERSONAL_NUMBER_TYPES] }, value: formatted('cpr') }),
+        identityDocumentReferences: listOf(20, ['type', 'issuingCountry', 'documentNumber'], {
+          type: { type: 'string', enum: [...DOCUMENT_TYPES] },
+          issuingCountry: formatted('countryCode'),
+          documentNumber: text(64),
+        }),
+        directoryUserPrincipalName: text(1024, 'upn'),
       },
     },
   },
-});
-
-const FORMAT_PROBLEMS: Record<string, string> = {
-  cpr: 'must be a valid CPR number (10 digits, optionally one dash, starting with a date DDMMYY)',
-  localDate: 'must be a date YYYY-MM-DD',
-  country: 'must be an ISO 3166-1 alpha-2 country code',
-  e164: 'must be an E.164 number (+, country code and number, at most 15 digits, no spaces)',
-  email: 'must be an email address',
-  upn: 'must be a user principal name (name@domain)',
 };
 
-/** `/urn:…:User/personalNumbers/0/value` -> `urn:…:User:personalNumbers[0].value`. */
-function attributePath(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) parts.push(child);
-  let out = '';
-  for (const p of parts) {
-    if (/^\d+$/.test(p)) out += `[${p}]`;
-    else if (out === '') out = p;
-    else out += out === EXT ? `:${p}` : `.${p}`;
+const ajv = new Ajv({ allErrors: false, strict: true });
+for (const [name, f] of FORMATS) ajv.addFormat(name, { type: 'string', validate: f.check });
+const validateUser = ajv.compile<ValidatedUser>(USER_SCHEMA);
+
+const CORE_KEYS = [...writableNames(CORE_ATTRIBUTES), EXT];
+const NAME_KEYS = writableNames(coreAttribute('name')?.subAttributes ?? []);
+const EXT_KEYS = writableNames(SERVICE_ATTRIBUTES);
+const LIST_KEYS = SERVICE_ATTRIBUTES.filter((d) => d.multiValued).map((d) => d.name);
+
+/** Own values of `keys` (or of all keys), without null: null for an attribute means absent. */
+function presentValues(source: JsonObject, keys: readonly string[] = Object.keys(source)): JsonObject {
+  const out = safeObject();
+  for (const k of keys) {
+    const v = Object.hasOwn(source, k) ? source[k] : undefined;
+    if (v !== null && v !== undefined) out[k] = v;
   }
-  return out || 'the User';
+  return out;
 }
 
-function describe(e: ErrorObject): string {
-  const params = e.params as Record<string, unknown>;
+/** What the schema sees: only canonical attributes, absent values dropped, the empty UPN meaning "not asserted". */
+function validationInput(user: ScimUserInput): JsonObject {
+  const input = presentValues(user as JsonObject, CORE_KEYS);
+  if (isJsonObject(input.name)) input.name = presentValues(input.name, NAME_KEYS);
+  const extValue = input[EXT];
+  if (isJsonObject(extValue)) {
+    const ext = presentValues(extValue, EXT_KEYS);
+    if (ext.directoryUserPrincipalName === '') delete ext.directoryUserPrincipalName;
+    for (const list of LIST_KEYS) {
+      const items = ext[list];
+      if (Array.isArray(items)) ext[list] = items.map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
+    }
+    input[EXT] = ext;
+  }
+  return input;
+}
+
+/** `/<ext URN>/personalNumbers/0/value` -> `<ext URN>:personalNumbers[0].value`. Segments are schema names or indexes. */
+function attributePath(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) segments.push(child);
+  let out = '';
+  for (const s of segments) {
+    if (/^\d+$/.test(s)) out += `[${s}]`;
+    else if (out === '') out = s;
+    else out += out === EXT ? `:${s}` : `.${s}`;
+  }
+  return out === '' ? 'The User' : out;
+}
+
+/** The detail of the first schema error, built from the path and the keyword only (ajv messages are not passed on). */
+function describeError(e: ErrorObject | undefined): string {
+  if (e === undefined) return 'The User is not valid';
+  const at = attributePath(e.instancePath);
+  const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
-      return `${attributePath(e.instancePath, String(params.missingProperty))} is required`;
+      return `${attributePath(e.instancePath, String(p.missingProperty))} is required`;
     case 'type':
-      return `${attributePath(e.instancePath)} must be of type ${String(params.type).split(',')[0]}`;
+      return `${at} must be of type ${String(p.type)}`;
     case 'minLength':
-      return `${attributePath(e.instancePath)} must not be empty`;
+      return `${at} must not be empty`;
     case 'maxLength':
-      return `${attributePath(e.instancePath)} must be at most ${String(params.limit)} characters`;
+      return `${at} must be at most ${String(p.limit)} characters`;
     case 'maxItems':
-      return `${attributePath(e.instancePath)} must have at most ${String(params.limit)} items`;
+      return `${at} must have at most ${String(p.limit)} items`;
     case 'enum':
-      return `${attributePath(e.instancePath)} must be one of the allowed values`;
+      // allowedValues come from the schema, not from the request.
+      return `${at} must be one of ${(Array.isArray(p.allowedValues) ? p.allowedValues : []).map(String).join(', ')}`;
     case 'format':
-      return `${attributePath(e.instancePath)} ${FORMAT_PROBLEMS[String(params.format)] ?? 'has an invalid format'}`;
+      return `${at} ${FORMATS.get(String(p.format))?.problem ?? 'has an invalid format'}`;
     case 'additionalProperties':
-      return `${attributePath(e.instancePath)} has an unknown attribute`;
+      return `${at} has an unknown attribute ${shownName(String(p.additionalProperty))}`;
     default:
-      return `${attributePath(e.instancePath)} is not valid`;
+      return `${at} is not valid`;
   }
 }
 
-const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+function normalisedOrThrow(result: FormatResult, path: string): string {
+  if (!result.ok) throw invalidValue(`${path} ${result.reason}`);
+  return result.value;
+}
 
+function personalNumbersOf(items: ReadonlyArray<{ type: PersonalNumberType; value: string }>): PersonalNumber[] {
+  const seen = new Set<string>();
+  return items.map((p, i) => {
+    if (seen.has(p.type)) throw invalidValue(`${EXT}:personalNumbers[${i}] repeats a type: one number per type is allowed`);
+    seen.add(p.type);
+    return { type: p.type, value: normalisedOrThrow(normalizeCpr(p.value), `${EXT}:personalNumbers[${i}].value`) };
+  });
+}
+
+/** Validates and normalises a canonical User; the first problem is thrown as 400 invalidValue. */
 export function toIdentityAttributes(user: ScimUserInput): IdentityAttributes {
-  // ajv works on ordinary objects; copy out of the null-prototype containers.
-  const plain = JSON.parse(JSON.stringify(user)) as JsonObject;
-  if (!validateUser(plain)) {
-    const first = validateUser.errors?.[0];
-    throw invalidValue(first ? describe(first) : 'The User is not valid');
-  }
-  const ext = (plain[EXT] ?? {}) as Record<string, unknown>;
-  const name = plain.name as { givenName: string; familyName: string };
-  const numbers = ((ext.personalNumbers as Array<{ type: 'DkCpr'; value: string }> | null) ?? []).map((p) => ({ type: p.type, value: (normalizeCpr(p.value) as { value: string }).value }));
-  if (new Set(numbers.map((n) => n.type)).size !== numbers.length) throw invalidValue(`${EXT}:personalNumbers may hold one number per type`);
-  const documents = ((ext.identityDocumentReferences as Array<{ type: 'Passport' | 'IdentityCard'; issuingCountry: string; documentNumber: string }> | null) ?? []).map((d) => ({
-    type: d.type,
-    issuingCountry: (normalizeCountryCode(d.issuingCountry) as { value: string }).value,
-    documentNumber: d.documentNumber,
-  }));
-  const upn = nonEmpty(ext.directoryUserPrincipalName);
-  if (upn !== undefined && !/^[^\s@]+@[^\s@]+$/.test(upn)) throw invalidValue(`${EXT}:directoryUserPrincipalName ${FORMAT_PROBLEMS.upn}`);
-  const phone = nonEmpty(ext.personalPhone);
-  const nationality = nonEmpty(ext.nationality);
+  const input = validationInput(user);
+  if (!validateUser(input)) throw invalidValue(describeError(validateUser.errors?.[0]));
+  const ext = input[EXT];
   const attrs: IdentityAttributes = {
-    externalId: plain.externalId as string,
-    userName: plain.userName as string,
-    givenName: name.givenName,
-    familyName: name.familyName,
-    active: typeof plain.active === 'boolean' ? plain.active : true,
-    affiliationType: ext.affiliationType as IdentityAttributes['affiliationType'],
-    personalNumbers: numbers,
-    identityDocumentReferences: documents,
+    externalId: input.externalId,
+    userName: input.userName,
+    givenName: input.name.givenName,
+    familyName: input.name.familyName,
+    active: input.active ?? true,
+    affiliationType: ext.affiliationType,
+    personalNumbers: personalNumbersOf(ext.personalNumbers ?? []),
+    identityDocumentReferences: (ext.identityDocumentReferences ?? []).map((d, i) => ({
+      type: d.type,
+      issuingCountry: normalisedOrThrow(normalizeCountryCode(d.issuingCountry), `${EXT}:identityDocumentReferences[${i}].issuingCountry`),
+      documentNumber: d.documentNumber,
+    })),
   };
-  const birthDate = nonEmpty(ext.birthDate);
-  if (birthDate !== undefined) attrs.birthDate = birthDate;
-  if (nationality !== undefined) attrs.nationality = (normalizeCountryCode(nationality) as { value: string }).value;
-  const email = nonEmpty(ext.personalEmail);
-  if (email !== undefined) attrs.personalEmail = email;
-  if (phone !== undefined) attrs.personalPhone = (normalizeE164(phone) as { value: string }).value;
-  if (upn !== undefined) attrs.directoryUserPrincipalName = upn;
+  if (ext.birthDate !== undefined) attrs.birthDate = ext.birthDate;
+  if (ext.nationality !== undefined) attrs.nationality = normalisedOrThrow(normalizeCountryCode(ext.nationality), `${EXT}:nationality`);
+  if (ext.personalEmail !== undefined) attrs.personalEmail = ext.personalEmail;
+  if (ext.personalPhone !== undefined) attrs.personalPhone = normalisedOrThrow(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`);
+  if (ext.directoryUserPrincipalName !== undefined) attrs.directoryUserPrincipalName = ext.directoryUserPrincipalName;
   return attrs;
 }
 
+/** A PUT or POST body -> validated attributes. */
 export function parseScimUser(body: unknown): IdentityAttributes {
-  return toIdentityAttributes(canonicalizeUser(body));
+  return toIdentityAttributes(canonicalizeUser(body, 'put'));
 }
 
-/** The canonical SCIM form of stored attributes (the base a PATCH applies to). */
+/** The canonical SCIM form of stored attributes (the base a PATCH applies to). Lists are copied. */
 export function identityToScimInput(a: IdentityAttributes): ScimUserInput {
-  const ext: ScimServiceExtension = {
-    affiliationType: a.affiliationType,
-    personalNumbers: a.personalNumbers.map((p) => ({ ...p })),
-    identityDocumentReferences: a.identityDocumentReferences.map((d) => ({ ...d })),
-  };
+  const ext: ScimServiceExtension = { affiliationType: a.affiliationType };
   if (a.birthDate !== undefined) ext.birthDate = a.birthDate;
   if (a.nationality !== undefined) ext.nationality = a.nationality;
   if (a.personalEmail !== undefined) ext.personalEmail = a.personalEmail;
   if (a.personalPhone !== undefined) ext.personalPhone = a.personalPhone;
+  ext.personalNumbers = a.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
+  ext.identityDocumentReferences = a.identityDocumentReferences.map((d) => ({ type: d.type, issuingCountry: d.issuingCountry, documentNumber: d.documentNumber }));
   if (a.directoryUserPrincipalName !== undefined) ext.directoryUserPrincipalName = a.directoryUserPrincipalName;
-  return { externalId: a.externalId, userName: a.userName, name: { givenName: a.givenName, familyName: a.familyName }, active: a.active, [EXT]: ext };
+  const user: ScimUserInput = { externalId: a.externalId };
+  if (a.userName !== undefined) user.userName = a.userName;
+  user.name = { givenName: a.givenName, familyName: a.familyName };
+  user.active = a.active;
+  user[EXT] = ext;
+  return user;
 }

@@ -86,7 +86,11 @@ export class UserLister {
     if (q.count === 0 || totalResults === 0 || q.startIndex > totalResults) return { totalResults, startIndex: q.startIndex, items: [] };
 
     const filterKey = `${pk}|${where}|${params.map((p) => p.value).join('|')}`;
-    const after = q.startIndex === 1 ? undefined : (this.cursors.get(`${filterKey}|${q.startIndex}`) ?? (await this.findCursor(pk, where, params, q.startIndex)));
+    let after = q.startIndex === 1 ? undefined : this.cursors.get(`${filterKey}|${q.startIndex}`);
+    if (q.startIndex > 1 && after === undefined) {
+      after = await this.findCursor(pk, where, params, q.startIndex);
+      if (after !== undefined) this.cursors.set(`${filterKey}|${q.startIndex}`, after);
+    }
     if (q.startIndex > 1 && after === undefined) return { totalResults, startIndex: q.startIndex, items: [] };
 
     const pageWhere = [where, after !== undefined ? 'c.id > @after' : ''].filter(Boolean).join(' AND ');

@@ -1,47 +1,321 @@
-import { SETTING_NAMES } from '../../../lib/config/settings';
+/**
+ * Structural tests of infra/ (no Bicep CLI or Azure needed): the template deploys every setting the
+ * code reads with valid production values, exactly the code's Cosmos containers, identity-only access,
+ * no secret anywhere, and its modules, parameters and outputs are wired consistently.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SETTING_NAMES, loadSettings } from '../../../lib/config/settings';
 import { CONTAINERS } from '../../../lib/store/containers';
-import { allBicep, missingSettings, outputs, readInfra } from './bicepText';
+import {
+  ROOT,
+  allBicep,
+  appSettings,
+  bicepFiles,
+  literal,
+  missingSettings,
+  moduleParams,
+  modules,
+  outputList,
+  outputs,
+  params,
+  readInfra,
+  resources,
+  uncomment,
+} from './bicepText';
 
-describe('infrastructure template', () => {
-  const bicep = allBicep();
-  const functionApp = readInfra('modules/functionapp.bicep');
+const functionApp = readInfra('modules/functionapp.bicep');
+const settings = appSettings(functionApp);
+const code = uncomment(allBicep());
+const byFile = new Map(bicepFiles().map((f) => [f, readInfra(f)] as const));
 
-  it('sets every app setting the code reads on the Function App', () => {
+describe('app settings', () => {
+  it('sets every setting the code reads on the Function App', () => {
     expect(missingSettings(functionApp, SETTING_NAMES)).toEqual([]);
   });
 
-  it('the setting check fails for a missing setting (negative cases)', () => {
+  it('the setting check reports what is missing (negative cases)', () => {
     expect(missingSettings(functionApp, [...SETTING_NAMES, 'NOT_A_SETTING_XYZ'])).toEqual(['NOT_A_SETTING_XYZ']);
-    const withoutCosmos = functionApp.replace(/^.*name: 'COSMOS_ENDPOINT'.*$/m, '');
-    expect(missingSettings(withoutCosmos, SETTING_NAMES)).toEqual(['COSMOS_ENDPOINT']);
+    const withoutLine = functionApp.replace(/^.*name: 'COSMOS_ENDPOINT'.*$/m, '');
+    expect(withoutLine).not.toEqual(functionApp);
+    expect(missingSettings(withoutLine, SETTING_NAMES)).toEqual(['COSMOS_ENDPOINT']);
+    const commentedOut = functionApp.replace(/^(\s*)(\{ name: 'LOG_LEVEL'.*)$/m, '$1// $2');
+    expect(commentedOut).not.toEqual(functionApp);
+    expect(missingSettings(commentedOut, SETTING_NAMES)).toEqual(['LOG_LEVEL']);
   });
+
+  it('sets every %SETTING% a trigger binding refers to', () => {
+    const dir = path.join(ROOT, 'functions');
+    const referenced = new Set<string>();
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
+      for (const m of fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/%([A-Za-z0-9_]+)%/g)) referenced.add(m[1] ?? '');
+    }
+    expect([...referenced].sort()).toEqual(expect.arrayContaining(['RESOLVE_PENDING_LINKS_SCHEDULE', 'RETENTION_SCHEDULE']));
+    expect(missingSettings(functionApp, [...referenced])).toEqual([]);
+  });
+
+  it('gives values the service accepts, with production choices', () => {
+    // Settings computed from parameters or resources get a representative deployed value.
+    const deployed: Record<string, string> = {
+      PUBLIC_BASE_URL: 'https://func-abc.azurewebsites.net',
+      COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/',
+      COSMOS_DATABASE: 'business-identities',
+      SERVICE_APP_ID_URI: 'api://11111111-1111-4111-8111-111111111111/business-identity-service',
+      SERVICE_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',
+      GRAPH_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',
+      GRAPH_CREDENTIAL: 'managedIdentity',
+      GRAPH_CERTIFICATE_PATH: '',
+      IMPORT_MAX_DELETE_RATIO: '',
+    };
+    const env: Record<string, string> = {};
+    for (const name of SETTING_NAMES) {
+      const expression = settings.get(name) ?? '';
+      const value = literal(expression) ?? deployed[name];
+      if (value === undefined) throw new Error(`${name} = ${expression}: add a representative value to this test`);
+      env[name] = value;
+    }
+    const s = loadSettings(env);
+    expect(s.graph.credential).toBe('managedIdentity');
+    expect(s.graphqlIntrospection).toBe(false);
+    expect(s.auth.authority).toBe('https://login.microsoftonline.com');
+    expect(s.graph.baseUrl).toBe('https://graph.microsoft.com');
+    expect(s.retentionInactiveDays).toBe(90);
+    expect(literal(settings.get('COSMOS_KEY') ?? 'x')).toBe('');
+    expect(literal(settings.get('GRAPH_CLIENT_SECRET') ?? 'x')).toBe('');
+    // The timers run on the schedules of the local sample.
+    const sample = (JSON.parse(fs.readFileSync(path.join(ROOT, 'local.settings.sample.json'), 'utf8')) as { Values: Record<string, string> }).Values;
+    for (const name of ['RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE']) expect(literal(settings.get(name) ?? '')).toBe(sample[name]);
+    // Parameter-driven values come from the right parameters.
+    expect(settings.get('GRAPH_CLIENT_ID')).toBe('graphClientId');
+    expect(settings.get('SERVICE_CLIENT_ID')).toBe('graphClientId');
+    expect(settings.get('GRAPH_CREDENTIAL')).toBe('graphCredential');
+    expect(settings.get('SERVICE_APP_ID_URI')).toBe('serviceAppIdUri');
+    expect(settings.get('COSMOS_ENDPOINT')).toBe('cosmosEndpoint');
+    expect(uncomment(functionApp)).toMatch(/var baseUrl = empty\(publicBaseUrl\) \? 'https:\/\/\$\{name\}\.azurewebsites\.net' : publicBaseUrl/);
+  });
+
+  it('uses identity-based host storage and telemetry, and nothing Flex Consumption rejects', () => {
+    expect(settings.get('AzureWebJobsStorage__accountName')).toBe('storageAccountName');
+    expect(literal(settings.get('AzureWebJobsStorage__credential') ?? '')).toBe('managedidentity');
+    expect(literal(settings.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING') ?? '')).toBe('Authorization=AAD');
+    expect(settings.get('APPLICATIONINSIGHTS_CONNECTION_STRING')).toBe('applicationInsights.properties.ConnectionString');
+    for (const forbidden of [
+      'AzureWebJobsStorage',
+      'FUNCTIONS_WORKER_RUNTIME',
+      'FUNCTIONS_EXTENSION_VERSION',
+      'WEBSITE_RUN_FROM_PACKAGE',
+      'WEBSITE_CONTENTAZUREFILECONNECTIONSTRING',
+      'WEBSITE_CONTENTSHARE',
+      'WEBSITE_NODE_DEFAULT_VERSION',
+    ]) {
+      expect(settings.has(forbidden)).toBe(false);
+    }
+  });
+});
+
+describe('Cosmos DB', () => {
+  const cosmos = uncomment(readInfra('modules/cosmos.bicep'));
 
   it('creates exactly the containers of the code, with their keys and indexing', () => {
+    // On failure regenerate infra/cosmos-containers.json with the command in README ("Build, package, deploy").
     expect(JSON.parse(readInfra('cosmos-containers.json'))).toEqual(JSON.parse(JSON.stringify(Object.values(CONTAINERS))));
-    expect(readInfra('modules/cosmos.bicep')).toContain("loadJsonContent('../cosmos-containers.json')");
+    expect(cosmos).toContain("loadJsonContent('../cosmos-containers.json')");
+    const loop = resources(readInfra('modules/cosmos.bicep')).find((r) => r.target === 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
+    expect(loop?.body).toMatch(/name:\s*c\.id/);
+    expect(loop?.body).toMatch(/resource:\s*union\(c,/);
+    expect(cosmos).toMatch(/for c in containers:/);
   });
 
-  it('uses identity-based access only: no local auth, no shared keys, RBAC Key Vault, no keys fetched', () => {
-    expect(readInfra('modules/cosmos.bicep')).toMatch(/disableLocalAuth:\s*true/);
-    expect(readInfra('modules/storage.bicep')).toMatch(/allowSharedKeyAccess:\s*false/);
-    expect(readInfra('modules/keyvault.bicep')).toMatch(/enableRbacAuthorization:\s*true/);
-    expect(readInfra('modules/monitoring.bicep')).toMatch(/DisableLocalAuth:\s*true/);
-    expect(bicep).not.toMatch(/listKeys\(|listConnectionStrings\(|primaryMasterKey|AccountKey=/);
-    expect(readInfra('modules/roles.bicep')).toContain('00000000-0000-0000-0000-000000000002');
+  it('is Entra-only, TLS 1.2, serverless by default or database autoscale, with continuous backup', () => {
+    expect(cosmos).toMatch(/disableLocalAuth:\s*true/);
+    expect(cosmos).toMatch(/minimalTlsVersion:\s*'Tls12'/);
+    expect(cosmos).toMatch(/throughputMode == 'serverless' \? \[\{ name: 'EnableServerless' \}\] : \[\]/);
+    expect(cosmos).toMatch(/autoscaleSettings:\s*\{\s*maxThroughput:\s*autoscaleMaxThroughput\s*\}/);
+    expect(cosmos).toMatch(/type:\s*'Continuous'/);
+    expect(cosmos).toMatch(/tier:\s*'Continuous7Days'/);
+    expect(cosmos).toMatch(/publicNetworkAccess:\s*publicNetworkAccess/);
+    const main = params(readInfra('main.bicep'));
+    expect(main.find((p) => p.name === 'cosmosThroughputMode')).toEqual({ name: 'cosmosThroughputMode', type: 'string', hasDefault: true });
+    expect(uncomment(readInfra('main.bicep'))).toMatch(/param cosmosThroughputMode string = 'serverless'/);
   });
+
+  it('gives the app identity the built-in data contributor role', () => {
+    const roles = resources(readInfra('modules/roles.bicep')).filter((r) => r.target === 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    const app = roles.find((r) => /principalId:\s*appPrincipalId/.test(r.body));
+    expect(app?.body).toContain("roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'");
+    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(/var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'/);
+  });
+});
+
+describe('identity-only access, no secrets', () => {
+  it('turns off keys and local auth everywhere', () => {
+    const storage = uncomment(readInfra('modules/storage.bicep'));
+    expect(storage).toMatch(/allowSharedKeyAccess:\s*false/);
+    expect(storage).toMatch(/allowBlobPublicAccess:\s*false/);
+    expect(storage).toMatch(/minimumTlsVersion:\s*'TLS1_2'/);
+    const vault = uncomment(readInfra('modules/keyvault.bicep'));
+    expect(vault).toMatch(/enableRbacAuthorization:\s*true/);
+    expect(vault).toMatch(/enableSoftDelete:\s*true/);
+    expect(vault).toMatch(/enablePurgeProtection:\s*true/);
+    expect(uncomment(readInfra('modules/monitoring.bicep'))).toMatch(/DisableLocalAuth:\s*true/);
+  });
+
+  it('never reads a key, SAS or connection string with a key', () => {
+    expect(code).not.toMatch(/listKeys\(|listConnectionStrings\(|listAccountSas\(|listServiceSas\(|primaryMasterKey|primaryReadonlyMasterKey|\.keys\[|AccountKey|SharedAccessSignature|@secure\(\)/i);
+  });
+
+  it('assigns the data-plane roles the host, telemetry and Key Vault need', () => {
+    const roles = uncomment(readInfra('modules/roles.bicep'));
+    for (const id of [
+      'b7e6dc6d-f1e8-4753-8033-0f276bb0955b', // Storage Blob Data Owner
+      '974c5e8b-45b9-4653-ba55-5f855dd0fb88', // Storage Queue Data Contributor
+      '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3', // Storage Table Data Contributor
+      '3913510d-42f4-4e42-8a64-420c390055eb', // Monitoring Metrics Publisher
+      'db79e9a7-68ee-4b58-9aeb-b90e7c24fcba', // Key Vault Certificate User
+      '4633458b-17de-408a-b874-0445c86b69e6', // Key Vault Secrets User
+    ]) {
+      expect(roles).toContain(id);
+    }
+  });
+
+  it('has no parameter or output that is or reveals a secret', () => {
+    const secretName = /secret|password|connection_?string|(^|_)key($|_)|[a-z]Key$|token/i;
+    for (const [file, text] of byFile) {
+      for (const p of params(text)) expect(`${file}: param ${p.name}`).not.toMatch(new RegExp(`param .*(${secretName.source})`, 'i'));
+      for (const o of outputList(text)) {
+        const name = o.name.replace(/KEY_VAULT|keyVault/g, '');
+        expect(`${file}: output ${name}`).not.toMatch(new RegExp(`output .*(${secretName.source})`, 'i'));
+        expect(o.expression).not.toMatch(/ConnectionString|InstrumentationKey|list\w*\(|secret|password|key\b/i);
+      }
+    }
+    const names = outputs(readInfra('main.bicep'));
+    expect(names).toEqual(expect.arrayContaining(['AZURE_LOCATION', 'AZURE_TENANT_ID', 'AZURE_RESOURCE_GROUP', 'SERVICE_API_NAME', 'SERVICE_API_URI', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE']));
+  });
+});
+
+describe('Function App', () => {
+  const app = uncomment(functionApp);
 
   it('runs on Flex Consumption with Node.js 22 and a system-assigned identity', () => {
-    expect(functionApp).toMatch(/tier:\s*'FlexConsumption'/);
-    expect(functionApp).toMatch(/runtime:\s*\{\s*name:\s*'node',\s*version:\s*'22'\s*\}/);
-    expect(functionApp).toMatch(/type:\s*'SystemAssigned'/);
-    expect(functionApp).toMatch(/'azd-service-name': 'api'/);
+    const plan = resources(functionApp).find((r) => r.target === 'Microsoft.Web/serverfarms');
+    expect(plan?.body).toMatch(/tier:\s*'FlexConsumption'/);
+    expect(plan?.body).toMatch(/name:\s*'FC1'/);
+    const site = resources(functionApp).find((r) => r.target === 'Microsoft.Web/sites');
+    expect(site?.body).toMatch(/kind:\s*'functionapp,linux'/);
+    expect(site?.body).toMatch(/runtime:\s*\{\s*name:\s*'node'\s*version:\s*'22'\s*\}/);
+    expect(site?.body).toMatch(/identity:\s*\{\s*type:\s*'SystemAssigned'\s*\}/);
+    expect(site?.body).toMatch(/'azd-service-name': 'api'/);
+    expect(site?.body).toMatch(/maximumInstanceCount:\s*maximumInstanceCount/);
+    expect(site?.body).toMatch(/instanceMemoryMB:\s*instanceMemoryMB/);
+    expect(site?.body).toMatch(/type:\s*'blobContainer'[\s\S]*authentication:\s*\{\s*type:\s*'SystemAssignedIdentity'\s*\}/);
   });
 
-  it('has no secret in settings or outputs', () => {
-    const names = outputs(bicep);
-    expect(names).toContain('COSMOS_ENDPOINT');
-    for (const name of names) expect(name).not.toMatch(/secret|password|connection_?string|(account|primary|master|access)_?key|_KEY$/i);
-    expect(functionApp).toMatch(/name: 'GRAPH_CLIENT_SECRET', value: ''/);
-    expect(functionApp).toMatch(/name: 'COSMOS_KEY', value: ''/);
+  it('is HTTPS only, TLS 1.2, without FTP or basic publishing credentials', () => {
+    expect(app).toMatch(/httpsOnly:\s*true/);
+    expect(app).toMatch(/minTlsVersion:\s*'1\.2'/);
+    expect(app).toMatch(/ftpsState:\s*'Disabled'/);
+    const policies = resources(functionApp).filter((r) => r.target === 'Microsoft.Web/sites/basicPublishingCredentialsPolicies');
+    expect(policies.map((p) => /name:\s*'(\w+)'/.exec(p.body)?.[1]).sort()).toEqual(['ftp', 'scm']);
+    for (const p of policies) expect(p.body).toMatch(/allow:\s*false/);
+  });
+});
+
+describe('template wiring (what the Bicep compiler would check)', () => {
+  const moduleFile = (from: string, target: string): string => path.posix.normalize(path.posix.join(path.posix.dirname(from), target));
+
+  it('passes exactly the declared parameters to every module, and reads only declared outputs', () => {
+    for (const [file, text] of byFile) {
+      const symbols = new Map<string, string>();
+      for (const mod of modules(text)) {
+        const target = moduleFile(file, mod.target);
+        const targetText = byFile.get(target);
+        expect(targetText === undefined ? `missing module ${target}` : target).toBe(target);
+        if (targetText === undefined) continue;
+        symbols.set(mod.symbol, target);
+        const declared = params(targetText);
+        const passed = moduleParams(text, mod);
+        expect({ call: `${file} -> ${target}`, unknown: passed.filter((p) => !declared.some((d) => d.name === p)) }).toEqual({ call: `${file} -> ${target}`, unknown: [] });
+        const required = declared.filter((d) => !d.hasDefault).map((d) => d.name);
+        expect({ call: `${file} -> ${target}`, notPassed: required.filter((r) => !passed.includes(r)) }).toEqual({ call: `${file} -> ${target}`, notPassed: [] });
+      }
+      for (const m of uncomment(text).matchAll(/\b(\w+)\.outputs\.(\w+)/g)) {
+        const target = symbols.get(m[1] ?? '');
+        expect(target === undefined ? `${file}: ${m[0]} is not a module` : 'ok').toBe('ok');
+        if (target) expect(`${file}: ${m[0]} in [${outputs(byFile.get(target) ?? '').join(', ')}]`).toMatch(new RegExp(`in \\[.*\\b${m[2]}\\b`));
+      }
+    }
+    expect(byFile.size).toBeGreaterThanOrEqual(8);
+  });
+
+  it('declares every parameter it uses, and every parameter it declares is used', () => {
+    for (const [file, text] of byFile) {
+      const body = uncomment(text);
+      for (const p of params(text)) {
+        const uses = body.match(new RegExp(`\\b${p.name}\\b`, 'g'))?.length ?? 0;
+        expect(`${file}: ${p.name} used ${uses > 1 ? 'yes' : 'no'}`).toBe(`${file}: ${p.name} used yes`);
+      }
+    }
+  });
+
+  it('names resources from abbreviations.json and the resource token, and tags them', () => {
+    const abbrs = JSON.parse(readInfra('abbreviations.json')) as Record<string, string>;
+    for (const m of code.matchAll(/\babbrs\.(\w+)/g)) expect(Object.keys(abbrs)).toContain(m[1]);
+    expect(uncomment(readInfra('modules/resources.bicep'))).toMatch(/var resourceToken = toLower\(uniqueString\(subscription\(\)\.id, resourceGroup\(\)\.id, environmentName\)\)/);
+    expect(uncomment(readInfra('main.bicep'))).toMatch(/var tags = \{ 'azd-env-name': environmentName \}/);
+    for (const [file, text] of byFile) {
+      for (const r of resources(text).filter((x) => !x.existing && /^\s*location:/m.test(x.body))) {
+        expect(`${file}: ${r.symbol} ${/^\s*tags:/m.test(r.body) ? 'tagged' : 'untagged'}`).toBe(`${file}: ${r.symbol} tagged`);
+      }
+    }
+  });
+
+  it('uses one GA API version per resource type', () => {
+    const versions = new Map<string, Set<string>>();
+    for (const text of byFile.values()) {
+      for (const r of resources(text)) {
+        expect(`${r.target}@${r.apiVersion}`).toMatch(/@\d{4}-\d{2}-\d{2}$/);
+        versions.set(r.target, (versions.get(r.target) ?? new Set()).add(r.apiVersion ?? ''));
+      }
+    }
+    for (const [type, v] of versions) expect(`${type}: ${[...v].join(', ')}`).not.toContain(',');
+  });
+
+  it('main.parameters.json maps azd environment values to declared parameters only, and gives every required one', () => {
+    const file = JSON.parse(readInfra('main.parameters.json')) as { parameters: Record<string, { value: unknown }> };
+    const declared = params(readInfra('main.bicep'));
+    const given = Object.keys(file.parameters);
+    expect(given.filter((g) => !declared.some((d) => d.name === g))).toEqual([]);
+    expect(declared.filter((d) => !d.hasDefault && !given.includes(d.name)).map((d) => d.name)).toEqual([]);
+    expect(file.parameters.environmentName?.value).toBe('${AZURE_ENV_NAME}');
+    expect(file.parameters.location?.value).toBe('${AZURE_LOCATION}');
+    for (const [name, p] of Object.entries(file.parameters)) expect(`${name}: ${String(p.value)}`).toMatch(/: \$\{[A-Z0-9_]+(=[^}]*)?\}$/);
+  });
+});
+
+describe('azd project', () => {
+  const yaml = fs.readFileSync(path.join(ROOT, 'azure.yaml'), 'utf8').replace(/#.*$/gm, '');
+
+  it('deploys the bundle `npm run package` lays out, to the Function App tagged as service api', () => {
+    expect(yaml).toMatch(/^services:\s*\n\s+api:\s*\n/m);
+    expect(yaml).toMatch(/^\s+project: \.\s*$/m);
+    expect(yaml).toMatch(/^\s+host: function\s*$/m);
+    expect(yaml).toMatch(/^\s+language: (ts|js)\s*$/m);
+    expect(yaml).toMatch(/^\s+dist: build\/app\s*$/m);
+    expect(yaml).toMatch(/prepackage:[\s\S]*run: npm run package/);
+    expect(yaml).toMatch(/^infra:\s*\n\s+provider: bicep\s*\n\s+path: infra\s*\n\s+module: main\s*$/m);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.package).toBeDefined();
+    // scripts/package.ts writes the app folder azd zips (dist: build/app).
+    expect(fs.readFileSync(path.join(ROOT, 'scripts', 'package.ts'), 'utf8')).toMatch(/path\.join\(ROOT, 'build', 'app'\)/);
+  });
+
+  it('creates the Entra application the service expects', () => {
+    const script = fs.readFileSync(path.join(ROOT, 'infra', 'scripts', 'create-entra-app.sh'), 'utf8');
+    expect(script).toContain('AzureADMultipleOrgs');
+    expect(script).toContain('df021288-bdef-4463-88db-98f22de89214');
+    expect(script).toContain('api://AzureADTokenExchange');
+    expect(script).toContain('https://login.microsoftonline.com/$tenant/v2.0');
+    expect(script).toMatch(/\\"allowedMemberTypes\\":\[\\"Application\\",\\"User\\"\]/);
+    expect(script).toMatch(/\\"value\\":\\"Admin\\"/);
   });
 });

@@ -187,6 +187,10 @@ describe('ignored attributes', () => {
     ['another unknown extension', {}, { 'urn:example:custom:1.0:User': { anything: true } }],
   ])('%s', (_label, ext, core) => {
     expect(parseScimUser(userBody(ext, core))).toEqual(BASE_ATTRIBUTES);
+    const canonical = canonicalizeUser(userBody(ext, core)) as JsonObject;
+    expect(Object.keys(canonical).sort()).toEqual(['externalId', 'name', 'userName', EXT].sort());
+    expect(Object.keys(canonical.name as JsonObject).sort()).toEqual(['familyName', 'givenName']);
+    expect(Object.keys(canonical[EXT] as JsonObject)).toEqual(['affiliationType']);
   });
 
   it('flattened read-only extension attributes are ignored', () => {

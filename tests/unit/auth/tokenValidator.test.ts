@@ -1,0 +1,425 @@
+import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { createTokenValidator, parseBearer, TokenValidationError, type TokenFailure, type TokenValidatorOptions } from '../../../lib/auth/tokenValidator';
+
+const ENTRA = 'https://login.microsoftonline.com';
+const LOCAL = 'http://127.0.0.1:7072';
+const APP_ID_URI = 'api://business-identity-service';
+const SERVICE_CLIENT_ID = '0b9e5d4c-3a21-4f10-9e8d-7c6b5a493827';
+const TENANT = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+const OTHER_TENANT = '9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
+const CLIENT = 'AAAAAAAA-0000-4000-8000-000000000001';
+const OID = 'c0ffee00-1111-4222-8333-444455556666';
+const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+const SEC = Math.floor(T0 / 1000);
+
+interface Pair {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+const rsa = (): Pair => generateKeyPairSync('rsa', { modulusLength: 2048 });
+const k1 = rsa();
+const k2 = rsa();
+const attacker = rsa();
+
+const jwkOf = (pair: Pair, kid: string) => ({ ...pair.publicKey.export({ format: 'jwk' }), kid, use: 'sig', kty: 'RSA' });
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+/** Default claims of an app token; an override of undefined removes the claim. */
+function claims(over: Record<string, unknown> = {}, tenant = TENANT, authority = ENTRA): Record<string, unknown> {
+  const all: Record<string, unknown> = {
+    iss: `${authority}/${tenant}/v2.0`,
+    aud: APP_ID_URI,
+    tid: tenant,
+    azp: CLIENT,
+    oid: OID,
+    iat: SEC,
+    nbf: SEC,
+    exp: SEC + 3600,
+    idtyp: 'app',
+    ver: '2.0',
+    roles: ['Admin', 'Reader'],
+    ...over,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
+}
+
+const sign = (payload: Record<string, unknown>, pair: Pair = k1, kid = 'k1') => jwt.sign(payload, pair.privateKey, { algorithm: 'RS256', keyid: kid });
+
+/** A token with the given header, signed (or not) by hand, for algorithms the validator must refuse. */
+function handMade(header: Record<string, unknown>, payload: Record<string, unknown>, secret?: string): string {
+  const input = `${b64(header)}.${b64(payload)}`;
+  if (secret === undefined) return `${input}.`;
+  const digest = `sha${String(header.alg).slice(2)}`;
+  return `${input}.${createHmac(digest, secret).update(input).digest('base64url')}`;
+}
+
+interface Harness {
+  validate: (header: string | undefined | null) => ReturnType<ReturnType<typeof createTokenValidator>['validate']>;
+  fetches: string[];
+  jwks: Map<string, unknown[]>;
+  clock: { t: number };
+  fail: { next: boolean };
+}
+
+function harness(over: Partial<TokenValidatorOptions> = {}): Harness {
+  const fetches: string[] = [];
+  const jwks = new Map<string, unknown[]>([
+    [TENANT, [jwkOf(k1, 'k1')]],
+    [OTHER_TENANT, [jwkOf(k1, 'k1')]],
+  ]);
+  const clock = { t: T0 };
+  const fail = { next: false };
+  const authority = over.authority ?? ENTRA;
+  const validator = createTokenValidator({
+    authority,
+    audiences: [APP_ID_URI, SERVICE_CLIENT_ID],
+    now: () => clock.t,
+    fetchJwks: async (uri) => {
+      fetches.push(uri);
+      // A tick, so that concurrent callers really overlap with the fetch.
+      await new Promise((r) => setImmediate(r));
+      if (fail.next) throw new Error('JWKS endpoint unavailable');
+      const tenant = uri.slice(authority.length + 1).split('/')[0] ?? '';
+      return { keys: jwks.get(tenant) ?? [] };
+    },
+    ...over,
+  });
+  return { validate: (h) => validator.validate(h), fetches, jwks, clock, fail };
+}
+
+async function rejection(p: Promise<unknown>): Promise<TokenValidationError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof TokenValidationError) return err;
+    throw err;
+  }
+  throw new Error('expected a TokenValidationError');
+}
+
+async function expectFailure(p: Promise<unknown>, failure: TokenFailure): Promise<void> {
+  expect((await rejection(p)).failure).toBe(failure);
+}
+
+const bearer = (token: string) => `Bearer ${token}`;
+const keysUri = (tenant: string, authority = ENTRA) => `${authority}/${tenant}/discovery/v2.0/keys`;
+
+describe('parseBearer', () => {
+  it.each([undefined, null, '', '   '])('missing for %p', (h) => {
+    expect(() => parseBearer(h)).toThrow(expect.objectContaining({ failure: 'missing' }));
+  });
+
+  it.each(['Basic xyz', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearertoken', 'Token abc', 'Bearer a,b'])('malformed for %p', (h) => {
+    expect(() => parseBearer(h)).toThrow(expect.objectContaining({ failure: 'malformed' }));
+  });
+
+  it('accepts the scheme in any case and returns the token alone', () => {
+    expect(parseBearer('Bearer abc.def.ghi')).toBe('abc.def.ghi');
+    expect(parseBearer('bearer abc.def.ghi')).toBe('abc.def.ghi');
+    expect(parseBearer('BEARER abc.def.ghi')).toBe('abc.def.ghi');
+  });
+});
+
+describe('createTokenValidator', () => {
+  describe('valid tokens', () => {
+    it('returns the caller of an app token and fetches the tenant JWKS once', async () => {
+      const h = harness();
+      const caller = await h.validate(bearer(sign(claims())));
+      expect(caller).toEqual({ tenantId: TENANT, clientId: CLIENT.toLowerCase(), roles: ['Admin', 'Reader'], kind: 'app', objectId: OID });
+      await h.validate(bearer(sign(claims())));
+      expect(h.fetches).toEqual([keysUri(TENANT)]);
+    });
+
+    it('accepts the service client id as audience, and an audience array containing an accepted one', async () => {
+      const h = harness();
+      await expect(h.validate(bearer(sign(claims({ aud: SERVICE_CLIENT_ID }))))).resolves.toMatchObject({ kind: 'app' });
+      await expect(h.validate(bearer(sign(claims({ aud: ['https://graph.microsoft.com', APP_ID_URI] }))))).resolves.toMatchObject({ kind: 'app' });
+    });
+
+    it('defaults roles to [] and drops non-string roles; no oid means no objectId', async () => {
+      const h = harness();
+      const { roles: _r, oid: _o, ...rest } = claims();
+      expect(await h.validate(bearer(sign(rest)))).toEqual({ tenantId: TENANT, clientId: CLIENT.toLowerCase(), roles: [], kind: 'app' });
+      expect((await h.validate(bearer(sign(claims({ roles: ['Admin', 7, null] }))))).roles).toEqual(['Admin']);
+    });
+
+    it('reports a user token (scp) as kind user', async () => {
+      const h = harness();
+      const caller = await h.validate(bearer(sign(claims({ scp: 'user_impersonation', idtyp: undefined }))));
+      expect(caller).toMatchObject({ kind: 'user', objectId: OID, clientId: CLIENT.toLowerCase() });
+    });
+
+    it('reports idtyp user without scp as kind user', async () => {
+      const h = harness();
+      expect((await h.validate(bearer(sign(claims({ idtyp: 'user' }))))).kind).toBe('user');
+    });
+
+    it('accepts a v1 token (sts.windows.net issuer, appid) against the real authority', async () => {
+      const h = harness();
+      const v1 = claims({ iss: `https://sts.windows.net/${TENANT}/`, azp: undefined, appid: CLIENT, ver: '1.0' });
+      expect(await h.validate(bearer(sign(v1)))).toMatchObject({ tenantId: TENANT, clientId: CLIENT.toLowerCase(), kind: 'app' });
+      expect(h.fetches).toEqual([keysUri(TENANT)]);
+    });
+
+    it('works against the local stand-in authority', async () => {
+      const h = harness({ authority: LOCAL });
+      await h.validate(bearer(sign(claims({}, TENANT, LOCAL))));
+      expect(h.fetches).toEqual([keysUri(TENANT, LOCAL)]);
+    });
+
+    it('compares the tenant id case-insensitively and reports it in lower case', async () => {
+      const h = harness();
+      const upper = TENANT.toUpperCase();
+      const caller = await h.validate(bearer(sign(claims({ tid: upper, iss: `${ENTRA}/${upper}/v2.0` }))));
+      expect(caller.tenantId).toBe(TENANT);
+      expect(h.fetches).toEqual([keysUri(TENANT)]);
+    });
+  });
+
+  describe('header and format', () => {
+    it.each([undefined, null, ''])('missing for %p', async (header) => {
+      await expectFailure(harness().validate(header), 'missing');
+    });
+
+    it.each(['Basic xyz', 'Bearer garbage', 'Bearer not.a.token', 'Bearer a.b.c.d', 'Bearer ..', `Bearer ${b64([1])}.${b64({})}.x`, `Bearer ${b64({ alg: 'RS256' })}.${b64('x')}.x`])(
+      'malformed for %p',
+      async (header) => {
+        const h = harness();
+        await expectFailure(h.validate(header), 'malformed');
+        expect(h.fetches).toEqual([]);
+      },
+    );
+
+    it('unsupported_algorithm for an unsigned alg none token, without fetching keys', async () => {
+      const h = harness();
+      await expectFailure(h.validate(bearer(handMade({ alg: 'none', typ: 'JWT' }, claims()))), 'unsupported_algorithm');
+      await expectFailure(h.validate(bearer(handMade({ typ: 'JWT' }, claims()))), 'unsupported_algorithm');
+      expect(h.fetches).toEqual([]);
+    });
+
+    it('unsupported_algorithm for HS256 signed with the PEM public key as the secret', async () => {
+      const h = harness();
+      const pem = k1.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+      await expectFailure(h.validate(bearer(handMade({ alg: 'HS256', typ: 'JWT', kid: 'k1' }, claims(), pem))), 'unsupported_algorithm');
+      expect(h.fetches).toEqual([]);
+    });
+
+    it.each(['HS384', 'HS512', 'ES256', 'ES384', 'PS256', 'PS512', 'RS384', 'RS512', 'rs256'])('unsupported_algorithm for %s', async (alg) => {
+      const token = `${b64({ alg, kid: 'k1' })}.${b64(claims())}.${Buffer.from('sig').toString('base64url')}`;
+      await expectFailure(harness().validate(bearer(token)), 'unsupported_algorithm');
+    });
+
+    it('malformed for an RS256 token without kid', async () => {
+      const token = jwt.sign(claims(), k1.privateKey, { algorithm: 'RS256' });
+      await expectFailure(harness().validate(bearer(token)), 'malformed');
+    });
+  });
+
+  describe('signature and claims', () => {
+    it('invalid_signature for a token signed by another key under the same kid', async () => {
+      await expectFailure(harness().validate(bearer(sign(claims(), attacker, 'k1'))), 'invalid_signature');
+    });
+
+    it('invalid_signature for a payload changed after signing', async () => {
+      const [head, , sig] = sign(claims()).split('.');
+      const tampered = `${head}.${b64(claims({ roles: ['Admin', 'Owner'] }))}.${sig}`;
+      await expectFailure(harness().validate(bearer(tampered)), 'invalid_signature');
+    });
+
+    it('expired beyond the skew; accepted within it', async () => {
+      const h = harness();
+      await expectFailure(h.validate(bearer(sign(claims({ exp: SEC - 301 })))), 'expired');
+      await expect(h.validate(bearer(sign(claims({ exp: SEC - 299 }))))).resolves.toMatchObject({ tenantId: TENANT });
+    });
+
+    it('honours a custom clock skew', async () => {
+      const h = harness({ clockSkewSeconds: 0 });
+      await expectFailure(h.validate(bearer(sign(claims({ exp: SEC - 1 })))), 'expired');
+    });
+
+    it('not_yet_valid when nbf is in the future beyond the skew; accepted within it', async () => {
+      const h = harness();
+      await expectFailure(h.validate(bearer(sign(claims({ nbf: SEC + 301 })))), 'not_yet_valid');
+      await expect(h.validate(bearer(sign(claims({ nbf: SEC + 299 }))))).resolves.toMatchObject({ tenantId: TENANT });
+    });
+
+    it('malformed for a token without exp', async () => {
+      await expectFailure(harness().validate(bearer(sign(claims({ exp: undefined })))), 'malformed');
+    });
+
+    it('malformed for a token that names no client application', async () => {
+      await expectFailure(harness().validate(bearer(sign(claims({ azp: undefined })))), 'malformed');
+    });
+
+    it.each([['https://graph.microsoft.com'], [['https://graph.microsoft.com']], [undefined], ['API://BUSINESS-IDENTITY-SERVICE']])('wrong_audience for aud %p', async (aud) => {
+      await expectFailure(harness().validate(bearer(sign(claims({ aud })))), 'wrong_audience');
+    });
+  });
+
+  describe('issuer', () => {
+    it.each([
+      ['another tenant than tid', `${ENTRA}/${OTHER_TENANT}/v2.0`],
+      ['another authority', `https://evil.example/${TENANT}/v2.0`],
+      ['a v1 issuer of another tenant', `https://sts.windows.net/${OTHER_TENANT}/`],
+      ['no version suffix', `${ENTRA}/${TENANT}`],
+      ['a longer path', `${ENTRA}/${TENANT}/v2.0/extra`],
+      ['a tenant prefix', `${ENTRA}/x${TENANT}/v2.0`],
+      ['missing', undefined],
+    ])('wrong_issuer for %s, without fetching keys', async (_what, iss) => {
+      const h = harness();
+      await expectFailure(h.validate(bearer(sign(claims({ iss })))), 'wrong_issuer');
+      expect(h.fetches).toEqual([]);
+    });
+
+    it.each([['common'], ['organizations'], ['3f2504e0-4f89-41d3-9a0c'], ['3f2504e0x4f89-41d3-9a0c-0305e82c3301'], [undefined], [42]])('wrong_issuer for tid %p', async (tid) => {
+      const h = harness();
+      await expectFailure(h.validate(bearer(sign(claims({ tid, iss: `${ENTRA}/${String(tid)}/v2.0` })))), 'wrong_issuer');
+      expect(h.fetches).toEqual([]);
+    });
+
+    it('refuses the v1 issuer when the authority is not the real Entra endpoint', async () => {
+      const h = harness({ authority: LOCAL });
+      await expectFailure(h.validate(bearer(sign(claims({ iss: `https://sts.windows.net/${TENANT}/` }, TENANT, LOCAL)))), 'wrong_issuer');
+    });
+  });
+
+  describe('signing keys', () => {
+    it('unknown kid: one refresh, then unknown_key; a second unknown kid within the interval does not fetch again', async () => {
+      const h = harness();
+      await h.validate(bearer(sign(claims())));
+      expect(h.fetches).toHaveLength(1);
+
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope-1'))), 'unknown_key');
+      expect(h.fetches).toHaveLength(2);
+
+      h.clock.t += 59_000;
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope-2'))), 'unknown_key');
+      expect(h.fetches).toHaveLength(2);
+
+      h.clock.t += 1_000;
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope-3'))), 'unknown_key');
+      expect(h.fetches).toHaveLength(3);
+    });
+
+    it('a cold tenant with an unknown kid is fetched once, not twice', async () => {
+      const h = harness();
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope'))), 'unknown_key');
+      expect(h.fetches).toHaveLength(1);
+    });
+
+    it('rate-limits refreshes per tenant', async () => {
+      const h = harness();
+      await h.validate(bearer(sign(claims())));
+      await h.validate(bearer(sign(claims({}, OTHER_TENANT))));
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope'))), 'unknown_key');
+      await expectFailure(h.validate(bearer(sign(claims({}, OTHER_TENANT), k2, 'nope'))), 'unknown_key');
+      expect(h.fetches).toEqual([keysUri(TENANT), keysUri(OTHER_TENANT), keysUri(TENANT), keysUri(OTHER_TENANT)]);
+    });
+
+    it('picks up a rotated key that appears after the first fetch', async () => {
+      const h = harness();
+      await h.validate(bearer(sign(claims())));
+      h.jwks.set(TENANT, [jwkOf(k1, 'k1'), jwkOf(k2, 'k2')]);
+      h.clock.t += 1_000;
+      await expect(h.validate(bearer(sign(claims(), k2, 'k2')))).resolves.toMatchObject({ tenantId: TENANT });
+      await h.validate(bearer(sign(claims())));
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('20 concurrent validations for a cold tenant share one fetch', async () => {
+      const h = harness();
+      const callers = await Promise.all(Array.from({ length: 20 }, () => h.validate(bearer(sign(claims())))));
+      expect(callers.every((c) => c.tenantId === TENANT)).toBe(true);
+      expect(h.fetches).toHaveLength(1);
+    });
+
+    it('concurrent unknown-kid tokens share one refresh', async () => {
+      const h = harness();
+      await h.validate(bearer(sign(claims())));
+      h.jwks.set(TENANT, [jwkOf(k1, 'k1'), jwkOf(k2, 'k2')]);
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => h.validate(bearer(sign(claims(), k2, i % 2 ? 'k2' : `nope-${i}`)))));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('refetches after the cache max age, and keeps the stale keys if that fetch fails, retrying after the refresh interval', async () => {
+      const h = harness({ jwksCacheMaxAgeMs: 3600_000 });
+      const token = bearer(sign(claims({ exp: SEC + 4 * 3600 })));
+      await h.validate(token);
+      h.clock.t += 3599_000;
+      await h.validate(token);
+      expect(h.fetches).toHaveLength(1);
+      h.clock.t += 1_000;
+      await h.validate(token);
+      expect(h.fetches).toHaveLength(2);
+
+      h.clock.t += 3600_000;
+      h.fail.next = true;
+      await expect(h.validate(token)).resolves.toMatchObject({ tenantId: TENANT });
+      h.clock.t += 59_000;
+      await expect(h.validate(token)).resolves.toMatchObject({ tenantId: TENANT });
+      expect(h.fetches).toHaveLength(3);
+      h.clock.t += 1_000;
+      h.fail.next = false;
+      await h.validate(token);
+      expect(h.fetches).toHaveLength(4);
+    });
+
+    it('a failed cold fetch rejects with a plain error (not a token failure) and is retried by the next request', async () => {
+      const h = harness();
+      h.fail.next = true;
+      const err: unknown = await h.validate(bearer(sign(claims()))).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(TokenValidationError);
+      h.fail.next = false;
+      await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('ignores JWKS entries that are not RSA signing keys', async () => {
+      const h = harness();
+      const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+      h.jwks.set(TENANT, [{ ...ec, kid: 'ec' }, { ...jwkOf(k2, 'enc'), use: 'enc' }, { kty: 'RSA', kid: 'junk', n: 'AA', e: 'AQAB' }, 'x', jwkOf(k1, 'k1')]);
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'enc'))), 'unknown_key');
+      await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
+    });
+  });
+
+  describe('hygiene', () => {
+    it('error messages and stacks never contain the token or its parts', async () => {
+      const h = harness();
+      const pem = k1.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+      const tokens = [
+        'garbage-token-value',
+        sign(claims({ exp: SEC - 3600 })),
+        sign(claims({ nbf: SEC + 3600 })),
+        sign(claims({ aud: 'https://graph.microsoft.com' })),
+        sign(claims({ iss: `${ENTRA}/${OTHER_TENANT}/v2.0` })),
+        sign(claims(), attacker, 'k1'),
+        sign(claims(), k2, 'unknown-kid'),
+        handMade({ alg: 'none' }, claims()),
+        handMade({ alg: 'HS256', kid: 'k1' }, claims(), pem),
+      ];
+      for (const token of tokens) {
+        const err = await rejection(h.validate(`Bearer ${token}`));
+        const text = `${err.message}\n${err.stack ?? ''}\n${JSON.stringify(err)}`;
+        expect(text).not.toContain(token);
+        for (const part of token.split('.').filter((p) => p.length >= 8)) expect(text).not.toContain(part);
+      }
+    });
+
+    it('never logs', async () => {
+      const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => jest.spyOn(console, m).mockImplementation(() => undefined));
+      try {
+        const h = harness();
+        await h.validate(bearer(sign(claims())));
+        await rejection(h.validate(bearer(sign(claims(), attacker, 'k1'))));
+        await rejection(h.validate('Basic xyz'));
+        for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+      } finally {
+        for (const spy of spies) spy.mockRestore();
+      }
+    });
+  });
+});

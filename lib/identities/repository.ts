@@ -30,6 +30,11 @@ export class IdentityRepository {
     }
   }
 
+  /** Creates many identities of one partition in bulk; per item: created, conflict, or the store failure. */
+  bulkCreate(docs: IdentityDoc[]) {
+    return this.items.bulkCreate(docs);
+  }
+
   /** Replaces when the stored item still has `etag`; preconditionFailed otherwise. */
   async replace(doc: IdentityDoc, etag: string): Promise<WithEtag<IdentityDoc>> {
     try {

@@ -26,6 +26,8 @@ export interface ImportCounts {
 }
 
 export const WRITE_PARALLELISM = 32;
+/** Identities new to the source are created in bulk batches of this size. */
+export const BULK_BATCH = 100;
 
 /** The partition key part of a custom source (kept apart from SCIM integration ids). */
 export function customSourceKey(source: string): string {
@@ -81,12 +83,35 @@ export class Importer {
     const touched = [...writes.map((w) => w.v.attributes.externalId), ...deletions.map(([e]) => e)];
     await manifest.save(touched);
 
+    const writeOne = async (w: { v: ValidImportIdentity; id: string }) => {
+      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.v));
+      counts[outcome.result]++;
+      manifest.entries.set(w.v.attributes.externalId, { id: outcome.id, hash: w.v.hash });
+    };
+    const fresh = writes.filter((w) => !w.known);
+    const batches: Array<typeof fresh> = [];
+    for (let i = 0; i < fresh.length; i += BULK_BATCH) batches.push(fresh.slice(i, i + BULK_BATCH));
     try {
-      await forEachBounded(writes, WRITE_PARALLELISM, async (w) => {
-        const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.v));
-        counts[outcome.result]++;
-        manifest.entries.set(w.v.attributes.externalId, { id: outcome.id, hash: w.v.hash });
+      // New identities in bulk; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
+      await forEachBounded(batches, 4, async (batch) => {
+        const now = new Date().toISOString();
+        const outcomes = await this.repo.bulkCreate(batch.map((w) => newDoc(tenantId, source, w.id, w.v, now))).catch(() => batch.map(() => 'retry' as const));
+        const retry: typeof batch = [];
+        outcomes.forEach((o, i) => {
+          const w = batch[i];
+          if (!w) return;
+          if (o === 'created') {
+            counts.created++;
+            manifest.entries.set(w.v.attributes.externalId, { id: w.id, hash: w.v.hash });
+          } else retry.push(w);
+        });
+        await forEachBounded(retry, WRITE_PARALLELISM, writeOne);
       });
+      await forEachBounded(
+        writes.filter((w) => w.known),
+        WRITE_PARALLELISM,
+        writeOne,
+      );
       await forEachBounded(deletions, WRITE_PARALLELISM, async ([externalId, entry]) => {
         if (await withThrottleRetry(() => this.remove(tenantId, pk, entry.id))) counts.deleted++;
         manifest.entries.delete(externalId);

@@ -5,11 +5,13 @@ export interface StoreCounters {
   queryPages: number;
   itemsReturned: number;
   writes: number;
+  /** Writes to the identities container only (the item writes of an import). */
+  identityWrites: number;
   requestCharge: number;
 }
 
 export function emptyCounters(): StoreCounters {
-  return { pointReads: 0, queries: 0, queryPages: 0, itemsReturned: 0, writes: 0, requestCharge: 0 };
+  return { pointReads: 0, queries: 0, queryPages: 0, itemsReturned: 0, writes: 0, identityWrites: 0, requestCharge: 0 };
 }
 
 const counters: StoreCounters = emptyCounters();

@@ -3,7 +3,7 @@
  * with operation counting, error mapping and a fault-injection seam for tests.
  */
 import https from 'node:https';
-import type { Container, Database, ItemDefinition, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, Database, ItemDefinition, JSONObject, SqlQuerySpec } from '@azure/cosmos';
 import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential } from '@azure/identity';
 import { CONTAINERS, type ContainerName } from './containers';
@@ -50,6 +50,11 @@ export class Collection<T extends StoredDoc> {
     readonly name: ContainerName,
   ) {}
 
+  private countWrites(n: number): void {
+    count('writes', n);
+    if (this.name === 'identities') count('identityWrites', n);
+  }
+
   private async run<R>(op: StoreOperation, fn: () => Promise<R>): Promise<R> {
     faultInjector?.(op, this.name);
     try {
@@ -72,7 +77,7 @@ export class Collection<T extends StoredDoc> {
   }
 
   async create(doc: T): Promise<WithEtag<T>> {
-    count('writes');
+    this.countWrites(1);
     return this.run('create', async () => {
       const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
       count('requestCharge', res.requestCharge ?? 0);
@@ -80,9 +85,50 @@ export class Collection<T extends StoredDoc> {
     });
   }
 
+  /**
+   * Creates many items of one partition with the SDK's bulk executor (one request per batch of
+   * operations instead of one per item). Each item's outcome is reported; a failure of one does
+   * not stop the others.
+   */
+  async bulkCreate(docs: T[]): Promise<Array<'created' | 'conflict' | StoreError>> {
+    const outcomes: Array<'created' | 'conflict' | StoreError> = new Array(docs.length);
+    const send: number[] = [];
+    docs.forEach((_, i) => {
+      try {
+        faultInjector?.('create', this.name); // per item, as for single writes
+        send.push(i);
+      } catch (err) {
+        const mapped = toStoreError(err);
+        outcomes[i] = mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Write failed', 1000);
+      }
+    });
+    if (send.length === 0) return outcomes;
+    this.countWrites(send.length);
+    let results: Awaited<ReturnType<Container['items']['executeBulkOperations']>>;
+    try {
+      results = await this.container.items.executeBulkOperations(
+        send.map((i) => ({ operationType: 'Create' as const, partitionKey: docs[i]?.pk, resourceBody: docs[i] as unknown as JSONObject })),
+      );
+    } catch (err) {
+      throw toStoreError(err);
+    }
+    results.forEach((r, j) => {
+      const i = send[j] ?? 0;
+      const status = r.response?.statusCode ?? r.error?.code;
+      count('requestCharge', r.response?.requestCharge ?? 0);
+      if (status === 201 || status === 200) outcomes[i] = 'created';
+      else if (status === 409) outcomes[i] = 'conflict';
+      else {
+        const mapped = toStoreError(r.error ?? { code: status });
+        outcomes[i] = mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Bulk create failed', 1000);
+      }
+    });
+    return outcomes;
+  }
+
   /** Replaces the item; with `ifMatch` the write fails with preconditionFailed when the item changed. */
   async replace(doc: T, ifMatch?: string): Promise<WithEtag<T>> {
-    count('writes');
+    this.countWrites(1);
     return this.run('replace', async () => {
       const res = await this.container
         .item(doc.id, doc.pk)
@@ -93,7 +139,7 @@ export class Collection<T extends StoredDoc> {
   }
 
   async upsert(doc: T): Promise<WithEtag<T>> {
-    count('writes');
+    this.countWrites(1);
     return this.run('upsert', async () => {
       const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
       count('requestCharge', res.requestCharge ?? 0);
@@ -103,7 +149,7 @@ export class Collection<T extends StoredDoc> {
 
   /** Deletes the item; returns false when it did not exist. */
   async delete(pk: string, id: string, ifMatch?: string): Promise<boolean> {
-    count('writes');
+    this.countWrites(1);
     return this.run('delete', async () => {
       const res = await this.container
         .item(id, pk)

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
         const r = await graphql(stack, token, IMPORT, { i: { source, identities } });
         const ops = diffCounters(storeCounters(), before);
         const counts = r.body.data?.importBusinessIdentities as Record<string, number>;
-        rows.push({ N: n, step: label, 's': (r.ms / 1000).toFixed(2), created: counts.created ?? 0, updated: counts.updated ?? 0, deleted: counts.deleted ?? 0, unchanged: counts.unchanged ?? 0, 'store writes': ops.writes, 'point reads': ops.pointReads, queries: ops.queries });
+        rows.push({ N: n, step: label, 's': (r.ms / 1000).toFixed(2), created: counts.created ?? 0, updated: counts.updated ?? 0, deleted: counts.deleted ?? 0, unchanged: counts.unchanged ?? 0, 'identity writes': ops.identityWrites, 'store writes': ops.writes, 'point reads': ops.pointReads, queries: ops.queries });
       };
       await run('first import', set);
       await run('unchanged re-import', set);
@@ -69,8 +69,8 @@ async function main(): Promise<void> {
       const a = await graphql(stack, token, ASSOCIATE, { i: { source, associations: set.map((p, i) => ({ externalId: p.externalId, userPrincipalName: `emp${i}@dev.example.com` })) } });
       const ops = diffCounters(storeCounters(), before);
       const counts = a.body.data?.associateBusinessIdentities as Record<string, number>;
-      rows.push({ N: n, step: `associate all (${stack.directory.stats().filterQueries} Graph queries)`, s: (a.ms / 1000).toFixed(2), created: 0, updated: counts.associated ?? 0, deleted: 0, unchanged: counts.unchanged ?? 0, 'store writes': ops.writes, 'point reads': ops.pointReads, queries: ops.queries });
-      rows.push({ N: n, step: 'CPU ms validate+diff', s: (cpuMs / 1000).toFixed(3), created: '', updated: '', deleted: '', unchanged: '', 'store writes': '', 'point reads': '', queries: '' });
+      rows.push({ N: n, step: `associate all (${stack.directory.stats().filterQueries} Graph queries)`, s: (a.ms / 1000).toFixed(2), created: 0, updated: counts.associated ?? 0, deleted: 0, unchanged: counts.unchanged ?? 0, 'identity writes': ops.identityWrites, 'store writes': ops.writes, 'point reads': ops.pointReads, queries: ops.queries });
+      rows.push({ N: n, step: 'CPU s validate+diff', s: (cpuMs / 1000).toFixed(3), created: '', updated: '', deleted: '', unchanged: '', 'identity writes': '', 'store writes': '', 'point reads': '', queries: '' });
     } finally {
       await stack.stop();
     }

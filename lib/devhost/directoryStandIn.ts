@@ -189,6 +189,18 @@ function project(user: DirectoryUserRecord, select: UserProperty[] | undefined):
 
 class TenantDirectory {
   private readonly tenants = new Map<string, Map<string, DirectoryUserRecord>>();
+  /** tenant -> lower-case UPN -> user, so look-ups stay O(1) with 100,000 users. */
+  private readonly upnIndex = new Map<string, Map<string, DirectoryUserRecord>>();
+
+  private index(tenantId: string): Map<string, DirectoryUserRecord> {
+    const key = tenantId.toLowerCase();
+    let index = this.upnIndex.get(key);
+    if (!index) {
+      index = new Map();
+      this.upnIndex.set(key, index);
+    }
+    return index;
+  }
 
   private users(tenantId: string): Map<string, DirectoryUserRecord> {
     const key = tenantId.toLowerCase();
@@ -205,8 +217,7 @@ class TenantDirectory {
   }
 
   byUpn(tenantId: string, upn: string): DirectoryUserRecord | undefined {
-    const wanted = upn.toLowerCase();
-    return this.list(tenantId).find((u) => u.userPrincipalName.toLowerCase() === wanted);
+    return this.index(tenantId).get(upn.toLowerCase());
   }
 
   byIdOrUpn(tenantId: string, key: string): DirectoryUserRecord | undefined {
@@ -222,6 +233,7 @@ class TenantDirectory {
       accountEnabled: u.accountEnabled ?? true,
     };
     this.users(tenantId).set(user.id.toLowerCase(), user);
+    this.index(tenantId).set(user.userPrincipalName.toLowerCase(), user);
     return user;
   }
 
@@ -229,11 +241,15 @@ class TenantDirectory {
     if (patch.userPrincipalName !== undefined) {
       const holder = this.byUpn(tenantId, patch.userPrincipalName);
       if (holder && holder.id !== user.id) throw new DirectoryConflictError();
+      this.index(tenantId).delete(user.userPrincipalName.toLowerCase());
+      this.index(tenantId).set(patch.userPrincipalName.toLowerCase(), user);
     }
     Object.assign(user, patch);
   }
 
   delete(tenantId: string, id: string): boolean {
+    const user = this.users(tenantId).get(id.toLowerCase());
+    if (user) this.index(tenantId).delete(user.userPrincipalName.toLowerCase());
     return this.users(tenantId).delete(id.toLowerCase());
   }
 }

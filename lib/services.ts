@@ -58,7 +58,7 @@ export function services(): Services {
     userLister: new UserLister(store),
     scimUsers: new ScimUsers(identities, links),
     importer: new Importer(store, claims, s.importMaxDeleteRatio, s.importMaxIdentities),
-    associator: new Associator(store, directory, claims, audit),
+    associator: new Associator(store, directory, claims, audit, s.associationMaxPairs),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
     settings: s,

@@ -2,7 +2,9 @@
  * Reference client for a scheduled custom integration:
  *   npm run import -- --service https://<app> --source HR --file people.csv --tenant <tenantId> \
  *     --client-id <appId> --client-secret-env HR_IMPORT_SECRET [--authority https://login.microsoftonline.com] [--scope api://business-identity-service/.default]
- * Gets a token, imports the complete set, then associates the rows that carry a userPrincipalName,
+ *     [--association-chunk 10000]
+ * Gets a token, imports the complete set, then associates the rows that carry a userPrincipalName
+ * (in parts of --association-chunk pairs),
  * prints the counts, and exits non-zero on any error. CSV files are read line by line.
  */
 import fs from 'node:fs';
@@ -121,6 +123,7 @@ async function main(): Promise<void> {
     secret,
     authority: a.authority ?? 'https://login.microsoftonline.com',
     scope: a.scope ?? 'api://business-identity-service/.default',
+    associationChunk: a['association-chunk'] ? Number(a['association-chunk']) : undefined,
   });
   console.log('import', JSON.stringify(result.import));
   if (result.associate) console.log('associate', JSON.stringify(result.associate));
@@ -135,7 +138,11 @@ export interface ImportRun {
   secret: string;
   authority: string;
   scope: string;
+  /** Pairs per associateBusinessIdentities call (default 10,000). */
+  associationChunk?: number;
 }
+
+export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
 
 export async function runImport(o: ImportRun): Promise<{ import: unknown; associate?: Record<string, number> }> {
   const a = { source: o.source };
@@ -149,19 +156,17 @@ export async function runImport(o: ImportRun): Promise<{ import: unknown; associ
   const imported = await graphql(service, accessToken, 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }', { i: { source: a.source, identities } });
   const associations = rows.filter((r) => r.userPrincipalName).map((r) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName }));
   if (associations.length > 0) {
-    const associated = await graphql(service, accessToken, 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }', { i: { source: a.source, associations } });
-    const r = associated.associateBusinessIdentities as Record<string, unknown[] | number>;
+    // In parts: each pair is processed on its own, and a part stays well inside the HTTP time limit
+    // and the service's ASSOCIATION_MAX_PAIRS.
+    const part = o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK;
+    const totals = { associated: 0, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 };
     const count = (v: unknown[] | number | undefined) => (Array.isArray(v) ? v.length : (v ?? 0));
-    return {
-      import: imported.importBusinessIdentities,
-      associate: {
-        associated: count(r.associated),
-        unchanged: count(r.unchanged),
-        unknownExternalIds: count(r.unknownExternalIds),
-        unknownUserPrincipalNames: count(r.unknownUserPrincipalNames),
-        conflictingUserPrincipalNames: count(r.conflictingUserPrincipalNames),
-      },
-    };
+    for (let i = 0; i < associations.length; i += part) {
+      const associated = await graphql(service, accessToken, 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }', { i: { source: a.source, associations: associations.slice(i, i + part) } });
+      const r = associated.associateBusinessIdentities as Record<keyof typeof totals, unknown[] | number>;
+      for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += count(r[k]);
+    }
+    return { import: imported.importBusinessIdentities, associate: totals };
   }
   return { import: imported.importBusinessIdentities };
 }

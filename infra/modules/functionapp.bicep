@@ -96,6 +96,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'GRAPHQL_INTROSPECTION', value: 'false' }
         { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
         { name: 'IMPORT_MAX_IDENTITIES', value: '250000' }
+        { name: 'ASSOCIATION_MAX_PAIRS', value: '20000' }
         { name: 'LOG_LEVEL', value: 'info' }
       ]
     }

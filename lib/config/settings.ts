@@ -33,6 +33,7 @@ export interface Settings {
   graphqlIntrospection: boolean;
   importMaxDeleteRatio?: number;
   importMaxIdentities: number;
+  associationMaxPairs: number;
   pendingLinkBatchLimit: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
@@ -125,6 +126,7 @@ export function loadSettings(env: Env = process.env): Settings {
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
+    associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
     pendingLinkBatchLimit: integer(env, 'PENDING_LINK_BATCH_LIMIT', 5000, 1, 1000000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
   };
@@ -144,7 +146,7 @@ export const SETTING_NAMES = [
   'PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI',
   'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
   'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
-  'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'IMPORT_MAX_IDENTITIES', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
+  'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'IMPORT_MAX_IDENTITIES', 'ASSOCIATION_MAX_PAIRS', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
   'RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE',
 ] as const;
 

@@ -12,7 +12,9 @@ export interface LocalCosmos {
 
 /** Starts the in-process Cosmos DB-compatible server on plain HTTP. */
 export async function startLocalCosmos(port: number, host = '127.0.0.1'): Promise<LocalCosmos> {
-  const server: Server = createHttpServer();
+  // keepAlive: the server otherwise answers every request with `connection: close`, and the SDK
+  // opens a new TCP connection per store operation.
+  const server: Server = createHttpServer({ keepAlive: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -53,7 +53,7 @@ function withoutValuesInVariableErrors(): Plugin {
 
 export type GraphQLServer = YogaServerInstance<GraphQLContext, object>;
 
-export function createGraphQLServer(options: { introspection: boolean }): GraphQLServer {
+export function createGraphQLServer(options: { introspection: boolean; maxBodyBytes: number }): GraphQLServer {
   return createYoga<GraphQLContext, object>({
     schema: createSchema<GraphQLContext>({ typeDefs, resolvers }),
     graphqlEndpoint: '/graphql',
@@ -62,6 +62,8 @@ export function createGraphQLServer(options: { introspection: boolean }): GraphQ
     // Unexpected errors reach the client as "Unexpected error." without internals.
     maskedErrors: true,
     logging: false,
+    // graphql-yoga's own default (25 MB) would cap imports below GRAPHQL_MAX_BODY_BYTES.
+    maxRequestBodySize: options.maxBodyBytes,
     plugins: [limitQueryShape(), withoutValuesInVariableErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
   });
 }

@@ -31,7 +31,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   const correlationId = correlationIdOf(request, context);
   const log = loggerFor(context, { correlationId });
   const svc = services();
-  server ??= createGraphQLServer({ introspection: svc.settings.graphqlIntrospection });
+  server ??= createGraphQLServer({ introspection: svc.settings.graphqlIntrospection, maxBodyBytes: svc.settings.graphqlMaxBodyBytes });
 
   let body: string | undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {

@@ -30,9 +30,9 @@ export class IdentityRepository {
     }
   }
 
-  /** Creates many identities of one partition in bulk; per item: created, conflict, or the store failure. */
-  bulkCreate(docs: IdentityDoc[]) {
-    return this.items.bulkCreate(docs);
+  /** Creates many identities of one partition in transactional batches; per item: created, conflict, or the store failure. */
+  batchCreate(pk: string, docs: IdentityDoc[]) {
+    return this.items.batchCreate(pk, docs);
   }
 
   /** Replaces when the stored item still has `etag`; preconditionFailed otherwise. */

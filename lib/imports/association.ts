@@ -9,7 +9,7 @@ import { IdentityRepository } from '../identities/repository';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
 import type { AuditLog, Actor } from '../audit/auditLog';
-import { badInput, type FieldProblem } from '../util/domainError';
+import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded, withThrottleRetry } from '../util/concurrency';
 import { validateSourceName } from './importInput';
 import { ImportManifest } from './manifest';
@@ -31,6 +31,8 @@ export interface AssociationResult {
 
 const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MAX_UPN_LENGTH = 1024;
+/** Pairs processed at once; each is a read, a claim, a replace and an audit entry in sequence. */
+export const ASSOCIATION_PARALLELISM = 64;
 
 export function validateAssociations(associations: AssociationInput[]): void {
   const problems: FieldProblem[] = [];
@@ -56,12 +58,17 @@ export class Associator {
     private readonly directory: DirectoryClient,
     private readonly claims: LinkClaims,
     private readonly audit: AuditLog,
+    private readonly maxPairs = Number.POSITIVE_INFINITY,
   ) {
     this.repo = new IdentityRepository(store);
   }
 
   async associate(tenantId: string, sourceInput: unknown, associations: AssociationInput[], actor: Actor): Promise<AssociationResult> {
     const source = validateSourceName(sourceInput);
+    if (associations.length > this.maxPairs) {
+      // Every pair may cost a claim, a replace and an audit entry: a list this long would not finish inside one HTTP request.
+      throw new DomainError('ASSOCIATION_TOO_LARGE', `An association list holds at most ${this.maxPairs} pairs (ASSOCIATION_MAX_PAIRS); send the list in parts, each part is processed on its own`);
+    }
     validateAssociations(associations);
     const pk = partitionKey(tenantId, customSourceKey(source));
     const manifest = await ImportManifest.load(this.store, pk);
@@ -70,7 +77,7 @@ export class Associator {
     const result: AssociationResult = { associated: 0, unchanged: 0, unknownExternalIds: [], unknownUserPrincipalNames: [], conflictingUserPrincipalNames: [] };
     const unknownUpns = new Set<string>();
     const conflicting = new Set<string>();
-    await forEachBounded(associations, 16, async (a) => {
+    await forEachBounded(associations, ASSOCIATION_PARALLELISM, async (a) => {
       const entry = manifest.entries.get(a.externalId);
       const identity = entry ? await this.repo.get(pk, entry.id) : await this.repo.findOne(pk, 'externalIdKey', a.externalId);
       if (!identity) {

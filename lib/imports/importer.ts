@@ -26,8 +26,9 @@ export interface ImportCounts {
 }
 
 export const WRITE_PARALLELISM = 32;
-/** Identities new to the source are created in bulk batches of this size. */
-export const BULK_BATCH = 100;
+/** Identities new to the source are created in transactional batches of this size, this many at once. */
+export const CREATE_BATCH = 100;
+export const CREATE_BATCH_PARALLELISM = 8;
 
 /** The partition key part of a custom source (kept apart from SCIM integration ids). */
 export function customSourceKey(source: string): string {
@@ -90,12 +91,12 @@ export class Importer {
     };
     const fresh = writes.filter((w) => !w.known);
     const batches: Array<typeof fresh> = [];
-    for (let i = 0; i < fresh.length; i += BULK_BATCH) batches.push(fresh.slice(i, i + BULK_BATCH));
+    for (let i = 0; i < fresh.length; i += CREATE_BATCH) batches.push(fresh.slice(i, i + CREATE_BATCH));
     try {
-      // New identities in bulk; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
-      await forEachBounded(batches, 4, async (batch) => {
+      // New identities in batches; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
+      await forEachBounded(batches, CREATE_BATCH_PARALLELISM, async (batch) => {
         const now = new Date().toISOString();
-        const outcomes = await this.repo.bulkCreate(batch.map((w) => newDoc(tenantId, source, w.id, w.v, now))).catch(() => batch.map(() => 'retry' as const));
+        const outcomes = await this.repo.batchCreate(pk, batch.map((w) => newDoc(tenantId, source, w.id, w.v, now))).catch(() => batch.map(() => 'retry' as const));
         const retry: typeof batch = [];
         outcomes.forEach((o, i) => {
           const w = batch[i];

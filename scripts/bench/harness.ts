@@ -1,4 +1,5 @@
 /* Shared benchmark helpers: the local stack in-process, tokens, timing, store-operation counts. */
+import { request as httpRequest } from 'node:http';
 import { installFunctionsCore } from '../../lib/devhost/installFunctionsCore';
 
 installFunctionsCore();
@@ -25,6 +26,30 @@ export async function tokenFor(stack: Stack, client: DevClient): Promise<string>
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: SERVICE_SCOPE }).toString(),
   });
   return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * POSTs JSON and returns the parsed answer with no client-side time limit: fetch gives up after
+ * 300 s without response headers, and a first import of 100,000 people on the local server can take longer.
+ */
+export function postJsonNoTimeout(url: string, token: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -36,6 +36,16 @@ describe('reference import client', () => {
     expect((await run(file)).import).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 2 });
   });
 
+  it('associates in parts and adds up the counts of every part', async () => {
+    const file = path.join(dir, 'parts.csv');
+    const upns = [1, 2, 3, 4, 5].map((i) => `part.${i}@dev.example.com`);
+    for (const upn of upns.slice(0, 4)) stack.directory.createUser(DEV_TENANT_ID, upn);
+    fs.writeFileSync(file, ['externalId,affiliationType,firstName,lastName,userPrincipalName', ...upns.map((upn, i) => `Q${i},employment,F,L,${upn}`)].join('\n'));
+    const runParts = () => runImport({ service: stack.base, source: 'Parts', file, tenant: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, secret: DEV_CLIENTS.admin.secret, authority: stack.idp.url, scope: SERVICE_SCOPE, associationChunk: 2 });
+    expect((await runParts()).associate).toEqual({ associated: 4, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 1, conflictingUserPrincipalNames: 0 });
+    expect((await runParts()).associate).toEqual({ associated: 0, unchanged: 4, unknownExternalIds: 0, unknownUserPrincipalNames: 1, conflictingUserPrincipalNames: 0 });
+  });
+
   it('fails with the error code and field, without values, on a rejected set; and on a bad secret', async () => {
     const file = path.join(dir, 'bad.json');
     fs.writeFileSync(file, JSON.stringify([{ externalId: 'X', affiliationType: 'EMPLOYMENT', firstName: '', lastName: 'L', personalNumbers: [{ type: 'DK_CPR', value: '9999999999' }] }]));

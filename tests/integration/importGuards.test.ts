@@ -15,8 +15,18 @@ describe('import guards', () => {
       body: JSON.stringify({ query: IMPORT, variables: { i: { source: 'Guarded', identities: Array.from({ length: n }, (_, i) => person(i)) } } }),
     });
 
+  const MAX_BODY = 30 * 1024 * 1024;
+  const paddedImport = async (padding: number) =>
+    call<Gql>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      // JSON whitespace makes a body of the wanted size without a large set.
+      body: `${' '.repeat(padding)}${JSON.stringify({ query: IMPORT, variables: { i: { source: 'Padded', identities: [person(1)] } } })}`,
+    });
+
   beforeAll(async () => {
-    stack = await startTestStack({ env: { IMPORT_MAX_IDENTITIES: '10', IMPORT_MAX_DELETE_RATIO: '0.5' } });
+    stack = await startTestStack({ env: { IMPORT_MAX_IDENTITIES: '10', IMPORT_MAX_DELETE_RATIO: '0.5', ASSOCIATION_MAX_PAIRS: '3', GRAPHQL_MAX_BODY_BYTES: String(MAX_BODY) } });
   });
   afterAll(async () => stack?.stop());
 
@@ -29,5 +39,35 @@ describe('import guards', () => {
     expect((await importSet(4)).body.errors?.[0]?.extensions?.code).toBe('IMPORT_DELETE_LIMIT_EXCEEDED');
     expect((await importSet(10)).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 10 });
     expect((await importSet(5)).body.data?.importBusinessIdentities.deleted).toBe(5);
+  });
+
+  it('refuses an association list longer than ASSOCIATION_MAX_PAIRS, without echoing it', async () => {
+    const associate = (n: number) =>
+      call<{ data?: { associateBusinessIdentities: { unknownExternalIds: string[] } } | null; errors?: Array<{ message: string; extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
+        method: 'POST',
+        token: admin,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { unknownExternalIds } }',
+          variables: { i: { source: 'Guarded', associations: Array.from({ length: n }, (_, i) => ({ externalId: `Z${i}`, userPrincipalName: `distinctive.${i}@dev.example.com` })) } },
+        }),
+      });
+    const admin = await stack.token(DEV_CLIENTS.admin);
+    const tooMany = await associate(4);
+    expect(tooMany.body.errors?.[0]?.extensions?.code).toBe('ASSOCIATION_TOO_LARGE');
+    expect(tooMany.text).not.toContain('distinctive');
+    expect((await associate(3)).body.data?.associateBusinessIdentities.unknownExternalIds).toHaveLength(3);
+  });
+
+  it('accepts a body up to GRAPHQL_MAX_BODY_BYTES, also past the GraphQL library\'s own 25 MB default', async () => {
+    const res = await paddedImport(26 * 1024 * 1024);
+    expect(res.status).toBe(200);
+    expect(res.body.data?.importBusinessIdentities.created).toBe(1);
+  });
+
+  it('answers 413 with a JSON error past GRAPHQL_MAX_BODY_BYTES', async () => {
+    const res = await paddedImport(MAX_BODY + 1);
+    expect(res.status).toBe(413);
+    expect(JSON.stringify(res.body)).toContain(String(MAX_BODY));
   });
 });

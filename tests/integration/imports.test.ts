@@ -2,6 +2,9 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
+import { services } from '../../lib/services';
+import type { Collection, StoredDoc } from '../../lib/store/store';
+import { storeCounters, diffCounters } from '../../lib/store/metrics';
 
 type Problem = { field: string; problem: string };
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: { code?: string; problems?: Problem[] } }> };
@@ -168,5 +171,50 @@ describe('custom integration: import and association', () => {
     const final = await list('Faulty');
     expect(final.map((i) => i.externalId).sort()).toEqual(set.map((p) => p.externalId).sort());
     expect((await importSet('Faulty', set)).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 300 });
+  });
+
+  describe('store: transactional batch creates (the import\'s create path)', () => {
+    type Note = StoredDoc & { text: string };
+    const pk = 'batch-test';
+    const audit = (): Collection<Note> => services().store.collection<Note>('audit');
+
+    it('creates more than one batch worth of items, one request per 100', async () => {
+      const docs = Array.from({ length: 230 }, (_, i) => ({ id: `a${i}`, pk, text: `note ${i}` }));
+      const before = storeCounters();
+      const outcomes = await audit().batchCreate(pk, docs);
+      expect(outcomes).toEqual(docs.map(() => 'created'));
+      expect(diffCounters(storeCounters(), before).writes).toBe(230);
+      const stored = await audit().read(pk, 'a229');
+      expect(stored?.text).toBe('note 229');
+    });
+
+    it('reports a conflict for an existing id and does not report the rest of its batch as created', async () => {
+      await audit().create({ id: 'b1', pk, text: 'already there' });
+      const outcomes = await audit().batchCreate(pk, [
+        { id: 'b0', pk, text: 'zero' },
+        { id: 'b1', pk, text: 'again' },
+        { id: 'b2', pk, text: 'two' },
+      ]);
+      expect(outcomes[1]).toBe('conflict');
+      expect(outcomes[2]).toBeInstanceOf(StoreError);
+      expect((await audit().read(pk, 'b1'))?.text).toBe('already there');
+      expect(await audit().read(pk, 'b2')).toBeUndefined();
+    });
+
+    it('reports an injected store failure per item and still sends the others', async () => {
+      let n = 0;
+      setFaultInjector((op) => {
+        if (op === 'create' && n++ === 1) throw new StoreError('unavailable', 'injected', 500);
+      });
+      try {
+        const outcomes = await audit().batchCreate(pk, [0, 1, 2].map((i) => ({ id: `c${i}`, pk, text: `c${i}` })));
+        expect(outcomes[0]).toBe('created');
+        expect(outcomes[1]).toBeInstanceOf(StoreError);
+        expect(outcomes[2]).toBe('created');
+        expect(await audit().read(pk, 'c1')).toBeUndefined();
+      } finally {
+        setFaultInjector(undefined);
+      }
+    });
   });
 });

@@ -15,6 +15,10 @@ export async function startLocalCosmos(port: number, host = '127.0.0.1'): Promis
   // keepAlive: the server otherwise answers every request with `connection: close`, and the SDK
   // opens a new TCP connection per store operation.
   const server: Server = createHttpServer({ keepAlive: true });
+  // No idle timeout: a connection the server closes while the client is about to reuse it fails that
+  // request (ECONNRESET), which happened after event-loop stalls of several seconds (parsing a large
+  // import). Connections end when the stack stops.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

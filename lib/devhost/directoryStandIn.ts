@@ -361,16 +361,21 @@ function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
   const top = parseTop(params.get('$top'));
   if (isAnswer(select)) return select;
   if (isAnswer(top)) return top;
-  let users = ctx.directory.list(ctx.tenantId);
   const filter = params.get('$filter');
+  let users: DirectoryUserRecord[];
   if (filter !== undefined) {
     const upns = parseUpnFilter(filter);
     if (!upns) return badRequest('Unsupported or invalid filter clause; supported: userPrincipalName eq, userPrincipalName in');
     if (upns.length > MAX_IN_VALUES) return badRequest(`Too many values in the 'in' operator: at most ${MAX_IN_VALUES}`);
     ctx.counters.filterQueries++;
-    const wanted = new Set(upns.map((u) => u.toLowerCase()));
-    users = users.filter((u) => wanted.has(u.userPrincipalName.toLowerCase()));
-  }
+    // Through the UPN index: a scan of every user per query made large benchmarks measure the stand-in.
+    const found = new Set<DirectoryUserRecord>();
+    for (const upn of upns) {
+      const user = ctx.directory.byUpn(ctx.tenantId, upn);
+      if (user) found.add(user);
+    }
+    users = [...found];
+  } else users = ctx.directory.list(ctx.tenantId);
   const context = select ? `${USERS_CONTEXT}(${select.join(',')})` : USERS_CONTEXT;
   return { status: 200, body: { '@odata.context': context, value: users.slice(0, top).map((u) => project(u, select)) } };
 }

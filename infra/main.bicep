@@ -33,8 +33,8 @@ param graphClientId string = ''
 @description('How the service gets Microsoft Graph tokens in customer tenants: the managed identity as a federated credential of the service application (default, nothing to store or rotate), or a certificate.')
 param graphCredential string = 'managedIdentity'
 
-@description('Certificate mode only: path of the PEM file (certificate and private key) on the instance. See docs/operations.md before choosing certificate mode.')
-param graphCertificatePath string = ''
+@description('Certificate mode only: name of the certificate in the Key Vault of the deployment (created with content type PEM); the app reads it through a Key Vault reference. See infra/entra-app.md.')
+param graphCertificateName string = 'graph-client'
 
 @description('Public base URL of the service (custom domain or front door); empty = https://<function app default host name>.')
 param publicBaseUrl string = ''
@@ -94,7 +94,7 @@ module resources 'modules/resources.bicep' = {
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
     graphCredential: graphCredential
-    graphCertificatePath: graphCertificatePath
+    graphCertificateName: graphCertificateName
     publicBaseUrl: publicBaseUrl
     importMaxDeleteRatio: importMaxDeleteRatio
     cosmosThroughputMode: cosmosThroughputMode

@@ -17,7 +17,8 @@ param cosmosDatabase string
 param serviceAppIdUri string
 param graphClientId string
 param graphCredential string
-param graphCertificatePath string
+param graphCertificateName string
+param keyVaultName string
 param publicBaseUrl string
 param importMaxDeleteRatio string
 param maximumInstanceCount int
@@ -85,7 +86,12 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'GRAPH_CLIENT_ID', value: graphClientId }
         // Empty: client secrets are for the local stack only.
         { name: 'GRAPH_CLIENT_SECRET', value: '' }
-        { name: 'GRAPH_CERTIFICATE_PATH', value: graphCredential == 'certificate' ? graphCertificatePath : '' }
+        // Certificate mode: the PEM (private key and certificate) comes from the deployment's Key Vault through a
+        // Key Vault reference resolved with the app's identity (Key Vault Secrets User in roles.bicep); the
+        // certificate must be created with content type PEM. Nothing is stored in the setting itself.
+        { name: 'GRAPH_CERTIFICATE', value: graphCredential == 'certificate' ? '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${graphCertificateName})' : '' }
+        // Empty: a file path is for hosts that can place the PEM on disk (Flex Consumption cannot).
+        { name: 'GRAPH_CERTIFICATE_PATH', value: '' }
         { name: 'RETENTION_INACTIVE_DAYS', value: '90' }
         { name: 'RETENTION_SCHEDULE', value: '0 0 2 * * *' }
         { name: 'RESOLVE_PENDING_LINKS_SCHEDULE', value: '0 */5 * * * *' }

@@ -6,7 +6,7 @@ param principalId string
 param serviceAppIdUri string
 param graphClientId string
 param graphCredential string
-param graphCertificatePath string
+param graphCertificateName string
 param publicBaseUrl string
 param importMaxDeleteRatio string
 param cosmosThroughputMode string
@@ -81,7 +81,8 @@ module functionApp 'functionapp.bicep' = {
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
     graphCredential: graphCredential
-    graphCertificatePath: graphCertificatePath
+    graphCertificateName: graphCertificateName
+    keyVaultName: keyVault.outputs.name
     publicBaseUrl: publicBaseUrl
     importMaxDeleteRatio: importMaxDeleteRatio
     maximumInstanceCount: maximumInstanceCount

@@ -24,6 +24,8 @@ export interface Settings {
     credential: 'clientSecret' | 'certificate' | 'managedIdentity';
     clientId?: string;
     clientSecret?: string;
+    /** PEM (private key and certificate); in Azure a Key Vault reference to the certificate. */
+    certificate?: string;
     certificatePath?: string;
   };
   retentionInactiveDays: number;
@@ -117,6 +119,7 @@ export function loadSettings(env: Env = process.env): Settings {
       credential: graphCredential,
       clientId: optional(env, 'GRAPH_CLIENT_ID'),
       clientSecret: optional(env, 'GRAPH_CLIENT_SECRET'),
+      certificate: optional(env, 'GRAPH_CERTIFICATE'),
       certificatePath: optional(env, 'GRAPH_CERTIFICATE_PATH'),
     },
     retentionInactiveDays: integer(env, 'RETENTION_INACTIVE_DAYS', 90, 0, 3650),
@@ -136,7 +139,12 @@ export function loadSettings(env: Env = process.env): Settings {
   }
   if (settings.graph.credential === 'certificate') {
     if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is certificate');
-    if (!settings.graph.certificatePath) throw new ConfigError('GRAPH_CERTIFICATE_PATH', 'is required when GRAPH_CREDENTIAL is certificate');
+    if (!settings.graph.certificate && !settings.graph.certificatePath) {
+      throw new ConfigError('GRAPH_CERTIFICATE', 'or GRAPH_CERTIFICATE_PATH is required when GRAPH_CREDENTIAL is certificate');
+    }
+    if (settings.graph.certificate && !settings.graph.certificate.includes('-----BEGIN')) {
+      throw new ConfigError('GRAPH_CERTIFICATE', 'must be a PEM (certificate and private key); in Azure it is a Key Vault reference to a certificate created with content type PEM');
+    }
   }
   return settings;
 }
@@ -145,7 +153,7 @@ export function loadSettings(env: Env = process.env): Settings {
 export const SETTING_NAMES = [
   'PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI',
   'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
-  'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
+  'GRAPH_CERTIFICATE', 'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
   'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'IMPORT_MAX_IDENTITIES', 'ASSOCIATION_MAX_PAIRS', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
   'RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE',
 ] as const;

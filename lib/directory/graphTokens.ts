@@ -3,7 +3,12 @@
  * only difference between Azure (certificate, or managed identity as a federated client
  * assertion) and the local stack (client secret against the identity-provider stand-in).
  */
-import { ClientAssertionCredential, ClientCertificateCredential, ManagedIdentityCredential, type TokenCredential } from '@azure/identity';
+import {
+  ClientAssertionCredential,
+  ClientCertificateCredential,
+  ManagedIdentityCredential,
+  type TokenCredential,
+} from '@azure/identity';
 import type { Settings } from '../config/settings';
 
 export interface GraphTokenProvider {
@@ -89,10 +94,17 @@ export function createGraphTokenProvider(s: Settings): GraphTokenProvider {
   switch (graph.credential) {
     case 'clientSecret':
       return new ClientSecretTokenProvider(auth.authority, graph.clientId ?? '', graph.clientSecret ?? '');
-    case 'certificate':
-      return new AzureIdentityTokenProvider(
-        (tenantId) => new ClientCertificateCredential(tenantId, graph.clientId ?? '', { certificatePath: graph.certificatePath ?? '' }, { authorityHost: auth.authority }),
+    case 'certificate': {
+      // In Azure the PEM arrives through a Key Vault reference (GRAPH_CERTIFICATE); a file path is for other hosts.
+      const clientId = graph.clientId ?? '';
+      const { certificate, certificatePath } = graph;
+      const options = { authorityHost: auth.authority };
+      return new AzureIdentityTokenProvider((tenantId) =>
+        certificate
+          ? new ClientCertificateCredential(tenantId, clientId, { certificate }, options)
+          : new ClientCertificateCredential(tenantId, clientId, { certificatePath: certificatePath ?? '' }, options),
       );
+    }
     case 'managedIdentity': {
       // The app's managed identity signs a client assertion for the multi-tenant application
       // (federated identity credential), so no secret or certificate is stored anywhere.

@@ -64,7 +64,7 @@ describe('app settings', () => {
       SERVICE_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',
       GRAPH_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',
       GRAPH_CREDENTIAL: 'managedIdentity',
-      GRAPH_CERTIFICATE_PATH: '',
+      GRAPH_CERTIFICATE: '',
       IMPORT_MAX_DELETE_RATIO: '',
     };
     const env: Record<string, string> = {};
@@ -176,6 +176,16 @@ describe('identity-only access, no secrets', () => {
     ]) {
       expect(roles).toContain(id);
     }
+  });
+
+  it('certificate mode reads the Graph certificate through a Key Vault reference, never a stored value', () => {
+    expect(settings.get('GRAPH_CERTIFICATE')).toBe(
+      "graphCredential == 'certificate' ? '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${graphCertificateName})' : ''",
+    );
+    expect(literal(settings.get('GRAPH_CERTIFICATE_PATH') ?? 'x')).toBe('');
+    const functionAppModule = /module functionApp 'functionapp\.bicep' = \{[\s\S]*?\n\}/.exec(uncomment(readInfra('modules/resources.bicep')))?.[0] ?? '';
+    expect(functionAppModule).toMatch(/keyVaultName: keyVault\.outputs\.name/);
+    expect(functionAppModule).toMatch(/graphCertificateName: graphCertificateName/);
   });
 
   it('has no parameter or output that is or reveals a secret', () => {

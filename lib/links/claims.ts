@@ -15,6 +15,15 @@ export interface LinkClaim extends StoredDoc {
   claimedAt: string;
 }
 
+/**
+ * Where the orphan repair goes on next time. Kept beside the claims under a partition key no tenant id can
+ * take (tenant ids are GUIDs); it has no claimedAt, so no claim query returns it.
+ */
+interface RepairCursor extends StoredDoc {
+  after: string;
+}
+const REPAIR_CURSOR = { pk: '_service', id: 'orphan-repair-cursor' } as const;
+
 /** A claim younger than this is never treated as an orphan: its identity write may still be under way. */
 export const ORPHAN_GRACE_MS = 2 * 60_000;
 
@@ -23,6 +32,10 @@ export class LinkClaims {
 
   private get claims() {
     return this.store.collection<LinkClaim>('links');
+  }
+
+  private get cursors() {
+    return this.store.collection<RepairCursor>('links');
   }
 
   private get identities() {
@@ -76,11 +89,22 @@ export class LinkClaims {
     return !owner || owner.link.status !== 'linked' || owner.link.userId !== claim.id;
   }
 
-  /** Deletes orphan claims, at most `limit` examined per call. Returns how many were removed. */
+  /**
+   * Deletes orphan claims, at most `limit` examined per call. Each call goes on from where the last one
+   * stopped (claims in object-id order, wrapping at the end), so every claim is examined in turn however
+   * many there are, and a run never re-reads the same first page of healthy claims.
+   */
   async repairOrphans(limit: number, now = new Date()): Promise<{ examined: number; removed: number }> {
     const cutoff = new Date(now.getTime() - ORPHAN_GRACE_MS).toISOString();
+    const after = (await this.cursors.read(REPAIR_CURSOR.pk, REPAIR_CURSOR.id))?.after ?? '';
     const page = await this.claims.queryPage<LinkClaim & { _etag: string }>(
-      { query: 'SELECT * FROM c WHERE c.claimedAt < @cutoff', parameters: [{ name: '@cutoff', value: cutoff }] },
+      {
+        query: 'SELECT * FROM c WHERE c.claimedAt < @cutoff AND c.id > @after ORDER BY c.id',
+        parameters: [
+          { name: '@cutoff', value: cutoff },
+          { name: '@after', value: after },
+        ],
+      },
       { maxItemCount: limit },
     );
     let removed = 0;
@@ -90,9 +114,11 @@ export class LinkClaims {
         await this.claims.delete(claim.pk, claim.id, claim._etag);
         removed++;
       } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed')) throw err;
+        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
       }
     }
+    const last = page.items.at(-1);
+    await this.cursors.upsert({ ...REPAIR_CURSOR, after: page.continuationToken && last ? last.id : '' });
     return { examined: page.items.length, removed };
   }
 }

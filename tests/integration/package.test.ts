@@ -28,7 +28,13 @@ describe('production package', () => {
     const extracted = path.join(dir, 'extracted');
     fs.mkdirSync(extracted);
     for (const e of entries) fs.writeFileSync(path.join(extracted, e.name), e.data);
-    expect(JSON.parse(fs.readFileSync(path.join(extracted, 'host.json'), 'utf8')).extensions.http.routePrefix).toBe('');
+    const host = JSON.parse(fs.readFileSync(path.join(extracted, 'host.json'), 'utf8')) as {
+      extensions: { http: { routePrefix: string } };
+      logging: { applicationInsights: { samplingSettings: { excludedTypes: string } } };
+    };
+    expect(host.extensions.http.routePrefix).toBe('');
+    // Requests and exceptions are never sampled out of Application Insights.
+    expect(host.logging.applicationInsights.samplingSettings.excludedTypes.split(';').sort()).toEqual(['Exception', 'Request']);
     expect(JSON.parse(fs.readFileSync(path.join(extracted, 'package.json'), 'utf8')).main).toBe('index.js');
 
     stack = await startTestStack({ functions: { dir: extracted, extension: '.js' } });

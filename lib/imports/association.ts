@@ -33,6 +33,8 @@ const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MAX_UPN_LENGTH = 1024;
 /** Pairs processed at once; each is a read, a claim, a replace and an audit entry in sequence. */
 export const ASSOCIATION_PARALLELISM = 64;
+/** Attempts per pair when the identity changes under it (entity-tag mismatch) before the request gives up. */
+const MAX_CHANGED_ATTEMPTS = 4;
 
 export function validateAssociations(associations: AssociationInput[]): void {
   const problems: FieldProblem[] = [];
@@ -89,13 +91,34 @@ export class Associator {
         unknownUpns.add(a.userPrincipalName);
         return;
       }
-      const outcome = await withThrottleRetry(() => this.link(tenantId, identity, user.id, actor));
+      const outcome = await withThrottleRetry(() => this.linkLatest(tenantId, identity, user.id, actor));
       if (outcome === 'conflict') conflicting.add(a.userPrincipalName);
+      else if (outcome === 'gone') result.unknownExternalIds.push(a.externalId);
       else result[outcome]++;
     });
     result.unknownUserPrincipalNames = [...unknownUpns];
     result.conflictingUserPrincipalNames = [...conflicting];
     return result;
+  }
+
+  /**
+   * Links the identity, reading it again when another write changed it in the meantime (the same pair
+   * sent twice at once, an import updating it): the outcome is then judged on the stored identity.
+   */
+  private async linkLatest(tenantId: string, identity: IdentityDoc, userId: string, actor: Actor): Promise<'associated' | 'unchanged' | 'conflict' | 'gone'> {
+    let current: IdentityDoc | undefined = identity;
+    for (let attempt = 1; ; attempt++) {
+      if (!current) return 'gone';
+      try {
+        return await this.link(tenantId, current, userId, actor);
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed')) throw err;
+        if (attempt >= MAX_CHANGED_ATTEMPTS) {
+          throw new DomainError('CONCURRENT_MODIFICATION', 'Identities kept changing while they were being associated; send the association again');
+        }
+      }
+      current = await this.repo.get(current.pk, current.id);
+    }
   }
 
   private async link(tenantId: string, identity: IdentityDoc, userId: string, actor: Actor): Promise<'associated' | 'unchanged' | 'conflict'> {
@@ -109,8 +132,7 @@ export class Associator {
         _etag ?? '',
       );
     } catch (err) {
-      await this.claims.release(tenantId, userId, identity);
-      if (isStoreError(err, 'preconditionFailed')) throw new Error('The identity changed during association; run the association again');
+      await this.claims.releaseUnlessLinked(tenantId, userId, identity);
       throw err;
     }
     if (previousUser) await this.claims.release(tenantId, previousUser, identity);

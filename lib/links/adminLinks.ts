@@ -40,7 +40,7 @@ export class AdminLinks {
       throw new DomainError('LINK_CONFLICT', 'The directory user is already linked to another business identity; unlink it first');
     }
     const link: DirectoryLink = { status: 'linked', source: 'manual', userId };
-    const saved = await this.write(identity, link, () => this.claims.release(tenantId, userId, identity));
+    const saved = await this.write(identity, link, () => this.claims.releaseUnlessLinked(tenantId, userId, identity));
     const previous = identity.link.status === 'linked' ? identity.link.userId : undefined;
     if (previous && previous !== userId) await this.claims.release(tenantId, previous, identity);
     await this.audit.write(tenantId, { actor, action: 'link.manualLinked', target: { type: 'businessIdentity', id }, before: facts(identity.link), after: facts(link) });

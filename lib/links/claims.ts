@@ -82,6 +82,17 @@ export class LinkClaims {
     }
   }
 
+  /**
+   * For a write that failed or was skipped after taking the claim: releases it unless the identity, as
+   * stored now, links to that user. A concurrent write of the same identity (an overlapping timer run, a
+   * retried request) may have made that very link with the same claim, which must then stay.
+   */
+  async releaseUnlessLinked(tenantId: string, userId: string, identity: { pk: string; id: string }): Promise<void> {
+    const current = await this.identities.read(identity.pk, identity.id);
+    if (current?.link.status === 'linked' && current.link.userId === userId) return;
+    await this.release(tenantId, userId, identity);
+  }
+
   /** A claim whose identity is gone or does not link to the claimed user (after the grace period). */
   async isOrphan(claim: LinkClaim, now = new Date()): Promise<boolean> {
     if (now.getTime() - Date.parse(claim.claimedAt) < ORPHAN_GRACE_MS) return false;

@@ -54,7 +54,7 @@ export class LinkService implements LinkCoordinator {
         for (const effect of t.effects) await this.apply(tenantId, effect, saved, previous, actor);
       },
       abandoned: async () => {
-        if (newlyClaimed) await this.claims.release(tenantId, newlyClaimed, next);
+        if (newlyClaimed) await this.claims.releaseUnlessLinked(tenantId, newlyClaimed, next);
       },
     };
   }

@@ -135,7 +135,7 @@ export class Associator {
       await this.claims.releaseUnlessLinked(tenantId, userId, identity);
       throw err;
     }
-    if (previousUser) await this.claims.release(tenantId, previousUser, identity);
+    if (previousUser) await this.claims.releaseUnlessLinked(tenantId, previousUser, identity);
     await this.audit.write(tenantId, {
       actor,
       action: 'link.associated',

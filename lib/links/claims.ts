@@ -83,9 +83,10 @@ export class LinkClaims {
   }
 
   /**
-   * For a write that failed or was skipped after taking the claim: releases it unless the identity, as
-   * stored now, links to that user. A concurrent write of the same identity (an overlapping timer run, a
-   * retried request) may have made that very link with the same claim, which must then stay.
+   * Releases the identity's claim on a user it no longer needs (its write failed or was skipped, or it
+   * moved to another user) unless the identity, as stored now, links to that user: a concurrent write of
+   * the same identity (an overlapping timer run, a retried request) may have made that very link with the
+   * same claim, which must then stay.
    */
   async releaseUnlessLinked(tenantId: string, userId: string, identity: { pk: string; id: string }): Promise<void> {
     const current = await this.identities.read(identity.pk, identity.id);

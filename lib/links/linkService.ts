@@ -61,7 +61,7 @@ export class LinkService implements LinkCoordinator {
 
   private async apply(tenantId: string, effect: LinkEffect, saved: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor): Promise<void> {
     if (effect.kind === 'releaseClaim') {
-      await this.claims.release(tenantId, effect.userId, saved);
+      await this.claims.releaseUnlessLinked(tenantId, effect.userId, saved);
       return;
     }
     await this.audit.write(tenantId, {

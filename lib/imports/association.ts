@@ -112,6 +112,7 @@ export class Associator {
       try {
         return await this.link(tenantId, current, userId, actor);
       } catch (err) {
+        if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
         if (!isStoreError(err, 'preconditionFailed')) throw err;
         if (attempt >= MAX_CHANGED_ATTEMPTS) {
           throw new DomainError('CONCURRENT_MODIFICATION', 'Identities kept changing while they were being associated; send the association again');

@@ -132,4 +132,30 @@ describe('links under concurrent writers of the same identity', () => {
     expect(lost).toBe(2);
     expect((await services().claims.get(DEV_TENANT_ID, user.id))?.identityPk).toMatch(/\|src:Changing$/);
   });
+
+  it('an identity deleted by an import while it is being associated is reported unknown, and its claim released', async () => {
+    const token = await stack.token(DEV_CLIENTS.admin);
+    const gql = (query: string, variables: Record<string, unknown>) =>
+      call<{ data?: Record<string, Record<string, unknown>> | null; errors?: unknown[] }>(`${stack.base}/graphql`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+    await gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', {
+      i: { source: 'Vanishing', identities: [{ externalId: 'V1', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }] },
+    });
+    const user = stack.directory.createUser(DEV_TENANT_ID, 'race.vanishing@dev.example.com');
+    // The identity write finds the document gone, as when an import deleted it after it was read.
+    setFaultInjector((op, container) => {
+      if (container === 'identities' && op === 'replace') throw new StoreError('notFound', 'injected: deleted meanwhile');
+    });
+    const answer = await gql('mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unknownExternalIds } }', {
+      i: { source: 'Vanishing', associations: [{ externalId: 'V1', userPrincipalName: 'race.vanishing@dev.example.com' }] },
+    });
+    setFaultInjector(undefined);
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data?.associateBusinessIdentities).toEqual({ associated: 0, unknownExternalIds: ['V1'] });
+    expect(await services().claims.get(DEV_TENANT_ID, user.id)).toBeUndefined();
+  });
 });

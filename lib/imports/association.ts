@@ -115,7 +115,7 @@ export class Associator {
         if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
         if (!isStoreError(err, 'preconditionFailed')) throw err;
         if (attempt >= MAX_CHANGED_ATTEMPTS) {
-          throw new DomainError('CONCURRENT_MODIFICATION', 'Identities kept changing while they were being associated; send the association again');
+          throw new DomainError('CONCURRENT_CHANGE', 'Identities kept changing while they were being associated; send the association again');
         }
       }
       current = await this.repo.get(current.pk, current.id);

@@ -95,7 +95,7 @@ describe('links under concurrent writers of the same identity', () => {
     }
   });
 
-  it('an association whose identity keeps changing under it answers CONCURRENT_MODIFICATION and leaves no claim behind', async () => {
+  it('an association whose identity keeps changing under it answers CONCURRENT_CHANGE and leaves no claim behind', async () => {
     const token = await stack.token(DEV_CLIENTS.admin);
     const gql = (query: string, variables: Record<string, unknown>) =>
       call<{ data?: Record<string, Record<string, unknown>> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
@@ -117,7 +117,7 @@ describe('links under concurrent writers of the same identity', () => {
     });
     const refused = await gql(ASSOCIATE, input);
     setFaultInjector(undefined);
-    expect(refused.body.errors?.[0]?.extensions?.code).toBe('CONCURRENT_MODIFICATION');
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('CONCURRENT_CHANGE');
     expect(JSON.stringify(refused.body)).not.toContain('race.changing');
     expect(await services().claims.get(DEV_TENANT_ID, user.id)).toBeUndefined();
 

@@ -25,6 +25,19 @@ describe('links under concurrent writers of the same identity', () => {
     await stack?.stop();
   });
 
+  type Gql = { data?: Record<string, Record<string, unknown>> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  const gql = async (query: string, variables: Record<string, unknown>) =>
+    call<Gql>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+  const importOne = (source: string, externalId: string) =>
+    gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', {
+      i: { source, identities: [{ externalId, affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }] },
+    });
+
   const linkOf = (u: ScimUser) => ({ status: u[EXT]?.directoryLinkStatus, userId: u[EXT]?.directoryLinkedUserId as string | undefined });
 
   /** The identity is linked to `userId` and holds the claim on that user. */
@@ -65,14 +78,6 @@ describe('links under concurrent writers of the same identity', () => {
   });
 
   it('the same associations sent twice at once: both answer, each pair counted once as associated, claims kept', async () => {
-    const token = await stack.token(DEV_CLIENTS.admin);
-    const gql = (query: string, variables: Record<string, unknown>) =>
-      call<{ data?: Record<string, Record<string, unknown>> | null; errors?: unknown[] }>(`${stack.base}/graphql`, {
-        method: 'POST',
-        token,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      });
     const n = 12;
     const people = Array.from({ length: n }, (_, i) => ({ externalId: `R${i}`, affiliationType: 'EMPLOYMENT', firstName: `F${i}`, lastName: `L${i}` }));
     const imported = await gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', { i: { source: 'Races', identities: people } });
@@ -96,17 +101,7 @@ describe('links under concurrent writers of the same identity', () => {
   });
 
   it('an association whose identity keeps changing under it answers CONCURRENT_CHANGE and leaves no claim behind', async () => {
-    const token = await stack.token(DEV_CLIENTS.admin);
-    const gql = (query: string, variables: Record<string, unknown>) =>
-      call<{ data?: Record<string, Record<string, unknown>> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
-        method: 'POST',
-        token,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      });
-    await gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', {
-      i: { source: 'Changing', identities: [{ externalId: 'C1', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }] },
-    });
+    await importOne('Changing', 'C1');
     const user = stack.directory.createUser(DEV_TENANT_ID, 'race.changing@dev.example.com');
     const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged } }';
     const input = { i: { source: 'Changing', associations: [{ externalId: 'C1', userPrincipalName: 'race.changing@dev.example.com' }] } };
@@ -134,17 +129,7 @@ describe('links under concurrent writers of the same identity', () => {
   });
 
   it('an identity deleted by an import while it is being associated is reported unknown, and its claim released', async () => {
-    const token = await stack.token(DEV_CLIENTS.admin);
-    const gql = (query: string, variables: Record<string, unknown>) =>
-      call<{ data?: Record<string, Record<string, unknown>> | null; errors?: unknown[] }>(`${stack.base}/graphql`, {
-        method: 'POST',
-        token,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      });
-    await gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', {
-      i: { source: 'Vanishing', identities: [{ externalId: 'V1', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }] },
-    });
+    await importOne('Vanishing', 'V1');
     const user = stack.directory.createUser(DEV_TENANT_ID, 'race.vanishing@dev.example.com');
     // The identity write finds the document gone, as when an import deleted it after it was read.
     setFaultInjector((op, container) => {

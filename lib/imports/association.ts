@@ -10,7 +10,7 @@ import type { DirectoryClient } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
-import { forEachBounded, withThrottleRetry } from '../util/concurrency';
+import { forEachBounded, MAX_CHANGED_ATTEMPTS, withThrottleRetry } from '../util/concurrency';
 import { validateSourceName } from './importInput';
 import { ImportManifest } from './manifest';
 import { customSourceKey } from './importer';
@@ -33,8 +33,6 @@ const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MAX_UPN_LENGTH = 1024;
 /** Pairs processed at once; each is a read, a claim, a replace and an audit entry in sequence. */
 export const ASSOCIATION_PARALLELISM = 64;
-/** Attempts per pair when the identity changes under it (entity-tag mismatch) before the request gives up. */
-const MAX_CHANGED_ATTEMPTS = 4;
 
 export function validateAssociations(associations: AssociationInput[]): void {
   const problems: FieldProblem[] = [];

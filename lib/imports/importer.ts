@@ -13,7 +13,7 @@ import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
 import { uuid7 } from '../util/uuid7';
 import { DomainError } from '../util/domainError';
-import { forEachBounded, withThrottleRetry } from '../util/concurrency';
+import { forEachBounded, MAX_CHANGED_ATTEMPTS, withThrottleRetry } from '../util/concurrency';
 import { validateImportSet, validateSourceName, type ImportIdentityInput, type ValidImportIdentity } from './importInput';
 import { ImportManifest } from './manifest';
 import { acquireImportLease } from './importLease';
@@ -139,19 +139,32 @@ export class Importer {
         if (!current) throw err;
       }
     }
-    if (current.contentHash === v.hash) return { id: current.id, result: 'unchanged' };
-    const { _etag, ...rest } = current;
-    const next = updatedDoc(rest, v, new Date().toISOString());
-    await this.repo.replace(next, _etag);
-    return { id: current.id, result: 'updated' };
+    // A concurrent association or administrator link may change the identity between read and write:
+    // read it again and apply the content to what is stored (the link stays as the other writer left it).
+    for (let attempt = 1; ; attempt++) {
+      if (current.contentHash === v.hash) return { id: current.id, result: 'unchanged' };
+      const { _etag, ...rest } = current;
+      try {
+        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString()), _etag);
+        return { id: current.id, result: 'updated' };
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed')) throw err;
+        if (attempt >= MAX_CHANGED_ATTEMPTS) throw new DomainError('CONCURRENT_CHANGE', 'Identities kept changing while the import wrote them; run the import again');
+      }
+      const reread = await this.repo.get(pk, current.id);
+      if (!reread) throw new DomainError('CONCURRENT_CHANGE', 'An identity was deleted while the import wrote it; run the import again');
+      current = reread;
+    }
   }
 
   /** Deletes an identity that left the set, and its link. False when it was already gone. */
   private async remove(tenantId: string, pk: string, id: string): Promise<boolean> {
     const current = await this.repo.get(pk, id);
     if (!current) return false;
+    // Identity first, claim after: a failure in between leaves an orphan claim (repaired), never a linked identity without its claim.
+    const deleted = await this.repo.delete(pk, id);
     if (current.link.status === 'linked' && current.link.userId) await this.claims.release(tenantId, current.link.userId, current);
-    return this.repo.delete(pk, id);
+    return deleted;
   }
 }
 

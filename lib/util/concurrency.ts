@@ -18,6 +18,9 @@ export async function forEachBounded<T>(items: readonly T[], limit: number, fn: 
   if (failure !== undefined) throw failure;
 }
 
+/** Attempts of a read-modify-write whose entity-tag check keeps failing (another writer came first) before giving up. */
+export const MAX_CHANGED_ATTEMPTS = 4;
+
 /** Retries a store call that was throttled (429) after the store's retry-after, a bounded number of times. */
 export async function withThrottleRetry<T>(fn: () => Promise<T>, attempts = 6): Promise<T> {
   for (let i = 1; ; i++) {

@@ -173,6 +173,48 @@ describe('custom integration: import and association', () => {
     expect((await importSet('Faulty', set)).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 300 });
   });
 
+  it('an identity changed by another writer while the import updates it is written again on what is stored', async () => {
+    await importSet('Contended', [person(6001), person(6002)]);
+    let lost = 0;
+    setFaultInjector((op, container) => {
+      if (container === 'identities' && op === 'replace' && lost++ === 0) throw new StoreError('preconditionFailed', 'injected: changed by another writer');
+    });
+    const updated = await importSet('Contended', [person(6001, { firstName: 'Changed' }), person(6002)]);
+    setFaultInjector(undefined);
+    expect(updated.body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1 });
+    expect(lost).toBe(2);
+    expect((await list('Contended')).find((i) => i.externalId === 'P6001')?.firstName).toBe('Changed');
+
+    setFaultInjector((op, container) => {
+      if (container === 'identities' && op === 'replace') throw new StoreError('preconditionFailed', 'injected: changed by another writer');
+    });
+    const refused = await importSet('Contended', [person(6001, { firstName: 'Again' }), person(6002)]);
+    setFaultInjector(undefined);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('CONCURRENT_CHANGE');
+    expect((await importSet('Contended', [person(6001, { firstName: 'Again' }), person(6002)])).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1 });
+  });
+
+  it('a failure deleting an identity that left the set keeps its link and claim; the rerun deletes both', async () => {
+    await importSet('Leaving', [person(6101), person(6102)]);
+    stack.directory.createUser(DEV_TENANT_ID, 'leaving@dev.example.com');
+    const user = stack.directory.findByUpn(DEV_TENANT_ID, 'leaving@dev.example.com')!;
+    const associated = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, { i: { source: 'Leaving', associations: [{ externalId: 'P6102', userPrincipalName: 'leaving@dev.example.com' }] } });
+    expect(associated.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
+
+    setFaultInjector((op, container) => {
+      if (container === 'identities' && op === 'delete') throw new StoreError('unavailable', 'injected fault', 1000);
+    });
+    const failed = await importSet('Leaving', [person(6101)]);
+    setFaultInjector(undefined);
+    expect(failed.body.errors?.[0]?.extensions?.code).toBe('SERVICE_BUSY');
+    const still = (await list('Leaving')).find((i) => i.externalId === 'P6102');
+    expect(still?.directoryLinkedUserId).toBe(user.id);
+    expect((await services().claims.get(DEV_TENANT_ID, user.id))?.identityId).toBe(still?.id);
+
+    expect((await importSet('Leaving', [person(6101)])).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 1, unchanged: 1 });
+    expect(await services().claims.get(DEV_TENANT_ID, user.id)).toBeUndefined();
+  });
+
   describe('store: transactional batch creates (the import\'s create path)', () => {
     type Note = StoredDoc & { text: string };
     const pk = 'batch-test';

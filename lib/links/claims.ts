@@ -5,6 +5,7 @@
  * leave an orphan claim (repaired later) but never two identities linked to one user.
  */
 import type { Store, StoredDoc } from '../store/store';
+import { RunCursor } from '../store/runCursor';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from '../identities/model';
 
@@ -14,15 +15,6 @@ export interface LinkClaim extends StoredDoc {
   identityId: string;
   claimedAt: string;
 }
-
-/**
- * Where the orphan repair goes on next time. Kept beside the claims under a partition key no tenant id can
- * take (tenant ids are GUIDs); it has no claimedAt, so no claim query returns it.
- */
-interface RepairCursor extends StoredDoc {
-  after: string;
-}
-const REPAIR_CURSOR = { pk: '_service', id: 'orphan-repair-cursor' } as const;
 
 /** A claim younger than this is never treated as an orphan: its identity write may still be under way. */
 export const ORPHAN_GRACE_MS = 2 * 60_000;
@@ -34,8 +26,9 @@ export class LinkClaims {
     return this.store.collection<LinkClaim>('links');
   }
 
-  private get cursors() {
-    return this.store.collection<RepairCursor>('links');
+  /** Where the orphan repair goes on; the cursor document has no claimedAt, so no claim query returns it. */
+  private get repairCursor() {
+    return new RunCursor(this.store, 'orphan-repair-cursor');
   }
 
   private get identities() {
@@ -108,7 +101,7 @@ export class LinkClaims {
    */
   async repairOrphans(limit: number, now = new Date()): Promise<{ examined: number; removed: number }> {
     const cutoff = new Date(now.getTime() - ORPHAN_GRACE_MS).toISOString();
-    const after = (await this.cursors.read(REPAIR_CURSOR.pk, REPAIR_CURSOR.id))?.after ?? '';
+    const after = await this.repairCursor.after();
     const page = await this.claims.queryPage<LinkClaim & { _etag: string }>(
       {
         query: 'SELECT * FROM c WHERE c.claimedAt < @cutoff AND c.id > @after ORDER BY c.id',
@@ -129,8 +122,7 @@ export class LinkClaims {
         if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
       }
     }
-    const last = page.items.at(-1);
-    await this.cursors.upsert({ ...REPAIR_CURSOR, after: page.continuationToken && last ? last.id : '' });
+    await this.repairCursor.save(page.continuationToken ? page.items.at(-1)?.id : undefined);
     return { examined: page.items.length, removed };
   }
 }

@@ -10,6 +10,7 @@ import { isStoreError } from '../store/errors';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { LinkClaims } from './claims';
 import { afterBackgroundCheck, type DirectoryAnswer } from './linkStateMachine';
+import { RunCursor } from '../store/runCursor';
 
 export interface PendingRunResult {
   examined: number;
@@ -36,18 +37,25 @@ export async function resolvePendingLinks(store: Store, directory: DirectoryClie
   const result: PendingRunResult = { examined: 0, linked: 0, stillPending: 0, conflicts: 0, skipped: 0, orphanClaimsRemoved: 0, directoryRequests: 0 };
   const identities = store.collection<IdentityDoc>('identities');
 
+  // At most `limit` identities a run, going on from where the last run stopped (id order, wrapping at the
+  // end): identities that stay pending for long (a UPN that never appears) cannot starve the others.
+  const cursor = new RunCursor(store, 'pending-links-cursor');
+  const after = await cursor.after();
   const candidates: Candidate[] = [];
   let continuationToken: string | undefined;
   do {
     const page = await identities.queryPage<Candidate>(
       {
-        query: "SELECT c.id, c.pk, c.tenantId, c.directoryUserPrincipalName, c.link FROM c WHERE c.link.status = 'pending' OR c.link.status = 'conflict'",
+        query:
+          "SELECT c.id, c.pk, c.tenantId, c.directoryUserPrincipalName, c.link FROM c WHERE (c.link.status = 'pending' OR c.link.status = 'conflict') AND c.id > @after ORDER BY c.id",
+        parameters: [{ name: '@after', value: after }],
       },
       { maxItemCount: Math.min(PAGE, limit - candidates.length), continuationToken },
     );
     candidates.push(...page.items);
     continuationToken = page.continuationToken;
   } while (continuationToken && candidates.length < limit);
+  await cursor.save(continuationToken ? candidates.at(-1)?.id : undefined);
 
   const byTenant = new Map<string, Candidate[]>();
   for (const c of candidates) {

@@ -3,9 +3,10 @@ import { EXT, scim, userBody } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
 import { ORPHAN_GRACE_MS } from '../../lib/links/claims';
+import { resolvePendingLinks } from '../../lib/links/pendingLinks';
 
 /** Claims left behind by a crash between the claim and the identity write (or the identity delete and the release). */
-describe('link claims: orphans are taken over and repaired', () => {
+describe('link claims and background runs: orphans are repaired, nothing is starved', () => {
   let stack: TestStack;
   const gone = { pk: `${DEV_TENANT_ID}|scim:no-such-integration`, id: 'no-such-identity' };
   const later = (ms: number) => new Date(Date.now() + ms);
@@ -63,5 +64,26 @@ describe('link claims: orphans are taken over and repaired', () => {
     expect(await claims.claim(DEV_TENANT_ID, 'zz-orphan-young', gone)).toBe('claimed');
     for (let i = 0; i < 3; i++) await claims.repairOrphans(10);
     expect(await claims.get(DEV_TENANT_ID, 'zz-orphan-young')).toBeDefined();
+  });
+
+  it('the pending-link run goes on where the last one stopped: identities that never resolve cannot starve the others', async () => {
+    const api = scim(stack, await stack.token(DEV_CLIENTS.scim2));
+    for (let i = 0; i < 3; i++) {
+      const res = await api.create(userBody({}, { directoryUserPrincipalName: `never.${i}@dev.example.com` }));
+      expect(res.body[EXT]?.directoryLinkStatus).toBe('pending');
+    }
+    const waiting = (await api.create(userBody({}, { directoryUserPrincipalName: 'later@dev.example.com' }))).body;
+    expect(waiting[EXT]?.directoryLinkStatus).toBe('pending');
+    const user = stack.directory.createUser(DEV_TENANT_ID, 'later@dev.example.com');
+
+    const svc = services();
+    const runs = [];
+    // Four candidates, two a run: two runs examine each of them once.
+    for (let i = 0; i < 2; i++) runs.push(await resolvePendingLinks(svc.store, svc.directory, svc.claims, 2));
+    expect(runs.map((r) => r.examined)).toEqual([2, 2]);
+    expect(runs.reduce((n, r) => n + r.linked, 0)).toBe(1);
+    const linked = (await api.get(waiting.id)).body;
+    expect(linked[EXT]?.directoryLinkStatus).toBe('linked');
+    expect(linked[EXT]?.directoryLinkedUserId).toBe(user.id);
   });
 });

@@ -5,7 +5,8 @@
  */
 import { EXT, canonicalizeUser, identityToScimInput, parseScimUser, toIdentityAttributes } from '../../../lib/scim/userInput';
 import type { CanonicalizeMode, JsonObject, ScimUserInput } from '../../../lib/scim/userInput';
-import { ScimError } from '../../../lib/scim/errors';
+import type { ScimError } from '../../../lib/scim/errors';
+import { errorOf } from '../../support/scimErrorOf';
 import type { IdentityAttributes } from '../../../lib/identities/model';
 
 // ---- shared fixtures and helpers ----------------------------------------------------------
@@ -43,16 +44,6 @@ const BASE: IdentityAttributes = {
   personalNumbers: [],
   identityDocumentReferences: [],
 };
-
-function errorOf(fn: () => unknown): ScimError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ScimError) return err;
-    throw err;
-  }
-  throw new Error('expected a ScimError');
-}
 
 /** A 400 of `scimType` whose detail contains `named` (when given) and none of `secrets`. */
 function expectError(fn: () => unknown, scimType: string, named?: string, ...secrets: string[]): ScimError {

@@ -131,10 +131,10 @@ export class Associator {
         _etag ?? '',
       );
     } catch (err) {
-      await this.claims.releaseUnlessLinked(tenantId, userId, identity);
+      await this.claims.release(tenantId, userId, identity);
       throw err;
     }
-    if (previousUser) await this.claims.releaseUnlessLinked(tenantId, previousUser, identity);
+    if (previousUser) await this.claims.release(tenantId, previousUser, identity);
     await this.audit.write(tenantId, {
       actor,
       action: 'link.associated',

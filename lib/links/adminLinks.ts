@@ -40,9 +40,9 @@ export class AdminLinks {
       throw new DomainError('LINK_CONFLICT', 'The directory user is already linked to another business identity; unlink it first');
     }
     const link: DirectoryLink = { status: 'linked', source: 'manual', userId };
-    const saved = await this.write(identity, link, () => this.claims.releaseUnlessLinked(tenantId, userId, identity));
+    const saved = await this.write(identity, link, () => this.claims.release(tenantId, userId, identity));
     const previous = identity.link.status === 'linked' ? identity.link.userId : undefined;
-    if (previous && previous !== userId) await this.claims.releaseUnlessLinked(tenantId, previous, identity);
+    if (previous && previous !== userId) await this.claims.release(tenantId, previous, identity);
     await this.audit.write(tenantId, { actor, action: 'link.manualLinked', target: { type: 'businessIdentity', id }, before: facts(identity.link), after: facts(link) });
     return saved;
   }
@@ -52,7 +52,7 @@ export class AdminLinks {
     if (identity.link.status !== 'linked') return identity;
     const link: DirectoryLink = { status: 'notAsserted' };
     const saved = await this.write(identity, link, async () => undefined);
-    if (identity.link.userId) await this.claims.releaseUnlessLinked(tenantId, identity.link.userId, identity);
+    if (identity.link.userId) await this.claims.release(tenantId, identity.link.userId, identity);
     await this.audit.write(tenantId, { actor, action: 'link.unlinked', target: { type: 'businessIdentity', id }, before: facts(identity.link), after: facts(link) });
     return saved;
   }

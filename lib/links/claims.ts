@@ -64,27 +64,22 @@ export class LinkClaims {
     return 'heldByOther';
   }
 
-  /** Releases the claim if (and only if) this identity holds it. */
+  /**
+   * Releases the identity's claim on a user it no longer needs (its write failed or was skipped, it moved
+   * to another user, or it was deleted): only if this identity holds the claim and, as stored now, does not
+   * link to that user. A concurrent write of the same identity (an overlapping timer run, a retried
+   * request) may have made that very link with the same claim, which must then stay.
+   */
   async release(tenantId: string, userId: string, identity: { pk: string; id: string }): Promise<void> {
     const existing = await this.claims.read(tenantId, userId);
     if (!existing || existing.identityPk !== identity.pk || existing.identityId !== identity.id) return;
+    const current = await this.identities.read(identity.pk, identity.id);
+    if (current?.link.status === 'linked' && current.link.userId === userId) return;
     try {
       await this.claims.delete(tenantId, userId, existing._etag);
     } catch (err) {
       if (!isStoreError(err, 'preconditionFailed')) throw err;
     }
-  }
-
-  /**
-   * Releases the identity's claim on a user it no longer needs (its write failed or was skipped, or it
-   * moved to another user) unless the identity, as stored now, links to that user: a concurrent write of
-   * the same identity (an overlapping timer run, a retried request) may have made that very link with the
-   * same claim, which must then stay.
-   */
-  async releaseUnlessLinked(tenantId: string, userId: string, identity: { pk: string; id: string }): Promise<void> {
-    const current = await this.identities.read(identity.pk, identity.id);
-    if (current?.link.status === 'linked' && current.link.userId === userId) return;
-    await this.release(tenantId, userId, identity);
   }
 
   /** A claim whose identity is gone or does not link to the claimed user (after the grace period). */

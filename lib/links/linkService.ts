@@ -54,14 +54,14 @@ export class LinkService implements LinkCoordinator {
         for (const effect of t.effects) await this.apply(tenantId, effect, saved, previous, actor);
       },
       abandoned: async () => {
-        if (newlyClaimed) await this.claims.releaseUnlessLinked(tenantId, newlyClaimed, next);
+        if (newlyClaimed) await this.claims.release(tenantId, newlyClaimed, next);
       },
     };
   }
 
   private async apply(tenantId: string, effect: LinkEffect, saved: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor): Promise<void> {
     if (effect.kind === 'releaseClaim') {
-      await this.claims.releaseUnlessLinked(tenantId, effect.userId, saved);
+      await this.claims.release(tenantId, effect.userId, saved);
       return;
     }
     await this.audit.write(tenantId, {

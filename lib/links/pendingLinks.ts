@@ -87,7 +87,7 @@ async function settle(store: Store, claims: LinkClaims, c: Candidate, upn: strin
   const next = afterBackgroundCheck(c.link, upn, answer, claim);
   if (next.status === c.link.status && next.conflictUserId === c.link.conflictUserId) return next.status === 'conflict' ? 'conflicts' : 'stillPending';
   const outcome = await write(store, c, upn, next, now);
-  if (outcome === 'skipped' && claim === 'claimed') await claims.releaseUnlessLinked(c.tenantId, answer.userId, c);
+  if (outcome === 'skipped' && claim === 'claimed') await claims.release(c.tenantId, answer.userId, c);
   return outcome;
 }
 

@@ -11,7 +11,7 @@ interface RunCursorDoc extends StoredDoc {
   updatedAt: string;
 }
 
-export const RUN_CURSOR_PARTITION = '_service';
+const RUN_CURSOR_PARTITION = '_service';
 
 export class RunCursor {
   constructor(

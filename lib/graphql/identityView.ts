@@ -1,10 +1,14 @@
 import type { IdentityDoc } from '../identities/model';
 
 const AFFILIATION: Record<string, string> = { employment: 'EMPLOYMENT', enrollment: 'ENROLLMENT', engagement: 'ENGAGEMENT', other: 'OTHER' };
+const NUMBER_TYPE: Record<string, string> = { DkCpr: 'DK_CPR' };
 const DOC_TYPE: Record<string, string> = { Passport: 'PASSPORT', IdentityCard: 'IDENTITY_CARD' };
 const STATUS: Record<string, string> = { linked: 'LINKED', pending: 'PENDING', conflict: 'CONFLICT', notAsserted: 'NOT_ASSERTED' };
 
-/** The GraphQL BusinessIdentity of a stored identity. Sensitive lists are resolved only when selected. */
+/**
+ * The GraphQL BusinessIdentity of a stored identity. Personal numbers and document numbers are
+ * not part of it (spec §2.1 rule 1: only the creating SCIM integration reads them): only their kinds.
+ */
 export function identityView(doc: IdentityDoc, source: string) {
   const linked = doc.link.status === 'linked';
   return {
@@ -18,8 +22,8 @@ export function identityView(doc: IdentityDoc, source: string) {
     active: doc.active,
     birthDate: doc.birthDate ?? null,
     nationality: doc.nationality ?? null,
-    personalNumbers: () => doc.personalNumbers.map((p) => ({ type: 'DK_CPR', value: p.value })),
-    identityDocumentReferences: () => doc.identityDocumentReferences.map((d) => ({ type: DOC_TYPE[d.type], issuingCountry: d.issuingCountry, documentNumber: d.documentNumber })),
+    personalNumberTypes: [...new Set(doc.personalNumbers.map((p) => NUMBER_TYPE[p.type] ?? 'DK_CPR'))],
+    identityDocumentTypes: [...new Set(doc.identityDocumentReferences.map((d) => DOC_TYPE[d.type] ?? 'IDENTITY_CARD'))],
     directoryUserPrincipalName: doc.directoryUserPrincipalName ?? null,
     directoryLinkStatus: STATUS[doc.link.status] ?? 'NOT_ASSERTED',
     directoryLinkSource: linked && doc.link.source ? doc.link.source.toUpperCase() : null,

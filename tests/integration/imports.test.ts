@@ -9,11 +9,11 @@ import { storeCounters, diffCounters } from '../../lib/store/metrics';
 type Problem = { field: string; problem: string };
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: { code?: string; problems?: Problem[] } }> };
 type Counts = { created: number; updated: number; deleted: number; unchanged: number };
-type Identity = { id: string; externalId: string; firstName: string; directoryLinkStatus: string; directoryLinkedUserId: string | null; personalNumbers?: Array<{ value: string }> };
+type Identity = { id: string; externalId: string; firstName: string; directoryLinkStatus: string; directoryLinkedUserId: string | null; personalNumberTypes?: string[] };
 
 const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
 const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
-const LIST = 'query($s: String!, $after: String) { businessIdentities(source: $s, first: 500, after: $after) { nodes { id externalId firstName directoryLinkStatus directoryLinkedUserId personalNumbers { value } } endCursor hasNextPage } }';
+const LIST = 'query($s: String!, $after: String) { businessIdentities(source: $s, first: 500, after: $after) { nodes { id externalId firstName directoryLinkStatus directoryLinkedUserId personalNumberTypes } endCursor hasNextPage } }';
 
 function person(n: number, extra: Record<string, unknown> = {}) {
   return { externalId: `P${n}`, affiliationType: 'EMPLOYMENT', firstName: `First${n}`, lastName: `Last${n}`, ...extra };
@@ -55,7 +55,7 @@ describe('custom integration: import and association', () => {
     expect(changed.body.data?.importBusinessIdentities).toEqual({ created: 1, updated: 2, deleted: 1, unchanged: 0 });
     const stored = await list('HR');
     expect(stored.map((i) => i.externalId).sort()).toEqual(['P1', 'P2', 'P4']);
-    expect(stored.find((i) => i.externalId === 'P1')?.personalNumbers).toEqual([]);
+    expect(stored.find((i) => i.externalId === 'P1')?.personalNumberTypes).toEqual([]);
     expect(stored.find((i) => i.externalId === 'P2')?.firstName).toBe('Renamed');
   });
 

@@ -20,8 +20,8 @@ param resourceGroupName string = ''
 @description('Object id of the identity running azd (AZURE_PRINCIPAL_ID). When set, it gets the Cosmos DB Built-in Data Contributor role so that `npm run ops -- tenant register` works with `az login`. Empty = no operator role.')
 param principalId string = ''
 
-@description('App ID URI of the service application: the token audience (SERVICE_APP_ID_URI). Multi-tenant apps need a tenant-unique URI, see infra/entra-app.md.')
-param serviceAppIdUri string = 'api://business-identity-service'
+@description('Optional tenant-unique App ID URI accepted as token audience besides the client id (SERVICE_APP_ID_URI); empty = the client id only. Never api://business-identity-service (the service refuses to start with it in Azure), see infra/entra-app.md.')
+param serviceAppIdUri string = ''
 
 @description('Application (client) id of the multi-tenant service application (GRAPH_CLIENT_ID, also SERVICE_CLIENT_ID). Empty on the first `azd provision`, before infra/scripts/create-entra-app.sh has run.')
 param graphClientId string = ''
@@ -30,7 +30,7 @@ param graphClientId string = ''
   'managedIdentity'
   'certificate'
 ])
-@description('How the service gets Microsoft Graph tokens in customer tenants: the managed identity as a federated credential of the service application (default, nothing to store or rotate), or a certificate.')
+@description('How the service gets Microsoft Graph tokens in customer tenants: the user-assigned Graph identity as a federated credential of the service application (default, nothing to store or rotate), or a certificate.')
 param graphCredential string = 'managedIdentity'
 
 @description('Certificate mode only: name of the certificate in the Key Vault of the deployment (created with content type PEM); the app reads it through a Key Vault reference. See infra/entra-app.md.')
@@ -112,6 +112,9 @@ output AZURE_RESOURCE_GROUP string = rg.name
 output SERVICE_API_NAME string = resources.outputs.functionAppName
 output SERVICE_API_URI string = resources.outputs.functionAppUri
 output SERVICE_API_PRINCIPAL_ID string = resources.outputs.functionAppPrincipalId
+// Subject of the Entra application's federated credential (infra/scripts/create-entra-app.sh reads it).
+output GRAPH_IDENTITY_PRINCIPAL_ID string = resources.outputs.graphIdentityPrincipalId
+output GRAPH_MANAGED_IDENTITY_CLIENT_ID string = resources.outputs.graphIdentityClientId
 output COSMOS_ACCOUNT_NAME string = resources.outputs.cosmosAccountName
 output COSMOS_ENDPOINT string = resources.outputs.cosmosEndpoint
 output COSMOS_DATABASE string = resources.outputs.cosmosDatabase

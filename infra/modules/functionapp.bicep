@@ -1,9 +1,12 @@
-// The Function App on the Flex Consumption plan (Linux, Node.js 22) with a system-assigned identity.
+// The Function App on the Flex Consumption plan (Linux, Node.js 22) with a system-assigned identity (Cosmos DB,
+// storage, telemetry, Key Vault references) and the user-assigned Graph identity of identity.bicep.
 // Every setting the code reads (SETTING_NAMES in lib/config/settings.ts) is set here, with its production
 // value; tests/unit/infra checks the list. None holds a secret: Cosmos DB, storage, Application Insights
 // and Microsoft Graph are all reached with the managed identity.
 // Flex Consumption takes the runtime from functionAppConfig: FUNCTIONS_WORKER_RUNTIME,
 // FUNCTIONS_EXTENSION_VERSION and WEBSITE_RUN_FROM_PACKAGE must not be set (the platform rejects them).
+// siteConfig holds only properties Flex Consumption documents: it rejects others (ftpsState, http20Enabled,
+// scmMinTlsVersion, … — ARM error 51021); FTP is off through the publishing-credentials policies below.
 param location string
 param tags object
 param name string
@@ -16,6 +19,8 @@ param cosmosEndpoint string
 param cosmosDatabase string
 param serviceAppIdUri string
 param graphClientId string
+param graphIdentityId string
+param graphIdentityClientId string
 param graphCredential string
 param graphCertificateName string
 param keyVaultName string
@@ -54,16 +59,16 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   tags: union(tags, { 'azd-service-name': 'api' })
   kind: 'functionapp,linux'
   identity: {
-    type: 'SystemAssigned'
+    type: 'SystemAssigned, UserAssigned'
+    userAssignedIdentities: {
+      '${graphIdentityId}': {}
+    }
   }
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
     siteConfig: {
       minTlsVersion: '1.2'
-      scmMinTlsVersion: '1.2'
-      ftpsState: 'Disabled'
-      http20Enabled: true
       appSettings: [
         // Host storage (timer schedules and leases) with the managed identity; no account key anywhere.
         { name: 'AzureWebJobsStorage__accountName', value: storageAccountName }
@@ -78,12 +83,15 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'COSMOS_KEY', value: '' }
         { name: 'COSMOS_DATABASE', value: cosmosDatabase }
         { name: 'AUTH_AUTHORITY', value: 'https://login.microsoftonline.com' }
+        // Empty by default: in Azure the service accepts the client id (the aud of v2.0 tokens) and, only when
+        // this is set, a tenant-unique App ID URI; it refuses to start with the local api://business-identity-service.
         { name: 'SERVICE_APP_ID_URI', value: serviceAppIdUri }
-        // v2.0 access tokens carry the client id as audience; v1.0 tokens carry the App ID URI. Both are accepted.
         { name: 'SERVICE_CLIENT_ID', value: graphClientId }
         { name: 'GRAPH_BASE_URL', value: 'https://graph.microsoft.com' }
         { name: 'GRAPH_CREDENTIAL', value: graphCredential }
         { name: 'GRAPH_CLIENT_ID', value: graphClientId }
+        // managedIdentity mode: ManagedIdentityCredential({ clientId }) with the user-assigned Graph identity.
+        { name: 'GRAPH_MANAGED_IDENTITY_CLIENT_ID', value: graphIdentityClientId }
         // Empty: client secrets are for the local stack only.
         { name: 'GRAPH_CLIENT_SECRET', value: '' }
         // Certificate mode: the PEM (private key and certificate) comes from the deployment's Key Vault through a

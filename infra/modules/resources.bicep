@@ -65,6 +65,15 @@ module keyVault 'keyvault.bicep' = {
   }
 }
 
+module graphIdentity 'identity.bicep' = {
+  name: 'identity'
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.managedIdentityUserAssignedIdentities}graph-${resourceToken}'
+  }
+}
+
 module functionApp 'functionapp.bicep' = {
   name: 'functionapp'
   params: {
@@ -80,6 +89,8 @@ module functionApp 'functionapp.bicep' = {
     cosmosDatabase: databaseName
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
+    graphIdentityId: graphIdentity.outputs.id
+    graphIdentityClientId: graphIdentity.outputs.clientId
     graphCredential: graphCredential
     graphCertificateName: graphCertificateName
     keyVaultName: keyVault.outputs.name
@@ -95,6 +106,7 @@ module roles 'roles.bicep' = {
   params: {
     appPrincipalId: functionApp.outputs.principalId
     operatorPrincipalId: principalId
+    graphCredential: graphCredential
     storageAccountName: storage.outputs.name
     cosmosAccountName: cosmos.outputs.name
     keyVaultName: keyVault.outputs.name
@@ -105,6 +117,8 @@ module roles 'roles.bicep' = {
 output functionAppName string = functionApp.outputs.name
 output functionAppUri string = functionApp.outputs.uri
 output functionAppPrincipalId string = functionApp.outputs.principalId
+output graphIdentityPrincipalId string = graphIdentity.outputs.principalId
+output graphIdentityClientId string = graphIdentity.outputs.clientId
 output cosmosAccountName string = cosmos.outputs.name
 output cosmosEndpoint string = cosmos.outputs.endpoint
 output cosmosDatabase string = databaseName

@@ -3,6 +3,8 @@
 param appPrincipalId string
 @description('Object id of the operator identity (AZURE_PRINCIPAL_ID); empty = no operator role.')
 param operatorPrincipalId string
+@description('Graph credential mode; in certificate mode the operator gets Key Vault Certificates Officer to create the certificate.')
+param graphCredential string
 param storageAccountName string
 param cosmosAccountName string
 param keyVaultName string
@@ -16,6 +18,7 @@ var roleIds = {
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
   keyVaultCertificateUser: 'db79e9a7-68ee-4b58-9aeb-b90e7c24fcba'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
+  keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'
 }
 // Cosmos DB Built-in Data Contributor (data plane: read and write items; no database or container management).
 var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'
@@ -69,6 +72,17 @@ resource vaultRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
     }
   }
 ]
+
+// Certificate mode: the vault is RBAC-only, so the operator who runs azd needs a data role to create,
+// download and rotate the Graph certificate (`az keyvault certificate create|download`, infra/entra-app.md).
+resource operatorCertificateRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (graphCredential == 'certificate' && !empty(operatorPrincipalId)) {
+  name: guid(vault.id, operatorPrincipalId, roleIds.keyVaultCertificatesOfficer)
+  scope: vault
+  properties: {
+    principalId: operatorPrincipalId
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultCertificatesOfficer)
+  }
+}
 
 // Entra-authenticated telemetry (APPLICATIONINSIGHTS_AUTHENTICATION_STRING=Authorization=AAD).
 resource telemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {

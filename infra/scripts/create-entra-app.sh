@@ -3,8 +3,10 @@
 #   - sign-in audience AzureADMultipleOrgs, App ID URI (the token audience), v2.0 access tokens
 #   - app role Admin (allowedMemberTypes Application and User, value Admin)
 #   - Microsoft Graph application permission User.Read.All (consented by each customer's administrator)
-#   - federated identity credential trusting the Function App's system-assigned managed identity, so the
-#     service gets Graph tokens in customer tenants with no secret or certificate (GRAPH_CREDENTIAL=managedIdentity)
+#   - federated identity credential trusting the deployment's user-assigned Graph identity (created by the
+#     template, attached to the Function App), so the service gets Graph tokens in customer tenants with no
+#     secret or certificate (GRAPH_CREDENTIAL=managedIdentity). The identity outlives the Function App, so
+#     re-creating the app needs no new run of this script.
 #   - optionally a certificate credential (GRAPH_CREDENTIAL=certificate) and a web redirect URI
 # Safe to run again: it finds the application by its App ID URI and updates it; the Admin role keeps its id.
 # Needs: Azure CLI signed in (`az login`) to the operator's tenant as a user allowed to register applications.
@@ -14,8 +16,8 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: infra/scripts/create-entra-app.sh [options]
-  --mi-principal-id <id>   object (principal) id of the Function App's managed identity
-                           (default: `azd env get-value SERVICE_API_PRINCIPAL_ID`)
+  --mi-principal-id <id>   object (principal) id of the user-assigned Graph identity
+                           (default: `azd env get-value GRAPH_IDENTITY_PRINCIPAL_ID`)
   --app-id-uri <uri>       App ID URI (default: api://<operator tenant id>/business-identity-service;
                            a multi-tenant app needs a tenant-unique URI, see infra/entra-app.md)
   --name <display name>    (default: Business Identity Provisioning Service)
@@ -76,11 +78,11 @@ new_uuid() {
 }
 
 if [ -z "$mi_principal" ] && command -v azd >/dev/null 2>&1; then
-  mi_principal=$(azd env get-value SERVICE_API_PRINCIPAL_ID 2>/dev/null || true)
+  mi_principal=$(azd env get-value GRAPH_IDENTITY_PRINCIPAL_ID 2>/dev/null || true)
 fi
 if [ -z "$mi_principal" ]; then
-  if $dry_run; then mi_principal='<function-app-principal-id>'
-  else echo 'The Function App managed identity is unknown: run `azd provision` first or pass --mi-principal-id.' >&2; exit 2
+  if $dry_run; then mi_principal='<graph-identity-principal-id>'
+  else echo 'The Graph identity is unknown: run `azd provision` first or pass --mi-principal-id.' >&2; exit 2
   fi
 fi
 if [ -n "$certificate" ] && [ ! -r "$certificate" ] && ! $dry_run; then
@@ -89,6 +91,9 @@ fi
 
 tenant=$(az_ account show --query tenantId -o tsv)
 [ -n "$app_id_uri" ] || app_id_uri="api://$tenant/business-identity-service"
+if [ "$app_id_uri" = 'api://business-identity-service' ]; then
+  echo 'api://business-identity-service is the local stack audience; any application can claim it. Use a tenant-unique App ID URI.' >&2; exit 2
+fi
 
 # 1. The application (found again by its App ID URI on a re-run).
 app_id=$(az_ ad app list --identifier-uri "$app_id_uri" --query '[0].appId' -o tsv)
@@ -110,15 +115,15 @@ az_ ad app update --id "$app_id" --app-roles "[{\"allowedMemberTypes\":[\"Applic
 az_ ad app update --id "$app_id" --required-resource-accesses "[{\"resourceAppId\":\"$GRAPH_APP_ID\",\"resourceAccess\":[{\"id\":\"$USER_READ_ALL\",\"type\":\"Role\"}]}]"
 
 # 4. v2.0 access tokens (issuer https://login.microsoftonline.com/<tid>/v2.0, audience = the client id,
-#    accepted through SERVICE_CLIENT_ID); optional redirect URI for the admin-consent page.
+#    the only audience the service accepts in Azure, through SERVICE_CLIENT_ID); optional redirect URI for the admin-consent page.
 az_ rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$object_id" \
   --headers Content-Type=application/json --body '{"api":{"requestedAccessTokenVersion":2}}'
 if [ -n "$redirect_uri" ]; then
   az_ ad app update --id "$app_id" --web-redirect-uris "$redirect_uri"
 fi
 
-# 5. Federated identity credential: the Function App's managed identity may act as this application.
-fic_body="{\"name\":\"$FIC_NAME\",\"issuer\":\"https://login.microsoftonline.com/$tenant/v2.0\",\"subject\":\"$mi_principal\",\"audiences\":[\"api://AzureADTokenExchange\"],\"description\":\"Function App system-assigned managed identity\"}"
+# 5. Federated identity credential: the user-assigned Graph identity may act as this application.
+fic_body="{\"name\":\"$FIC_NAME\",\"issuer\":\"https://login.microsoftonline.com/$tenant/v2.0\",\"subject\":\"$mi_principal\",\"audiences\":[\"api://AzureADTokenExchange\"],\"description\":\"User-assigned Graph identity of the deployment\"}"
 fic_uri="https://graph.microsoft.com/v1.0/applications/$object_id/federatedIdentityCredentials"
 existing=$(az_ rest --method GET --uri "$fic_uri" --query "length(value[?name=='$FIC_NAME'])" -o tsv)
 if [ "${existing:-0}" = "0" ]; then
@@ -143,14 +148,14 @@ cat <<EOF
 
 Service application ready.
   appId (GRAPH_CLIENT_ID, SERVICE_CLIENT_ID): $app_id
-  App ID URI (SERVICE_APP_ID_URI):            $app_id_uri
+  App ID URI (scope <App ID URI>/.default):   $app_id_uri
   Admin app role id:                          $role_id
   federated credential subject:               $mi_principal
 
 Point the deployment at it:
   azd env set GRAPH_CLIENT_ID $app_id
-  azd env set SERVICE_APP_ID_URI $app_id_uri
   azd provision
+(SERVICE_APP_ID_URI stays empty: v2.0 tokens carry the appId as audience, whichever scope was asked for.)
 
 A customer's administrator consents (User.Read.All) by opening:
   https://login.microsoftonline.com/<customerTenantId>/adminconsent?client_id=$app_id

@@ -15,7 +15,10 @@ export interface Settings {
   auth: {
     /** Token authority, e.g. https://login.microsoftonline.com (no trailing slash). */
     authority: string;
-    /** Accepted token audiences: the App ID URI and, if set, the service's client id. */
+    /**
+     * Accepted token audiences. Local: the App ID URI (default the local stack's) and, if set, the client id.
+     * In Azure: the service's client id (the `aud` of every v2 token), plus a tenant-unique App ID URI only when one is configured.
+     */
     audiences: string[];
   };
   graph: {
@@ -23,6 +26,8 @@ export interface Settings {
     /** How the service gets app-only Graph tokens for a customer tenant. */
     credential: 'clientSecret' | 'certificate' | 'managedIdentity';
     clientId?: string;
+    /** Client id of the user-assigned identity that is the application's federated credential (managedIdentity mode). */
+    managedIdentityClientId?: string;
     clientSecret?: string;
     /** PEM (private key and certificate); in Azure a Key Vault reference to the certificate. */
     certificate?: string;
@@ -99,9 +104,56 @@ function ratio(env: Env, name: string): number | undefined {
   return n;
 }
 
+/** The local stack's audience; any application in any tenant can claim it, so Azure refuses it. */
+export const LOCAL_APP_ID_URI = 'api://business-identity-service';
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * True when the process runs on the Azure Functions / App Service platform. The platform sets
+ * WEBSITE_INSTANCE_ID and WEBSITE_SITE_NAME on every instance; Core Tools, the dev host and the tests
+ * set neither, and local.settings.sample.json must not either.
+ */
+export function hostedInAzure(env: Env): boolean {
+  return optional(env, 'WEBSITE_INSTANCE_ID') !== undefined || optional(env, 'WEBSITE_SITE_NAME') !== undefined;
+}
+
+/**
+ * An App ID URI that Entra lets only one application use: api://<GUID>[/…] (app id or tenant id) or a
+ * URI on a domain (api://contoso.com/…, https://contoso.com/…; Entra requires it to be a verified domain).
+ */
+function tenantUnique(uri: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === 'api:') return GUID.test(parsed.hostname) || parsed.hostname.includes('.');
+  return parsed.protocol === 'https:' && parsed.hostname.includes('.');
+}
+
+function audiences(env: Env, inAzure: boolean): string[] {
+  const configuredUri = optional(env, 'SERVICE_APP_ID_URI');
+  const clientId = optional(env, 'SERVICE_CLIENT_ID');
+  if (!inAzure) {
+    const uri = configuredUri ?? LOCAL_APP_ID_URI;
+    return clientId ? [uri, clientId] : [uri];
+  }
+  if (!clientId) throw new ConfigError('SERVICE_CLIENT_ID', 'is required in Azure: v2.0 tokens carry the client id as audience');
+  if (!GUID.test(clientId)) throw new ConfigError('SERVICE_CLIENT_ID', 'must be the application (client) id, a GUID');
+  if (configuredUri === undefined) return [clientId];
+  if (configuredUri.toLowerCase() === LOCAL_APP_ID_URI) {
+    throw new ConfigError('SERVICE_APP_ID_URI', 'is the local stack default, which any application can claim; leave it empty in Azure or set a tenant-unique App ID URI');
+  }
+  if (!tenantUnique(configuredUri)) {
+    throw new ConfigError('SERVICE_APP_ID_URI', 'must be tenant-unique in Azure (api://<app or tenant id>/…, or a URI on a verified domain), or empty');
+  }
+  return [clientId, configuredUri];
+}
+
 export function loadSettings(env: Env = process.env): Settings {
-  const appIdUri = optional(env, 'SERVICE_APP_ID_URI') ?? 'api://business-identity-service';
-  const serviceClientId = optional(env, 'SERVICE_CLIENT_ID');
+  const inAzure = hostedInAzure(env);
   const graphCredential = oneOf(env, 'GRAPH_CREDENTIAL', ['clientSecret', 'certificate', 'managedIdentity'] as const, 'managedIdentity');
   const settings: Settings = {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL'),
@@ -112,12 +164,13 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     auth: {
       authority: url(env, 'AUTH_AUTHORITY', 'https://login.microsoftonline.com'),
-      audiences: serviceClientId ? [appIdUri, serviceClientId] : [appIdUri],
+      audiences: audiences(env, inAzure),
     },
     graph: {
       baseUrl: url(env, 'GRAPH_BASE_URL', 'https://graph.microsoft.com'),
       credential: graphCredential,
       clientId: optional(env, 'GRAPH_CLIENT_ID'),
+      managedIdentityClientId: optional(env, 'GRAPH_MANAGED_IDENTITY_CLIENT_ID'),
       clientSecret: optional(env, 'GRAPH_CLIENT_SECRET'),
       certificate: optional(env, 'GRAPH_CERTIFICATE'),
       certificatePath: optional(env, 'GRAPH_CERTIFICATE_PATH'),
@@ -137,6 +190,12 @@ export function loadSettings(env: Env = process.env): Settings {
     if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');
     if (!settings.graph.clientSecret) throw new ConfigError('GRAPH_CLIENT_SECRET', 'is required when GRAPH_CREDENTIAL is clientSecret');
   }
+  if (settings.graph.credential === 'managedIdentity' && inAzure) {
+    if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity');
+    if (!settings.graph.managedIdentityClientId) {
+      throw new ConfigError('GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity: the client id of the user-assigned identity the template creates');
+    }
+  }
   if (settings.graph.credential === 'certificate') {
     if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is certificate');
     if (!settings.graph.certificate && !settings.graph.certificatePath) {
@@ -152,7 +211,7 @@ export function loadSettings(env: Env = process.env): Settings {
 /** Names of every setting read above; the infrastructure test checks each is deployed. */
 export const SETTING_NAMES = [
   'PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI',
-  'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
+  'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
   'GRAPH_CERTIFICATE', 'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
   'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'IMPORT_MAX_IDENTITIES', 'ASSOCIATION_MAX_PAIRS', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
   'RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE',

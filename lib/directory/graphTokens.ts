@@ -1,7 +1,7 @@
 /**
  * App-only tokens for Microsoft Graph in a customer tenant. The credential kind is the
- * only difference between Azure (certificate, or managed identity as a federated client
- * assertion) and the local stack (client secret against the identity-provider stand-in).
+ * only difference between Azure (certificate, or a user-assigned managed identity as a federated
+ * client assertion) and the local stack (client secret against the identity-provider stand-in).
  */
 import {
   ClientAssertionCredential,
@@ -9,7 +9,7 @@ import {
   ManagedIdentityCredential,
   type TokenCredential,
 } from '@azure/identity';
-import type { Settings } from '../config/settings';
+import { ConfigError, type Settings } from '../config/settings';
 
 export interface GraphTokenProvider {
   getToken(tenantId: string): Promise<string>;
@@ -106,9 +106,12 @@ export function createGraphTokenProvider(s: Settings): GraphTokenProvider {
       );
     }
     case 'managedIdentity': {
-      // The app's managed identity signs a client assertion for the multi-tenant application
-      // (federated identity credential), so no secret or certificate is stored anywhere.
-      const managedIdentity = new ManagedIdentityCredential();
+      // A user-assigned managed identity signs a client assertion for the multi-tenant application
+      // (federated identity credential), so no secret or certificate is stored anywhere. Only user-assigned
+      // identities can be federated credentials; the system-assigned identity keeps serving Cosmos DB and storage.
+      const clientId = graph.managedIdentityClientId;
+      if (!clientId) throw new ConfigError('GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity');
+      const managedIdentity = new ManagedIdentityCredential({ clientId });
       const assertion = async (): Promise<string> => (await managedIdentity.getToken('api://AzureADTokenExchange/.default')).token;
       return new AzureIdentityTokenProvider((tenantId) => new ClientAssertionCredential(tenantId, graph.clientId ?? '', assertion, { authorityHost: auth.authority }));
     }

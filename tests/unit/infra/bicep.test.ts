@@ -21,6 +21,7 @@ import {
   params,
   readInfra,
   resources,
+  siteProperties,
   uncomment,
 } from './bicepText';
 
@@ -60,14 +61,17 @@ describe('app settings', () => {
       PUBLIC_BASE_URL: 'https://func-abc.azurewebsites.net',
       COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/',
       COSMOS_DATABASE: 'business-identities',
-      SERVICE_APP_ID_URI: 'api://11111111-1111-4111-8111-111111111111/business-identity-service',
+      // main.bicep's default: empty, so the client id is the only audience.
+      SERVICE_APP_ID_URI: '',
       SERVICE_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',
       GRAPH_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',
+      GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001',
       GRAPH_CREDENTIAL: 'managedIdentity',
       GRAPH_CERTIFICATE: '',
       IMPORT_MAX_DELETE_RATIO: '',
     };
-    const env: Record<string, string> = {};
+    // What the platform sets on every instance (lib/config/settings.ts hostedInAzure).
+    const env: Record<string, string> = { WEBSITE_INSTANCE_ID: 'a1b2c3', WEBSITE_SITE_NAME: 'func-abc' };
     for (const name of SETTING_NAMES) {
       const expression = settings.get(name) ?? '';
       const value = literal(expression) ?? deployed[name];
@@ -79,6 +83,10 @@ describe('app settings', () => {
     expect(s.graphqlIntrospection).toBe(false);
     expect(s.auth.authority).toBe('https://login.microsoftonline.com');
     expect(s.graph.baseUrl).toBe('https://graph.microsoft.com');
+    expect(s.auth.audiences).toEqual(['bbbbbbbb-0000-4000-8000-000000000001']);
+    expect(s.graph.managedIdentityClientId).toBe('cccccccc-0000-4000-8000-000000000001');
+    // The template's earlier default audience makes the service refuse to start in Azure.
+    expect(() => loadSettings({ ...env, SERVICE_APP_ID_URI: 'api://business-identity-service' })).toThrow(/SERVICE_APP_ID_URI/);
     expect(s.retentionInactiveDays).toBe(90);
     expect(literal(settings.get('COSMOS_KEY') ?? 'x')).toBe('');
     expect(literal(settings.get('GRAPH_CLIENT_SECRET') ?? 'x')).toBe('');
@@ -90,6 +98,7 @@ describe('app settings', () => {
     expect(settings.get('SERVICE_CLIENT_ID')).toBe('graphClientId');
     expect(settings.get('GRAPH_CREDENTIAL')).toBe('graphCredential');
     expect(settings.get('SERVICE_APP_ID_URI')).toBe('serviceAppIdUri');
+    expect(settings.get('GRAPH_MANAGED_IDENTITY_CLIENT_ID')).toBe('graphIdentityClientId');
     expect(settings.get('COSMOS_ENDPOINT')).toBe('cosmosEndpoint');
     expect(uncomment(functionApp)).toMatch(/var baseUrl = empty\(publicBaseUrl\) \? 'https:\/\/\$\{name\}\.azurewebsites\.net' : publicBaseUrl/);
   });
@@ -205,28 +214,106 @@ describe('identity-only access, no secrets', () => {
 
 describe('Function App', () => {
   const app = uncomment(functionApp);
+  const site = resources(functionApp).find((r) => r.target === 'Microsoft.Web/sites');
 
-  it('runs on Flex Consumption with Node.js 22 and a system-assigned identity', () => {
+  it('runs on Flex Consumption with Node.js 22, a system-assigned identity and the user-assigned Graph identity', () => {
     const plan = resources(functionApp).find((r) => r.target === 'Microsoft.Web/serverfarms');
     expect(plan?.body).toMatch(/tier:\s*'FlexConsumption'/);
     expect(plan?.body).toMatch(/name:\s*'FC1'/);
-    const site = resources(functionApp).find((r) => r.target === 'Microsoft.Web/sites');
     expect(site?.body).toMatch(/kind:\s*'functionapp,linux'/);
     expect(site?.body).toMatch(/runtime:\s*\{\s*name:\s*'node'\s*version:\s*'22'\s*\}/);
-    expect(site?.body).toMatch(/identity:\s*\{\s*type:\s*'SystemAssigned'\s*\}/);
+    expect(site?.body).toMatch(/identity:\s*\{\s*type:\s*'SystemAssigned, UserAssigned'\s*userAssignedIdentities:\s*\{\s*'\$\{graphIdentityId\}':\s*\{\}\s*\}\s*\}/);
     expect(site?.body).toMatch(/'azd-service-name': 'api'/);
     expect(site?.body).toMatch(/maximumInstanceCount:\s*maximumInstanceCount/);
     expect(site?.body).toMatch(/instanceMemoryMB:\s*instanceMemoryMB/);
+    // Deployment storage (like Cosmos DB and host storage) keeps the system-assigned identity.
     expect(site?.body).toMatch(/type:\s*'blobContainer'[\s\S]*authentication:\s*\{\s*type:\s*'SystemAssignedIdentity'\s*\}/);
   });
 
   it('is HTTPS only, TLS 1.2, without FTP or basic publishing credentials', () => {
     expect(app).toMatch(/httpsOnly:\s*true/);
     expect(app).toMatch(/minTlsVersion:\s*'1\.2'/);
-    expect(app).toMatch(/ftpsState:\s*'Disabled'/);
     const policies = resources(functionApp).filter((r) => r.target === 'Microsoft.Web/sites/basicPublishingCredentialsPolicies');
     expect(policies.map((p) => /name:\s*'(\w+)'/.exec(p.body)?.[1]).sort()).toEqual(['ftp', 'scm']);
     for (const p of policies) expect(p.body).toMatch(/allow:\s*false/);
+  });
+
+  // Flex Consumption refuses site properties it does not document (ARM error 51021 names e.g.
+  // Site.SiteConfig.FtpsState); the runtime, scale and deployment live in functionAppConfig.
+  const FLEX_SITE_PROPERTIES = ['serverFarmId', 'httpsOnly', 'siteConfig', 'functionAppConfig', 'virtualNetworkSubnetId', 'publicNetworkAccess'];
+  const FLEX_SITE_CONFIG = ['appSettings', 'minTlsVersion', 'cors', 'ipSecurityRestrictions'];
+  const unsupported = (bicep: string): string[] => {
+    const found = siteProperties(bicep);
+    return [...found.properties.filter((p) => !FLEX_SITE_PROPERTIES.includes(p)), ...found.siteConfig.filter((p) => !FLEX_SITE_CONFIG.includes(p)).map((p) => `siteConfig.${p}`)];
+  };
+
+  it('sets only site properties Flex Consumption accepts', () => {
+    expect(siteProperties(functionApp).siteConfig).toEqual(expect.arrayContaining(['appSettings', 'minTlsVersion']));
+    expect(unsupported(functionApp)).toEqual([]);
+  });
+
+  it.each([
+    ['ftpsState', "ftpsState: 'Disabled'"],
+    ['http20Enabled', 'http20Enabled: true'],
+    ['scmMinTlsVersion', "scmMinTlsVersion: '1.2'"],
+    ['alwaysOn', 'alwaysOn: true'],
+    ['linuxFxVersion', "linuxFxVersion: 'Node|22'"],
+  ])('the Flex check fails on siteConfig.%s (negative case)', (name, line) => {
+    const withIt = functionApp.replace(/(\n(\s*)minTlsVersion: '1\.2'\n)/, `$1$2${line}\n`);
+    expect(withIt).not.toEqual(functionApp);
+    expect(unsupported(withIt)).toEqual([`siteConfig.${name}`]);
+  });
+
+  it('the Flex check fails on an unsupported site property (negative case)', () => {
+    const withIt = functionApp.replace(/(\n(\s*)httpsOnly: true\n)/, '$1$2clientAffinityEnabled: false\n');
+    expect(unsupported(withIt)).toEqual(['clientAffinityEnabled']);
+  });
+});
+
+describe('Graph identity (user-assigned, outlives the Function App)', () => {
+  const identityFile = path.join(ROOT, 'infra', 'modules', 'identity.bicep');
+  const identity = fs.existsSync(identityFile) ? uncomment(fs.readFileSync(identityFile, 'utf8')) : '';
+  const resourcesModule = uncomment(readInfra('modules/resources.bicep'));
+
+  it('is created by the template in its own module, not with the Function App', () => {
+    expect(resources(identity).map((r) => r.target)).toEqual(['Microsoft.ManagedIdentity/userAssignedIdentities']);
+    expect(identity).toMatch(/output clientId string = graphIdentity\.properties\.clientId/);
+    expect(identity).toMatch(/output principalId string = graphIdentity\.properties\.principalId/);
+    expect(resources(functionApp).some((r) => r.target === 'Microsoft.ManagedIdentity/userAssignedIdentities')).toBe(false);
+    expect(resourcesModule).toMatch(/module graphIdentity 'identity\.bicep'/);
+  });
+
+  it('is attached to the app and its client id is the Graph setting', () => {
+    expect(resourcesModule).toMatch(/graphIdentityId: graphIdentity\.outputs\.id/);
+    expect(resourcesModule).toMatch(/graphIdentityClientId: graphIdentity\.outputs\.clientId/);
+    expect(settings.get('GRAPH_MANAGED_IDENTITY_CLIENT_ID')).toBe('graphIdentityClientId');
+  });
+
+  it('its principal id is an output the Entra script uses as the federated credential subject', () => {
+    expect(outputs(readInfra('main.bicep'))).toEqual(expect.arrayContaining(['GRAPH_IDENTITY_PRINCIPAL_ID', 'GRAPH_MANAGED_IDENTITY_CLIENT_ID']));
+    const script = fs.readFileSync(path.join(ROOT, 'infra', 'scripts', 'create-entra-app.sh'), 'utf8');
+    expect(script).toContain('azd env get-value GRAPH_IDENTITY_PRINCIPAL_ID');
+    expect(script).not.toContain('SERVICE_API_PRINCIPAL_ID');
+  });
+});
+
+describe('token audience in Azure', () => {
+  it('has no default App ID URI that another application could claim', () => {
+    expect(uncomment(readInfra('main.bicep'))).toMatch(/^param serviceAppIdUri string = ''$/m);
+    const file = JSON.parse(readInfra('main.parameters.json')) as { parameters: Record<string, { value: unknown }> };
+    expect(file.parameters.serviceAppIdUri?.value).toBe('${SERVICE_APP_ID_URI}');
+    expect(code).not.toContain("'api://business-identity-service'");
+  });
+});
+
+describe('certificate mode', () => {
+  it('gives the deploying principal Key Vault Certificates Officer on the vault', () => {
+    const role = resources(readInfra('modules/roles.bicep')).find((r) => r.body.includes('roleIds.keyVaultCertificatesOfficer'));
+    expect(role?.body).toMatch(/principalId:\s*operatorPrincipalId/);
+    expect(role?.body).toMatch(/scope:\s*vault/);
+    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(/keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'/);
+    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(/operatorCertificateRole '[^']+' = if \(graphCredential == 'certificate' && !empty\(operatorPrincipalId\)\)/);
+    expect(uncomment(readInfra('modules/resources.bicep'))).toMatch(/module roles 'roles\.bicep' = \{[\s\S]*graphCredential: graphCredential[\s\S]*\n\}/);
   });
 });
 

@@ -271,3 +271,18 @@ export function literal(expression: string): string | undefined {
   const m = /^'((?:[^'\\$]|\\.|\$(?!\{))*)'$/.exec(expression.trim());
   return m ? (m[1] ?? '').replace(/\\(.)/g, '$1') : undefined;
 }
+
+/** Keys of the Function App's `properties` and of its `siteConfig` (comments ignored). */
+export function siteProperties(bicep: string): { properties: string[]; siteConfig: string[] } {
+  const site = resources(bicep).find((r) => r.target === 'Microsoft.Web/sites' && !r.existing);
+  if (!site) return { properties: [], siteConfig: [] };
+  const s = scan(bicep);
+  const propsAt = objectValueStart(s, site.open, 'properties');
+  if (propsAt === undefined) return { properties: [], siteConfig: [] };
+  const propsOpen = s.masked.indexOf('{', propsAt);
+  const configAt = objectValueStart(s, propsOpen, 'siteConfig');
+  return {
+    properties: objectKeys(s, propsOpen),
+    siteConfig: configAt === undefined ? [] : objectKeys(s, s.masked.indexOf('{', configAt)),
+  };
+}

@@ -17,6 +17,7 @@ import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './re
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 
 export interface ScimPublicCall {
+  method: string;
   params: Record<string, string>;
   query: URLSearchParams;
   header(name: string): string | null;
@@ -81,7 +82,7 @@ export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): H
   return wrap(async (request, base) => {
     const identity = await authenticate(request);
     const wait = services().scimRateLimiter.take(identity.integration.id);
-    if (wait > 0) throw new ScimError(429, 'tooMany', 'Too many requests for this integration', { 'retry-after': String(wait) });
+    if (wait > 0) throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });
     return handler({ ...base, ...identity, log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }) });
   });
 }
@@ -98,6 +99,7 @@ function wrap(run: (request: HttpRequest, call: ScimPublicCall) => Promise<ScimR
     try {
       let bodyPromise: Promise<unknown> | undefined;
       const call: ScimPublicCall = {
+        method: request.method.toUpperCase(),
         params: request.params,
         query: request.query,
         header: (name) => request.headers.get(name),

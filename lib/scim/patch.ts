@@ -25,6 +25,7 @@ import {
   stripPrefix,
   subAttribute,
   unknownExtensionAttributeError,
+  isSchemasMember,
 } from './userInput';
 import type { JsonObject, ScimUserInput } from './userInput';
 import { normalizeCpr } from '../identities/formats';
@@ -380,7 +381,9 @@ function applyTarget(doc: JsonObject, op: Op, t: Target, value: unknown, where: 
         return;
       }
       if (!isJsonObject(value)) throw invalidValue(`${where}.value for ${EXT} must be an object of extension attributes`);
-      for (const [name, v] of Object.entries(value)) applyTarget(doc, op, extensionTarget({ attr: name }, where), v, where);
+      for (const [name, v] of Object.entries(value)) {
+        if (!isSchemasMember(name)) applyTarget(doc, op, extensionTarget({ attr: name }, where), v, where);
+      }
       return;
     case 'extensionAttribute': {
       if (op === 'remove') {

@@ -144,7 +144,14 @@ export function canonicalExtensionValue(def: AttributeDefinition, value: unknown
 
 // ---- step 1: canonical names -------------------------------------------------------------
 
+/**
+ * `schemas` inside the extension object: SCIM client libraries (Python, Java) send it when they
+ * PUT or PATCH the extension as a whole. It says nothing about the User, so it is ignored.
+ */
+export const isSchemasMember = (name: string): boolean => sameName(name, 'schemas');
+
 function putExtensionAttribute(ext: JsonObject, name: string, value: unknown, mode: CanonicalizeMode): void {
+  if (isSchemasMember(name)) return;
   const def = extensionAttribute(name);
   if (def === undefined) throw unknownExtensionAttributeError(name);
   if (isReadOnly(def)) {
@@ -377,6 +384,17 @@ export function toIdentityAttributes(user: ScimUserInput): IdentityAttributes {
   if (ext.personalPhone !== undefined) attrs.personalPhone = normalisedOrThrow(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`);
   if (ext.directoryUserPrincipalName !== undefined) attrs.directoryUserPrincipalName = ext.directoryUserPrincipalName;
   return attrs;
+}
+
+/** The body of a POST or PUT names the core and the extension schema (spec §2.1); other URNs are ignored. */
+export function checkUserSchemas(body: unknown): void {
+  if (!isJsonObject(body)) return;
+  const key = Object.keys(body).find(isSchemasMember);
+  const schemas = key === undefined ? undefined : body[key];
+  const names = Array.isArray(schemas) ? schemas.filter((s): s is string => typeof s === 'string') : [];
+  if (![CORE_USER_SCHEMA, EXT].every((urn) => names.some((n) => sameName(n, urn)))) {
+    throw invalidValue(`schemas must contain ${CORE_USER_SCHEMA} and ${EXT}`);
+  }
 }
 
 /** A PUT or POST body -> validated attributes. */

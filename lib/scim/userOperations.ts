@@ -14,7 +14,7 @@ import { uuid7 } from '../util/uuid7';
 import { ScimError, notFound } from './errors';
 import { checkIfMatch } from './ifMatch';
 import { applyPatch } from './patch';
-import { identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
+import { checkUserSchemas, identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
 import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
 import type { UserScope } from './scope';
@@ -34,6 +34,7 @@ export class ScimUsers {
 
   async create(scope: UserScope, body: unknown, actor: Actor): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
+    checkUserSchemas(body);
     const base = newIdentityDoc({ id: uuid7(), tenantId: scope.tenantId, sourceKind: 'scim', sourceKey: scope.integrationId, attributes: attrs, now: new Date().toISOString() });
     const pk = base.pk;
     // Fail fast on duplicates before any directory work; the unique keys decide races.
@@ -58,6 +59,7 @@ export class ScimUsers {
 
   async replace(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
+    checkUserSchemas(body);
     return this.update(scope, id, ifMatch, actor, () => attrs);
   }
 

@@ -16,12 +16,15 @@ export function toScimUser(doc: IdentityDoc, baseUrl: string): Record<string, un
   if (doc.nationality !== undefined) ext.nationality = doc.nationality;
   if (doc.personalEmail !== undefined) ext.personalEmail = doc.personalEmail;
   if (doc.personalPhone !== undefined) ext.personalPhone = doc.personalPhone;
-  ext.personalNumbers = doc.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
-  ext.identityDocumentReferences = doc.identityDocumentReferences.map((d) => ({ type: d.type, issuingCountry: d.issuingCountry, documentNumber: d.documentNumber }));
+  // Unassigned attributes are left out (RFC 7643 §2.5): no empty lists, no empty strings.
+  if (doc.personalNumbers.length > 0) ext.personalNumbers = doc.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
+  if (doc.identityDocumentReferences.length > 0) {
+    ext.identityDocumentReferences = doc.identityDocumentReferences.map((d) => ({ type: d.type, issuingCountry: d.issuingCountry, documentNumber: d.documentNumber }));
+  }
   if (doc.directoryUserPrincipalName !== undefined) ext.directoryUserPrincipalName = doc.directoryUserPrincipalName;
   ext.directoryLinkStatus = doc.link.status;
-  ext.directoryLinkSource = doc.link.status === 'linked' ? (doc.link.source ?? '') : '';
-  ext.directoryLinkedUserId = doc.link.status === 'linked' ? (doc.link.userId ?? '') : '';
+  if (doc.link.status === 'linked' && doc.link.source) ext.directoryLinkSource = doc.link.source;
+  if (doc.link.status === 'linked' && doc.link.userId) ext.directoryLinkedUserId = doc.link.userId;
   return {
     schemas: [CORE_USER_SCHEMA, SERVICE_USER_SCHEMA],
     id: doc.id,

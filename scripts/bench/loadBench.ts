@@ -14,6 +14,7 @@ import { StoreError } from '../../lib/store/errors';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
 const FAULT_RATE = Number(process.env.BENCH_FAULT_RATE ?? 0.05);
+const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
 const CLIENT_IDS = ['dddddddd-0000-4000-8000-000000000001', 'dddddddd-0000-4000-8000-000000000002', 'dddddddd-0000-4000-8000-000000000003', 'dddddddd-0000-4000-8000-000000000004'];
 
@@ -64,7 +65,7 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
         const found = await send(token, 'GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`);
         let id = ((found.json.Resources as Array<{ id: string }> | undefined) ?? [])[0]?.id;
         if (!id) {
-          const body = { externalId, userName: `${externalId}@corp.example`, name: { givenName: 'Load', familyName: 'Initial' }, [EXT]: { affiliationType: 'employment' } };
+          const body = { schemas: [CORE, EXT], externalId, userName: `${externalId}@corp.example`, name: { givenName: 'Load', familyName: 'Initial' }, [EXT]: { affiliationType: 'employment' } };
           const created = await send(token, 'POST', '/Users', body);
           if (created.status === 201) id = created.json.id as string;
           else if (created.status === 409) id = (((await send(token, 'GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`)).json.Resources as Array<{ id: string }>)[0] ?? { id: '' }).id;

@@ -6,6 +6,7 @@ import { newIdentityDoc, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
 
+const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
 const SAMPLES_SMALL = Number(process.env.BENCH_SAMPLES ?? 100);
 /** Each query costs seconds on the local server at 20,000 documents (see README), so fewer samples there. */
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
             await fetch(url('/Users'), {
               method: 'POST',
               headers,
-              body: JSON.stringify({ externalId: `new-${n}-${i}`, userName: `new.${n}.${i}@corp.example`, name: { givenName: 'New', familyName: 'User' }, [EXT]: { affiliationType: 'employment' } }),
+              body: JSON.stringify({ schemas: [CORE, EXT], externalId: `new-${n}-${i}`, userName: `new.${n}.${i}@corp.example`, name: { givenName: 'New', familyName: 'User' }, [EXT]: { affiliationType: 'employment' } }),
             }),
             201,
           ),

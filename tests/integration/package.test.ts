@@ -39,10 +39,12 @@ describe('production package', () => {
 
     stack = await startTestStack({ functions: { dir: extracted, extension: '.js' } });
     expect(stack.host.functions.http.sort()).toEqual(
-      ['graphql', 'scimResourceTypes', 'scimSchemas', 'scimServiceProviderConfig', 'scimUsersCreate', 'scimUsersDelete', 'scimUsersGet', 'scimUsersList', 'scimUsersPatch', 'scimUsersReplace'].sort(),
+      ['graphql', 'scimFallback', 'scimResourceTypes', 'scimSchemas', 'scimServiceProviderConfig', 'scimUsersCreate', 'scimUsersDelete', 'scimUsersGet', 'scimUsersList', 'scimUsersPatch', 'scimUsersReplace'].sort(),
     );
     expect(stack.host.functions.timers.sort()).toEqual(['resolvePendingLinks', 'retention']);
     const token = await stack.token(DEV_CLIENTS.scim);
+    // The catch-all is part of the bundle, so unknown SCIM paths are SCIM Errors in Azure too.
+    expect((await call(`${stack.base}/scim/v2/Groups`, { token })).body).toMatchObject({ status: '404', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] });
     const created = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token, json: userBody() });
     expect(created.status).toBe(201);
     const graphql = await call<{ data: { scimIntegrations: unknown[] } }>(`${stack.base}/graphql`, {

@@ -20,6 +20,11 @@ describe('route templates', () => {
 
   it('ranks literal routes above parameter routes', () => {
     expect(parseRouteTemplate('scim/v2/Users/.search').specificity).toBeGreaterThan(parseRouteTemplate('scim/v2/Users/{id}').specificity);
+    // The SCIM catch-all (functions/scimFallback.ts) must lose against every served SCIM route.
+    const fallback = parseRouteTemplate('scim/v2/{*path}').specificity;
+    for (const served of ['scim/v2/Users', 'scim/v2/Users/{id}', 'scim/v2/ServiceProviderConfig', 'scim/v2/Schemas/{id?}', 'scim/v2/ResourceTypes/{id?}']) {
+      expect(parseRouteTemplate(served).specificity).toBeGreaterThan(fallback);
+    }
   });
 });
 

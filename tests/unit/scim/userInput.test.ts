@@ -3,7 +3,7 @@
  * variants, ignored and rejected attributes, validation and normalisation of every value format,
  * error details that name the path and never echo the value, prototype safety, identityToScimInput.
  */
-import { EXT, canonicalizeUser, identityToScimInput, parseScimUser, toIdentityAttributes } from '../../../lib/scim/userInput';
+import { EXT, canonicalizeUser, checkUserSchemas, identityToScimInput, parseScimUser, toIdentityAttributes } from '../../../lib/scim/userInput';
 import type { CanonicalizeMode, JsonObject, ScimUserInput } from '../../../lib/scim/userInput';
 import type { ScimError } from '../../../lib/scim/errors';
 import { errorOf } from '../../support/scimErrorOf';
@@ -142,7 +142,7 @@ describe('normalisation: attribute names in any case', () => {
 
 describe('normalisation: ignored attributes (rules 3 and 4)', () => {
   it.each<[string, JsonObject, JsonObject]>([
-    ['schemas, id and meta', {}, { schemas: ['anything'], id: 'server-id', meta: { version: 'W/"9"', resourceType: 'User' } }],
+    ['schemas (POST and PUT check them, see checkUserSchemas), id and meta', {}, { schemas: ['anything'], id: 'server-id', meta: { version: 'W/"9"', resourceType: 'User' } }],
     ['ID and META in upper case', {}, { ID: 'x', META: { version: 'W/"1"' } }],
     ['read-only extension attributes', { directoryLinkStatus: 'linked', directoryLinkSource: 'manual', directoryLinkedUserId: 'u-1' }, {}],
     ['read-only extension attributes in other cases', { DIRECTORYLINKSTATUS: 'conflict', DirectoryLinkSource: 'asserted', directorylinkeduserid: 'u-2' }, {}],
@@ -615,5 +615,33 @@ describe('identityToScimInput', () => {
     ext.personalNumbers[0]!.value = 'changed';
     ext.identityDocumentReferences[0]!.documentNumber = 'changed';
     expect(attrs).toEqual(FULL);
+  });
+});
+
+describe('schemas of a POST or PUT body (spec §2.1)', () => {
+  it.each<[string, unknown]>([
+    ['both URNs', [CORE, EXT]],
+    ['both URNs in other cases, with another extension', [CORE.toUpperCase(), EXT.toLowerCase(), ENTERPRISE]],
+  ])('%s: accepted', (_label, schemas) => {
+    expect(() => checkUserSchemas({ ...userBody(), schemas })).not.toThrow();
+    const { schemas: _omitted, ...rest } = userBody();
+    expect(() => checkUserSchemas({ ...rest, Schemas: schemas })).not.toThrow();
+  });
+
+  it.each<[string, unknown]>([
+    ['missing', undefined],
+    ['core only', [CORE]],
+    ['extension only', [EXT]],
+    ['a string', 'urn:Qx7'],
+    ['not strings', [1, { urn: CORE }]],
+  ])('%s: 400 invalidValue naming schemas', (_label, schemas) => {
+    const err = expectError(() => checkUserSchemas({ ...userBody(), schemas }), 'invalidValue', 'schemas', 'Qx7');
+    expect(err.status).toBe(400);
+  });
+});
+
+describe('schemas inside the extension object', () => {
+  it('is ignored (client libraries send it with the extension as a whole)', () => {
+    expect(parseScimUser(userBody({ schemas: [EXT], SCHEMAS: 'x' }))).toEqual(BASE);
   });
 });

@@ -32,4 +32,4 @@ export const SERVICE_GRAPH_CLIENT = { clientId: 'bbbbbbbb-0000-4000-8000-0000000
 
 export const DEV_DIRECTORY_USERS = ['alice@dev.example.com', 'bob@dev.example.com', 'carol@dev.example.com'];
 
-export const DEFAULT_PORTS = { host: 7071, idp: 7072, directory: 7073, cosmos: 8081 };
+export const DEFAULT_PORTS = { host: 7071, idp: 7072, directory: 7073, cosmos: 8081, queues: 10001 };

@@ -1,7 +1,8 @@
 /**
  * The dev host: serves captured Azure Functions registrations on node:http the way
  * the Functions host does (routePrefix ""), runs timers on their NCRONTAB schedules,
- * and exposes `POST /admin/functions/{name}` to run a timer now (as Core Tools do).
+ * serves queue triggers (see queueTriggers.ts), and exposes `POST /admin/functions/{name}`
+ * to run a timer now (as Core Tools do).
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,7 @@ import type { RegisteredFunction } from './functionsCore';
 import { registeredFunctions } from './functionsCore';
 import { matchRoute, parseRouteTemplate, type RouteTemplate } from './routeTemplate';
 import { parseNcrontab, resolveAppSettingExpression, type Schedule } from './ncrontab';
+import { queueHostSettings, startQueueTriggers, type QueueTriggerFunction, type QueueTriggers } from './queueTriggers';
 
 const MAX_BODY_BYTES = 100 * 1024 * 1024; // the Functions host's request limit
 
@@ -35,8 +37,10 @@ interface TimerFunction {
 
 export interface DevHost {
   url: string;
-  functions: { http: string[]; timers: string[] };
+  functions: { http: string[]; timers: string[]; queues: string[] };
   runTimer(name: string): Promise<void>;
+  /** Resolves once every served queue is empty and no queue-triggered invocation runs. */
+  queuesIdle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,8 @@ export interface DevHostOptions {
   /** Loads the function modules (each calls app.http / app.timer). */
   load: () => void;
   runTimersOnSchedule: boolean;
+  /** The app's host.json (queue trigger settings). */
+  hostJson?: unknown;
   log: HostLog;
 }
 
@@ -58,9 +64,10 @@ export function requireFunctionFolder(dir: string, extension: '.js' | '.ts'): vo
   }
 }
 
-function toFunctions(registrations: RegisteredFunction[], log: HostLog): { http: HttpFunction[]; timers: TimerFunction[] } {
+function toFunctions(registrations: RegisteredFunction[], log: HostLog): { http: HttpFunction[]; timers: TimerFunction[]; queues: QueueTriggerFunction[] } {
   const httpFns: HttpFunction[] = [];
   const timers: TimerFunction[] = [];
+  const queues: QueueTriggerFunction[] = [];
   for (const { metadata, handler } of registrations) {
     const trigger = Object.values(metadata.bindings).find((b) => b.direction === 'in' && /trigger$/i.test(b.type ?? ''));
     if (!trigger) continue;
@@ -74,12 +81,19 @@ function toFunctions(registrations: RegisteredFunction[], log: HostLog): { http:
     } else if (trigger.type?.toLowerCase() === 'timertrigger') {
       const scheduleText = resolveAppSettingExpression(String(trigger.schedule ?? ''));
       timers.push({ name: metadata.name, schedule: parseNcrontab(scheduleText), scheduleText, handler: handler as TimerFunction['handler'] });
+    } else if (trigger.type?.toLowerCase() === 'queuetrigger') {
+      queues.push({
+        name: metadata.name,
+        queueName: resolveAppSettingExpression(String(trigger.queueName ?? '')),
+        connection: String(trigger.connection ?? 'AzureWebJobsStorage'),
+        handler: handler as QueueTriggerFunction['handler'],
+      });
     } else {
       log('warn', `Function ${metadata.name}: trigger type ${trigger.type ?? '?'} is not served by the dev host`);
     }
   }
   httpFns.sort((a, b) => b.template.specificity - a.template.specificity);
-  return { http: httpFns, timers };
+  return { http: httpFns, timers, queues };
 }
 
 function contextFor(functionName: string, log: HostLog): InvocationContext {
@@ -128,7 +142,7 @@ async function writeResponse(res: http.ServerResponse, result: HttpResponseInit 
 
 export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
   opts.load();
-  const { http: httpFns, timers } = toFunctions(registeredFunctions(), opts.log);
+  const { http: httpFns, timers, queues } = toFunctions(registeredFunctions(), opts.log);
   const timerByName = new Map(timers.map((t) => [t.name.toLowerCase(), t]));
 
   const runTimer = async (timer: TimerFunction): Promise<void> => {
@@ -220,19 +234,30 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
     ticker.unref();
   }
 
+  let queueTriggers: QueueTriggers | undefined;
+  try {
+    queueTriggers = queues.length > 0 ? await startQueueTriggers(queues, queueHostSettings(opts.hostJson), (setting) => process.env[setting], opts.log) : undefined;
+  } catch (err) {
+    if (ticker) clearInterval(ticker);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
+
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
-    functions: { http: httpFns.map((f) => f.name), timers: timers.map((t) => t.name) },
+    functions: { http: httpFns.map((f) => f.name), timers: timers.map((t) => t.name), queues: queues.map((q) => q.name) },
+    queuesIdle: async (timeoutMs) => queueTriggers?.idle(timeoutMs),
     runTimer: async (name) => {
       const t = timerByName.get(name.toLowerCase());
       if (!t) throw new Error(`No timer ${name}`);
       await runTimer(t);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (ticker) clearInterval(ticker);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      if (ticker) clearInterval(ticker);
+      await queueTriggers?.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -1,10 +1,12 @@
 /**
- * The local stack: Cosmos-compatible server, identity-provider and directory stand-ins,
- * and the dev host serving every function. `npm start` runs it on fixed ports; the
+ * The local stack: Cosmos-compatible server, Azurite's queue service, identity-provider and
+ * directory stand-ins, and the dev host serving every function. `npm start` runs it on fixed ports; the
  * integration tests start it in-process on random free ports.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from './cosmosServer';
+import { startLocalQueues } from './localQueues';
 import { startIdpStandIn, type IdpStandIn } from './idpStandIn';
 import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn';
 import { requireFunctionFolder, startDevHost, type DevHost, type HostLog } from './host';
@@ -12,7 +14,7 @@ import { DEV_CLIENTS, DEV_DIRECTORY_USERS, DEV_TENANT_ID, SERVICE_APP_ID_URI, SE
 import { disposeServices, services } from '../services';
 
 export interface StackOptions {
-  ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number }>;
+  ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number }>;
   /** Extra environment settings for the service (e.g. RETENTION_INACTIVE_DAYS). */
   env?: Record<string, string>;
   runTimersOnSchedule?: boolean;
@@ -26,11 +28,12 @@ export interface LocalStack {
   idp: IdpStandIn;
   directory: DirectoryStandIn;
   cosmosEndpoint: string;
+  queueEndpoint: string;
   env: Record<string, string>;
   stop(): Promise<void>;
 }
 
-const SETTINGS_WE_SET = ['PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPHQL_INTROSPECTION'];
+const SETTINGS_WE_SET = ['PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPHQL_INTROSPECTION', 'BACKGROUND_QUEUE'];
 
 function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
   // Compiled: dist/lib/devhost -> dist/functions; from sources: lib/devhost -> functions.
@@ -38,8 +41,17 @@ function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
   return { dir: path.resolve(__dirname, '..', '..', 'functions'), extension };
 }
 
+/** The app's host.json: the nearest one at or above the function folder (the project root, or the package folder). */
+function readHostJson(functionsDir: string): unknown {
+  for (let dir = functionsDir; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'host.json');
+    if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    if (path.dirname(dir) === dir) return {};
+  }
+}
+
 export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
-  const ports = { host: 0, idp: 0, directory: 0, cosmos: 0, ...options.ports };
+  const ports = { host: 0, idp: 0, directory: 0, cosmos: 0, queues: 0, ...options.ports };
   const log: HostLog = options.log ?? (() => undefined);
   const started: Array<() => Promise<void>> = [];
   try {
@@ -49,6 +61,8 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       cosmos = await startLocalCosmos(ports.cosmos);
       started.push(() => cosmos!.close());
     }
+    const queues = await startLocalQueues(ports.queues);
+    started.push(() => queues.close());
     const allClients: DevClient[] = Object.values(DEV_CLIENTS);
     const serviceClients = [DEV_TENANT_ID, UNREGISTERED_TENANT_ID].map((tenantId) => ({ tenantId, clientId: SERVICE_GRAPH_CLIENT.clientId, secret: SERVICE_GRAPH_CLIENT.secret, roles: [] }));
     const idp = await startIdpStandIn({ port: ports.idp, clients: [...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })), ...serviceClients] });
@@ -71,6 +85,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       GRAPH_CLIENT_ID: SERVICE_GRAPH_CLIENT.clientId,
       GRAPH_CLIENT_SECRET: SERVICE_GRAPH_CLIENT.secret,
       GRAPHQL_INTROSPECTION: 'true',
+      BACKGROUND_QUEUE: queues.connectionString,
       RETENTION_SCHEDULE: '0 0 2 * * *',
       RESOLVE_PENDING_LINKS_SCHEDULE: '0 */5 * * * *',
       ...options.env,
@@ -82,6 +97,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       port: ports.host,
       load: () => requireFunctionFolder(fns.dir, fns.extension),
       runTimersOnSchedule: options.runTimersOnSchedule ?? false,
+      hostJson: readHostJson(fns.dir),
       log,
     });
     started.push(() => host.close());
@@ -94,6 +110,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       idp,
       directory,
       cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
+      queueEndpoint: queues.endpoint,
       env,
       stop: async () => {
         disposeServices();

@@ -32,7 +32,7 @@ export async function purgeExpiredSensitiveData(store: Store, inactiveDays: numb
     result.pages++;
     for (const ref of page.items) {
       result.examined++;
-      if (await purgeOne(store, ref.pk, ref.id, cutoff, now)) result.purged++;
+      if (await purgeOne(store, ref.pk, ref.id, cutoff)) result.purged++;
       else result.skipped++;
     }
     continuationToken = page.continuationToken;
@@ -40,7 +40,7 @@ export async function purgeExpiredSensitiveData(store: Store, inactiveDays: numb
   return result;
 }
 
-async function purgeOne(store: Store, pk: string, id: string, cutoff: string, now: Date): Promise<boolean> {
+async function purgeOne(store: Store, pk: string, id: string, cutoff: string): Promise<boolean> {
   const identities = store.collection<IdentityDoc>('identities');
   for (let attempt = 0; attempt < 5; attempt++) {
     const doc = await identities.read(pk, id);
@@ -48,7 +48,7 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string, no
     const { _etag, ...rest } = doc;
     try {
       await identities.replace(
-        { ...rest, personalNumbers: [], identityDocumentReferences: [], hasSensitive: false, version: doc.version + 1, lastModified: now.toISOString() },
+        { ...rest, personalNumbers: [], identityDocumentReferences: [], hasSensitive: false, version: doc.version + 1, lastModified: new Date().toISOString() }, // the time of this write
         _etag,
       );
       return true;

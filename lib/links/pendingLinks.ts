@@ -81,24 +81,28 @@ export async function resolvePendingLinks(store: Store, directory: DirectoryClie
 
 async function settle(store: Store, claims: LinkClaims, c: Candidate, upn: string, answer: DirectoryAnswer, now: Date): Promise<'linked' | 'stillPending' | 'conflicts' | 'skipped'> {
   if (answer.kind === 'notFound') {
-    return c.link.status === 'pending' ? 'stillPending' : write(store, c, upn, afterBackgroundCheck(c.link, upn, answer, undefined), now);
+    return c.link.status === 'pending' ? 'stillPending' : write(store, c, upn, afterBackgroundCheck(c.link, upn, answer, undefined));
   }
   const claim = await claims.claim(c.tenantId, answer.userId, c, now);
   const next = afterBackgroundCheck(c.link, upn, answer, claim);
   if (next.status === c.link.status && next.conflictUserId === c.link.conflictUserId) return next.status === 'conflict' ? 'conflicts' : 'stillPending';
-  const outcome = await write(store, c, upn, next, now);
+  const outcome = await write(store, c, upn, next);
   if (outcome === 'skipped' && claim === 'claimed') await claims.release(c.tenantId, answer.userId, c);
   return outcome;
 }
 
-/** Writes the new link if the identity still asserts the same UPN with the same status. */
-async function write(store: Store, c: Candidate, upn: string, link: DirectoryLink, now: Date): Promise<'linked' | 'stillPending' | 'conflicts' | 'skipped'> {
+/**
+ * Writes the new link if the identity still asserts the same UPN with the same status. lastModified is
+ * the time of this write, not of the run's start: a client polling `meta.lastModified gt` while a long
+ * run goes on must find every identity the run changes after its poll.
+ */
+async function write(store: Store, c: Candidate, upn: string, link: DirectoryLink): Promise<'linked' | 'stillPending' | 'conflicts' | 'skipped'> {
   const identities = store.collection<IdentityDoc>('identities');
   const current = await identities.read(c.pk, c.id);
   if (!current || current.directoryUserPrincipalName !== upn || current.link.status !== c.link.status) return 'skipped';
   const { _etag, ...rest } = current;
   try {
-    await identities.replace({ ...rest, link, lastModified: now.toISOString(), version: current.version + 1 }, _etag);
+    await identities.replace({ ...rest, link, lastModified: new Date().toISOString(), version: current.version + 1 }, _etag);
   } catch (err) {
     if (isStoreError(err, 'preconditionFailed') || isStoreError(err, 'notFound')) return 'skipped';
     throw err;

@@ -41,7 +41,7 @@ export class ScimUsers {
     await this.assertUnique(pk, attrs, undefined);
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor);
     try {
-      const saved = await this.repo.create({ ...base, link: planned.link });
+      const saved = await this.repo.create(stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined));
       await planned.committed(saved);
       return saved;
     } catch (err) {
@@ -101,22 +101,19 @@ export class ScimUsers {
       if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
         await this.assertUnique(pk, next, id);
       }
-      const now = new Date().toISOString();
       const candidate: IdentityDoc = {
         ...stripEtag(current),
         ...next,
         externalIdKey: next.externalId,
         userNameKey: userNameKeyOf(next.userName, next.externalId),
-        lastModified: now,
         version: current.version + 1,
-        inactiveSince: next.active ? undefined : current.active ? now : current.inactiveSince,
         hasSensitive: hasSensitiveData(next),
       };
       // Optional attributes that were cleared must not survive from `current`.
       for (const key of OPTIONAL_KEYS) if (next[key] === undefined) delete candidate[key];
       const planned = await this.links.plan(scope.tenantId, candidate, current, actor);
       try {
-        const saved = await this.repo.replace({ ...candidate, link: planned.link }, current._etag);
+        const saved = await this.repo.replace(stamped({ ...candidate, link: planned.link }, new Date().toISOString(), current), current._etag);
         await planned.committed(saved);
         return saved;
       } catch (err) {
@@ -139,6 +136,17 @@ export class ScimUsers {
     const byName = await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId));
     if (byName && byName.id !== selfId) throw uniqueness();
   }
+}
+
+/**
+ * The times of a write, taken when it is made (after the directory look-up): a client polling
+ * `meta.lastModified gt <its last poll>` must not miss a write that took long to reach the store.
+ */
+function stamped(doc: IdentityDoc, now: string, previous: IdentityDoc | undefined): IdentityDoc {
+  const inactiveSince = doc.active ? undefined : previous === undefined || previous.active ? now : previous.inactiveSince;
+  const out: IdentityDoc = { ...doc, lastModified: now, ...(previous === undefined ? { created: now } : {}), inactiveSince };
+  if (inactiveSince === undefined) delete out.inactiveSince;
+  return out;
 }
 
 const OPTIONAL_KEYS = ['userName', 'birthDate', 'nationality', 'personalEmail', 'personalPhone', 'directoryUserPrincipalName'] as const;

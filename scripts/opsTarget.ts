@@ -1,0 +1,53 @@
+/**
+ * Which Cosmos DB account `npm run ops` talks to. With no COSMOS_ENDPOINT it is the local stack of
+ * `npm start` (its port from DEV_COSMOS_PORT, its well-known emulator key); a plain-HTTP endpoint is
+ * accepted only on a loopback address (the local stack), where the local key is the default; any other
+ * account is reached over HTTPS with COSMOS_KEY or, when that is unset, the signed-in Azure identity.
+ */
+import { LOCAL_COSMOS_KEY } from '../lib/devhost/cosmosServer';
+import { DEFAULT_PORTS } from '../lib/devhost/devData';
+import type { StoreConfig } from '../lib/store/store';
+
+export class OpsSettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OpsSettingError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function value(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+export interface OpsTarget {
+  store: StoreConfig;
+  /** Set when no COSMOS_ENDPOINT was given and the local stack is assumed. */
+  note?: string;
+}
+
+export function opsTarget(env: Env): OpsTarget {
+  const database = value(env, 'COSMOS_DATABASE') ?? 'business-identities';
+  const configured = value(env, 'COSMOS_ENDPOINT');
+  const endpoint = configured ?? `http://localhost:${value(env, 'DEV_COSMOS_PORT') ?? DEFAULT_PORTS.cosmos}`;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new OpsSettingError(configured ? 'Setting COSMOS_ENDPOINT must be an absolute URL' : 'Setting DEV_COSMOS_PORT must be a port number');
+  }
+  const loopback = LOOPBACK.has(url.hostname.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  if (url.protocol === 'http:' && !loopback) {
+    throw new OpsSettingError('Setting COSMOS_ENDPOINT must be an https URL; plain http is accepted only for the local stack on a loopback address');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OpsSettingError('Setting COSMOS_ENDPOINT must be an https URL');
+  const key = value(env, 'COSMOS_KEY') ?? (url.protocol === 'http:' ? LOCAL_COSMOS_KEY : undefined);
+  return {
+    store: { endpoint: endpoint.replace(/\/+$/, ''), key, database },
+    note: configured ? undefined : `No COSMOS_ENDPOINT set: using the local stack of \`npm start\` at ${endpoint}`,
+  };
+}

@@ -3,7 +3,7 @@ import type { GraphQLContext } from './context';
 import { GraphQLScalarType, Kind } from 'graphql';
 import { toGraphQLError } from './errors';
 import { identityView } from './identityView';
-import { sourcePartition } from './sources';
+import { assertCustomSourceName, sourcePartition } from './sources';
 import type { ImportIdentityInput } from '../imports/importInput';
 import type { AssociationInput } from '../imports/association';
 import { createManualIdentity } from '../identities/manualIdentities';
@@ -97,6 +97,7 @@ export const resolvers = {
     }),
     importBusinessIdentities: adminField(async (args, ctx, { caller }) => {
       const { source, identities } = input(args) as { source: unknown; identities: ImportIdentityInput[] };
+      await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const started = Date.now();
       const counts = await ctx.services.importer.import(caller.tenantId, source, identities);
       // Counts only: a large deleted count can reveal a broken source export.
@@ -105,6 +106,7 @@ export const resolvers = {
     }),
     associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }) => {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
+      await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const r = await ctx.services.associator.associate(caller.tenantId, source, associations, actor);
       ctx.log.info('association finished', {
         tenantId: caller.tenantId,

@@ -46,6 +46,22 @@ describe('custom integration: import and association', () => {
     await stack?.stop();
   });
 
+  it('refuses a custom source named like a SCIM integration id (in any case), which the admin queries could not address', async () => {
+    const integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
+    for (const source of [integrationId, integrationId.toUpperCase()]) {
+      const imported = await importSet(source, [person(901)]);
+      expect(imported.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', problems: [{ field: 'input.source' }] });
+      expect(imported.text).not.toContain(integrationId);
+      expect(imported.text.toLowerCase()).not.toContain(integrationId);
+      const associated = await gql(ASSOCIATE, { i: { source, associations: [{ externalId: 'P901', userPrincipalName: 'alice@dev.example.com' }] } });
+      expect(associated.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', problems: [{ field: 'input.source' }] });
+    }
+    // A GUID that is no integration's id stays a custom source name and is addressable.
+    const other = '0b0b0b0b-0000-4000-8000-00000000abcd';
+    expect((await importSet(other, [person(902)])).body.data?.importBusinessIdentities).toMatchObject({ created: 1 });
+    expect((await list(other)).map((i) => i.externalId)).toEqual(['P902']);
+  });
+
   it('counts created, unchanged, updated and deleted, and replaces lists', async () => {
     const first = await importSet('HR', [person(1, { personalNumbers: [{ type: 'DK_CPR', value: '010190-1234' }], identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'dk', documentNumber: 'P1' }] }), person(2), person(3)]);
     expect(first.body.data?.importBusinessIdentities).toEqual({ created: 3, updated: 0, deleted: 0, unchanged: 0 });

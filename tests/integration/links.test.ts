@@ -114,6 +114,40 @@ describe('directory links (SCIM UPN state machine)', () => {
     expect(audit.find((e) => e.action === 'link.manualLinked')).toBeDefined();
   });
 
+  it('manual link over an asserted UPN: an identical PUT keeps it; any save carrying the UPN replaces it (audited)', async () => {
+    const gus = stack.directory.createUser(DEV_TENANT_ID, 'gus@dev.example.com');
+    const hal = stack.directory.createUser(DEV_TENANT_ID, 'hal@dev.example.com');
+    const body = withUpn('gus@dev.example.com');
+    const created = (await api.create(body)).body;
+    expect(link(created)).toEqual({ status: 'linked', source: 'asserted', userId: gus.id });
+    const manual = await admin('mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, directoryUserId: $u }) { businessIdentity { directoryLinkSource directoryLinkedUserId } } }', {
+      s: integrationId,
+      id: created.id,
+      u: hal.id,
+    });
+    expect(manual.body.data?.linkBusinessIdentity?.businessIdentity).toEqual({ directoryLinkSource: 'MANUAL', directoryLinkedUserId: hal.id });
+
+    // The connector re-sends the User unchanged (Entra does so on every cycle): the administrator's link stays.
+    const identical = await api.put(created.id, body);
+    expect(identical.status).toBe(200);
+    expect(link(identical.body)).toEqual({ status: 'linked', source: 'manual', userId: hal.id });
+    const roundTrip = await api.put(created.id, (await api.get(created.id)).body); // read-only link attributes included
+    expect(link(roundTrip.body)).toEqual({ status: 'linked', source: 'manual', userId: hal.id });
+    const noOpPatch = await api.patch(created.id, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: `${EXT}:directoryUserPrincipalName`, value: 'gus@dev.example.com' }] });
+    expect(link(noOpPatch.body)).toEqual({ status: 'linked', source: 'manual', userId: hal.id });
+
+    // A save that changes anything and carries the UPN replaces the manual link with the asserted one.
+    const changed = await api.put(created.id, { ...body, name: { givenName: 'Gus', familyName: 'Holm' } });
+    expect(link(changed.body)).toEqual({ status: 'linked', source: 'asserted', userId: gus.id });
+    const audit = await services().audit.list(DEV_TENANT_ID, created.id);
+    expect(audit.find((e) => e.action === 'link.manualReplacedByAsserted')).toMatchObject({
+      before: { status: 'linked', source: 'manual', userId: hal.id },
+      after: { status: 'linked', source: 'asserted', userId: gus.id },
+    });
+    // hal's claim was released with the manual link: another identity can be linked to hal now.
+    expect(link((await api2.create(withUpn('hal@dev.example.com'))).body)).toMatchObject({ status: 'linked', userId: hal.id });
+  });
+
   it('DELETE of a User releases its link', async () => {
     const frank = stack.directory.createUser(DEV_TENANT_ID, 'frank@dev.example.com');
     const first = (await api.create(withUpn('frank@dev.example.com'))).body;

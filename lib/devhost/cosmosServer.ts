@@ -1,35 +1,58 @@
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '@vercel/cosmosdb-server';
+import { Engine } from './cosmos/engine';
+import { createEngineServer } from './cosmos/server';
 
 /** The well-known key of the Cosmos DB emulator; the local server accepts any key. */
 export const LOCAL_COSMOS_KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==';
 
+export interface LocalCosmosOptions {
+  port: number;
+  host?: string;
+  /** Folder the engine keeps its data in (journal and snapshot); without it the engine starts empty and keeps everything in memory. */
+  dataDir?: string;
+}
+
 export interface LocalCosmos {
   endpoint: string;
+  /** Documents loaded from `dataDir` at start. */
+  loadedDocuments: number;
   close(): Promise<void>;
 }
 
-/** Starts the in-process Cosmos DB-compatible server on plain HTTP. */
-export async function startLocalCosmos(port: number, host = '127.0.0.1'): Promise<LocalCosmos> {
-  // keepAlive: the server otherwise answers every request with `connection: close`, and the SDK
-  // opens a new TCP connection per store operation.
-  const server: Server = createHttpServer({ keepAlive: true });
+/** Starts the in-process Cosmos DB-compatible engine on plain HTTP. */
+export async function startLocalCosmos(options: LocalCosmosOptions): Promise<LocalCosmos> {
+  const host = options.host ?? '127.0.0.1';
+  const state: { engine?: Engine } = {};
+  // Requests are answered once the engine has loaded its data (503 before, which the SDK retries).
+  const server = createEngineServer(() => state.engine);
   // No idle timeout: a connection the server closes while the client is about to reuse it fails that
   // request (ECONNRESET), which happened after event-loop stalls of several seconds (parsing a large
   // import). Connections end when the stack stops.
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(options.port, host, () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
+  const ready = new Engine(host, actual);
+  let loadedDocuments = 0;
+  try {
+    if (options.dataDir) loadedDocuments = ready.persistTo(options.dataDir).documents;
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  state.engine = ready;
   return {
     endpoint: `http://${host}:${actual}`,
+    loadedDocuments,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
-        server.close(() => resolve());
+        server.close(() => {
+          ready.close();
+          resolve();
+        });
       }),
   };
 }

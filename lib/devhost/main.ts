@@ -1,4 +1,5 @@
 /* `npm start`: the local stack on fixed ports (overridable by env), with a banner. */
+import path from 'node:path';
 import { installFunctionsCore } from './installFunctionsCore';
 
 installFunctionsCore();
@@ -23,8 +24,16 @@ function port(name: string, fallback: number): number {
   return n;
 }
 
+/** `--in-memory` or DEV_COSMOS_IN_MEMORY=true: start empty and keep nothing; otherwise data lives in DEV_COSMOS_DATA_DIR (.local/cosmos). */
+function cosmosDataDir(): string | undefined {
+  if (process.argv.includes('--in-memory') || process.env.DEV_COSMOS_IN_MEMORY === 'true') return undefined;
+  return path.resolve(process.env.DEV_COSMOS_DATA_DIR || path.join('.local', 'cosmos'));
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
+  const externalCosmos = Boolean(process.env.COSMOS_ENDPOINT);
+  const dataDir = externalCosmos ? undefined : cosmosDataDir();
   const { DEFAULT_PORTS, DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, UNREGISTERED_TENANT_ID, DEV_DIRECTORY_USERS } = devData;
   const stack = await startLocalStack({
     ports: {
@@ -34,6 +43,7 @@ async function main(): Promise<void> {
       cosmos: port('DEV_COSMOS_PORT', DEFAULT_PORTS.cosmos),
       queues: port('DEV_QUEUE_PORT', DEFAULT_PORTS.queues),
     },
+    cosmosDataDir: dataDir,
     runTimersOnSchedule: true,
     log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
   });
@@ -45,7 +55,7 @@ async function main(): Promise<void> {
     `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql)`,
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,
-    `  Cosmos DB           ${stack.cosmosEndpoint}`,
+    `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'})`,
     `  Queues (Azurite)    ${stack.queueEndpoint}`,
     '',
     `  HTTP functions: ${stack.host.functions.http.join(', ')}`,

@@ -19,6 +19,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   runTimersOnSchedule?: boolean;
   log?: HostLog;
+  /** Folder the local Cosmos engine keeps its data in; without it the engine starts empty, in memory (tests, benchmarks). */
+  cosmosDataDir?: string;
   /** Where the function modules are: the TypeScript sources (tests) or the build output. */
   functions?: { dir: string; extension: '.ts' | '.js' };
 }
@@ -29,6 +31,8 @@ export interface LocalStack {
   directory: DirectoryStandIn;
   cosmosEndpoint: string;
   queueEndpoint: string;
+  /** Documents the local engine loaded from its data folder at start (0 in memory or with an external account). */
+  cosmosLoadedDocuments: number;
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -58,7 +62,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     let cosmos: LocalCosmos | undefined;
     const externalCosmos = process.env.COSMOS_ENDPOINT;
     if (!externalCosmos) {
-      cosmos = await startLocalCosmos(ports.cosmos);
+      cosmos = await startLocalCosmos({ port: ports.cosmos, dataDir: options.cosmosDataDir });
       started.push(() => cosmos!.close());
     }
     const queues = await startLocalQueues(ports.queues);
@@ -111,6 +115,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       directory,
       cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
       queueEndpoint: queues.endpoint,
+      cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,
       env,
       stop: async () => {
         disposeServices();

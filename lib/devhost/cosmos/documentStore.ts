@@ -1,0 +1,259 @@
+/**
+ * The documents of one container, kept per logical partition: a map by id, the ids in sorted order,
+ * the container's unique keys (per partition, as in Cosmos DB) and lazily built secondary indexes.
+ * It replaces the library's document list (same methods, so the library's handlers for point
+ * operations and batches work unchanged) and adds partition-scoped, index-answered queries.
+ */
+import { randomUUID } from 'node:crypto';
+import { EqualityIndex, SortedIndex, insertSorted, removeSorted, valueAt } from './indexes';
+import type { Json, LibDocuments } from './library';
+import { QueryCache, type QueryOutput } from './compiledQuery';
+import { runQuery, type QueryRequest } from './queryPlanner';
+
+export interface Partition {
+  key: string;
+  docs: Map<string, Json>;
+  /** Ids in ascending order (keyset paging, id ranges). */
+  ids: string[];
+  /** Unique-key path -> value key -> id. */
+  unique: Map<string, Map<string, string>>;
+}
+
+export type DocumentChange = { t: 'put'; doc: Json; rc: number } | { t: 'del'; pk: unknown; id: string };
+
+class EngineError extends Error {
+  constructor(
+    message: string,
+    readonly conflict = false,
+    readonly badRequest = false,
+  ) {
+    super(message);
+  }
+}
+
+/** Partition map key of a partition-key value (strings as themselves, anything else as JSON). */
+export function partitionKeyOf(value: unknown): string {
+  return typeof value === 'string' ? `s${value}` : `j${JSON.stringify(value ?? null)}`;
+}
+
+function uniqueValueKey(v: unknown): string {
+  return v === undefined || v === null ? 'z' : typeof v === 'string' ? `s${v}` : `j${JSON.stringify(v)}`;
+}
+
+interface Transaction {
+  undo: Array<() => void>;
+  changes: DocumentChange[];
+}
+
+export class DocumentStore {
+  readonly partitions = new Map<string, Partition>();
+  readonly equality = new Map<string, EqualityIndex>();
+  readonly sorted = new Map<string, SortedIndex>();
+  readonly queries = new QueryCache();
+  readonly partitionKeyPath: string[];
+  private readonly uniquePaths: string[][];
+  private ridCount = 0;
+  private tx: Transaction | undefined;
+  /** Receives every change once it is decided (one call per write, one per committed batch). */
+  onChanges: ((changes: DocumentChange[]) => void) | undefined;
+
+  constructor(
+    private readonly lib: LibDocuments,
+    partitionKeyPaths: readonly string[],
+    uniqueKeyPaths: readonly string[],
+    readonly compositeIndexes: () => unknown[],
+  ) {
+    const first = partitionKeyPaths[0];
+    this.partitionKeyPath = !first || first === '/_partitionKey' ? ['id'] : first.slice(1).split('/');
+    this.uniquePaths = uniqueKeyPaths.map((p) => p.slice(1).split('/'));
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const p of this.partitions.values()) n += p.docs.size;
+    return n;
+  }
+
+  partitionValueOf(doc: Json): unknown {
+    return valueAt(doc, this.partitionKeyPath);
+  }
+
+  get(partitionValue: unknown, id: string): Json | undefined {
+    return this.partitions.get(partitionKeyOf(partitionValue))?.docs.get(id);
+  }
+
+  // ---- the library's document-list interface (used by its point-operation and batch handlers) ----
+
+  /** `collection.document(id, partition)` of the library. */
+  _item(_keyPath: string, id: string, partition: unknown): { read(): Json | undefined } {
+    const doc = this.get(partition ?? id, id);
+    return { read: () => doc };
+  }
+
+  create(data: Json): Json {
+    const pkValue = this.partitionValueOf(data);
+    const p = this.partitions.get(partitionKeyOf(pkValue));
+    const id = String(data.id);
+    if (p?.docs.has(id)) throw new EngineError('Resource with specified id already exists.', true);
+    for (const path of this.uniquePaths) {
+      if (p?.unique.get(path.join('/'))?.has(uniqueValueKey(valueAt(data, path)))) throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
+    }
+    this.ridCount += 1;
+    const _rid = this.lib._rid(this.ridCount);
+    const doc: Json = { ...data, id, _etag: randomUUID(), _rid, _self: this.lib._self(_rid), _ts: Math.floor(Date.now() / 1000) };
+    this.put(doc);
+    this.record({ t: 'put', doc, rc: this.ridCount });
+    return doc;
+  }
+
+  replace(data: Json, original: Json): Json {
+    const pkValue = this.partitionValueOf(data);
+    if (partitionKeyOf(pkValue) !== partitionKeyOf(this.partitionValueOf(original))) {
+      throw new EngineError(`replacing partition key "${this.partitionKeyPath.join('.')}" is not allowed`, false, true);
+    }
+    const old = this.get(pkValue, String(data.id));
+    if (!old) throw new EngineError('replacing id is not allowed', false, true);
+    const p = this.partitions.get(partitionKeyOf(pkValue));
+    for (const path of this.uniquePaths) {
+      const key = uniqueValueKey(valueAt(data, path));
+      if (key === uniqueValueKey(valueAt(old, path))) continue;
+      const holder = p?.unique.get(path.join('/'))?.get(key);
+      if (holder !== undefined && holder !== old.id) throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
+    }
+    const doc: Json = { ...data, id: old.id, _etag: randomUUID(), _rid: old._rid, _self: old._self, _ts: Math.floor(Date.now() / 1000) };
+    this.remove(old);
+    this.put(doc);
+    this.record({ t: 'put', doc, rc: this.ridCount });
+    return doc;
+  }
+
+  upsert(data: Json): Json {
+    const old = this.get(this.partitionValueOf(data), String(data.id));
+    return old ? this.replace(data, old) : this.create(data);
+  }
+
+  delete(id: string, partition: unknown): void {
+    const old = this.get(partition ?? id, id);
+    if (!old) throw new Error('does not exist');
+    this.remove(old);
+    this.record({ t: 'del', pk: this.partitionValueOf(old), id });
+  }
+
+  /** Read feed: every document of the container. */
+  read(options: { maxItemCount?: number | null; continuation?: { token: string } | null } = {}): QueryOutput {
+    return this.query({ query: 'SELECT * FROM c' }, options);
+  }
+
+  /** A query over one partition (`partition` given) or every partition. */
+  query(body: { query: string; parameters?: Array<{ name: string; value: unknown }> }, options: Omit<QueryRequest, 'partition'>, partition?: { value: unknown }): QueryOutput {
+    return runQuery(this, this.queries.get(body.query), body.parameters ?? [], { ...options, partition });
+  }
+
+  // ---- transactional batches ----
+
+  /** Runs `fn` as one transaction: when it returns false every change it made is undone. */
+  transaction(fn: () => boolean): void {
+    if (this.tx) throw new Error('nested transaction');
+    const tx: Transaction = { undo: [], changes: [] };
+    this.tx = tx;
+    let commit = false;
+    try {
+      commit = fn();
+    } finally {
+      this.tx = undefined;
+      if (commit) {
+        if (tx.changes.length > 0) this.onChanges?.(tx.changes);
+      } else {
+        for (const undo of tx.undo.reverse()) undo();
+      }
+    }
+  }
+
+  // ---- replay from the journal ----
+
+  restore(change: DocumentChange): void {
+    if (change.t === 'put') {
+      const old = this.get(this.partitionValueOf(change.doc), String(change.doc.id));
+      if (old) this.remove(old);
+      this.put(change.doc);
+      this.ridCount = Math.max(this.ridCount, change.rc);
+    } else {
+      const old = this.get(change.pk, change.id);
+      if (old) this.remove(old);
+    }
+  }
+
+  *changesForSnapshot(): Iterable<DocumentChange> {
+    for (const p of this.partitions.values()) for (const doc of p.docs.values()) yield { t: 'put', doc, rc: this.ridCount };
+  }
+
+  // ---- indexes ----
+
+  equalityIndex(path: readonly string[]): EqualityIndex {
+    const name = path.join('.');
+    let index = this.equality.get(name);
+    if (!index) {
+      index = new EqualityIndex(path);
+      for (const p of this.partitions.values()) for (const doc of p.docs.values()) index.add(p.key, doc);
+      this.equality.set(name, index);
+    }
+    return index;
+  }
+
+  sortedIndex(path: readonly string[]): SortedIndex {
+    const name = path.join('.');
+    let index = this.sorted.get(name);
+    if (!index) {
+      index = new SortedIndex(path);
+      for (const p of this.partitions.values()) for (const doc of p.docs.values()) index.add(p.key, doc);
+      this.sorted.set(name, index);
+    }
+    return index;
+  }
+
+  // ---- internals ----
+
+  private record(change: DocumentChange): void {
+    if (this.tx) this.tx.changes.push(change);
+    else this.onChanges?.([change]);
+  }
+
+  private put(doc: Json): void {
+    const key = partitionKeyOf(this.partitionValueOf(doc));
+    let p = this.partitions.get(key);
+    if (!p) {
+      p = { key, docs: new Map(), ids: [], unique: new Map(this.uniquePaths.map((path) => [path.join('/'), new Map<string, string>()])) };
+      this.partitions.set(key, p);
+    }
+    const id = String(doc.id);
+    p.docs.set(id, doc);
+    insertSorted(p.ids, id);
+    for (const path of this.uniquePaths) p.unique.get(path.join('/'))?.set(uniqueValueKey(valueAt(doc, path)), id);
+    for (const index of this.equality.values()) index.add(key, doc);
+    for (const index of this.sorted.values()) index.add(key, doc);
+    if (this.tx) this.tx.undo.push(() => this.remove(doc));
+  }
+
+  private remove(doc: Json): void {
+    const key = partitionKeyOf(this.partitionValueOf(doc));
+    const p = this.partitions.get(key);
+    if (!p) return;
+    const id = String(doc.id);
+    if (p.docs.get(id) !== doc) return;
+    p.docs.delete(id);
+    removeSorted(p.ids, id);
+    for (const path of this.uniquePaths) {
+      const values = p.unique.get(path.join('/'));
+      const vk = uniqueValueKey(valueAt(doc, path));
+      if (values?.get(vk) === id) values.delete(vk);
+    }
+    for (const index of this.equality.values()) index.remove(key, doc);
+    for (const index of this.sorted.values()) index.remove(key, doc);
+    if (p.docs.size === 0) {
+      this.partitions.delete(key);
+      for (const index of this.equality.values()) index.dropPartition(key);
+      for (const index of this.sorted.values()) index.dropPartition(key);
+    }
+    if (this.tx) this.tx.undo.push(() => this.put(doc));
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Secondary indexes of one container, per logical partition: equality (value -> ids) and sorted
+ * (value order, for ranges and counts). They are built on the first query that needs a path and
+ * kept up to date by every write from then on, so any document kind and any field can be indexed.
+ */
+import type { Json } from './library';
+
+export type Scalar = string | number | boolean;
+
+export function valueAt(doc: Json, path: readonly string[]): unknown {
+  let v: unknown = doc;
+  for (const key of path) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Json)[key];
+  }
+  return v;
+}
+
+export function isScalar(v: unknown): v is Scalar {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
+}
+
+/** A key that tells values of different types apart ("1" is not 1). */
+export function scalarKey(v: Scalar): string {
+  return `${typeof v === 'string' ? 's' : typeof v === 'number' ? 'n' : 'b'}${String(v)}`;
+}
+
+/** Position of the first element >= value (or > value with `after`) in a sorted array. */
+export function lowerBound<T>(arr: readonly T[], value: T, after = false): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const m = arr[mid] as T;
+    if (m < value || (after && m === value)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function insertSorted<T>(arr: T[], value: T): void {
+  const at = arr.length === 0 || (arr[arr.length - 1] as T) < value ? arr.length : lowerBound(arr, value);
+  arr.splice(at, 0, value);
+}
+
+export function removeSorted<T>(arr: T[], value: T): void {
+  const at = lowerBound(arr, value);
+  if (arr[at] === value) arr.splice(at, 1);
+}
+
+/** Ids by exact scalar value of one path. */
+export class EqualityIndex {
+  private readonly byPartition = new Map<string, Map<string, Set<string>>>();
+
+  constructor(readonly path: readonly string[]) {}
+
+  add(partition: string, doc: Json): void {
+    const v = valueAt(doc, this.path);
+    if (!isScalar(v)) return;
+    let values = this.byPartition.get(partition);
+    if (!values) this.byPartition.set(partition, (values = new Map()));
+    const key = scalarKey(v);
+    let ids = values.get(key);
+    if (!ids) values.set(key, (ids = new Set()));
+    ids.add(String(doc.id));
+  }
+
+  remove(partition: string, doc: Json): void {
+    const v = valueAt(doc, this.path);
+    if (!isScalar(v)) return;
+    const values = this.byPartition.get(partition);
+    const key = scalarKey(v);
+    const ids = values?.get(key);
+    if (!ids) return;
+    ids.delete(String(doc.id));
+    if (ids.size === 0) values?.delete(key);
+  }
+
+  dropPartition(partition: string): void {
+    this.byPartition.delete(partition);
+  }
+
+  ids(partition: string, value: Scalar): ReadonlySet<string> | undefined {
+    return this.byPartition.get(partition)?.get(scalarKey(value));
+  }
+}
+
+interface Entry {
+  v: string | number;
+  id: string;
+}
+
+function entryBefore(a: Entry, b: Entry): boolean {
+  return a.v < b.v || (a.v === b.v && a.id < b.id);
+}
+
+/** Entries sorted by (value, id), one list per value type (values of different types never compare). */
+class SortedEntries {
+  readonly strings: Entry[] = [];
+  readonly numbers: Entry[] = [];
+
+  list(v: string | number): Entry[] {
+    return typeof v === 'string' ? this.strings : this.numbers;
+  }
+}
+
+function entryPosition(list: readonly Entry[], e: Entry): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entryBefore(list[mid] as Entry, e)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export interface Range {
+  lower?: { value: string | number; inclusive: boolean };
+  upper?: { value: string | number; inclusive: boolean };
+}
+
+/** Ids sorted by the string or number value of one path: ranges and their sizes in O(log n). */
+export class SortedIndex {
+  private readonly byPartition = new Map<string, SortedEntries>();
+
+  constructor(readonly path: readonly string[]) {}
+
+  add(partition: string, doc: Json): void {
+    const v = valueAt(doc, this.path);
+    if (typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v))) return;
+    let entries = this.byPartition.get(partition);
+    if (!entries) this.byPartition.set(partition, (entries = new SortedEntries()));
+    const list = entries.list(v);
+    const e = { v, id: String(doc.id) };
+    const last = list[list.length - 1];
+    list.splice(!last || entryBefore(last, e) ? list.length : entryPosition(list, e), 0, e);
+  }
+
+  remove(partition: string, doc: Json): void {
+    const v = valueAt(doc, this.path);
+    if (typeof v !== 'string' && typeof v !== 'number') return;
+    const list = this.byPartition.get(partition)?.list(v);
+    if (!list) return;
+    const at = entryPosition(list, { v, id: String(doc.id) });
+    const found = list[at];
+    if (found && found.v === v && found.id === doc.id) list.splice(at, 1);
+  }
+
+  dropPartition(partition: string): void {
+    this.byPartition.delete(partition);
+  }
+
+  /** [start, end) positions of the range in the list of its value type. */
+  private bounds(partition: string, range: Range): { list: readonly Entry[]; start: number; end: number } {
+    const typed = range.lower?.value ?? range.upper?.value ?? '';
+    const list = this.byPartition.get(partition)?.list(typed) ?? [];
+    const position = (value: string | number, afterEqual: boolean): number => {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const m = (list[mid] as Entry).v;
+        if (m < value || (afterEqual && m === value)) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const start = range.lower ? position(range.lower.value, !range.lower.inclusive) : 0;
+    const end = range.upper ? position(range.upper.value, range.upper.inclusive) : list.length;
+    return { list, start, end: Math.max(start, end) };
+  }
+
+  count(partition: string, range: Range): number {
+    const { start, end } = this.bounds(partition, range);
+    return end - start;
+  }
+
+  ids(partition: string, range: Range): string[] {
+    const { list, start, end } = this.bounds(partition, range);
+    const out: string[] = [];
+    for (let i = start; i < end; i++) out.push((list[i] as Entry).id);
+    return out;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Runs a query inside the partitions it concerns, over candidates taken from indexes:
+ * - the partition named by the request (or by an equality on the partition-key path), else every partition;
+ * - equality / IN on a path: the ids with that value; a range: a slice of the sorted index;
+ * - keyset paging (`ORDER BY c.id` after an id, with TOP or a page size): the ids in order from
+ *   that id, stopping once the page and the next item are found;
+ * - COUNT answered by index sizes where the conditions allow it.
+ * The query evaluator then filters, sorts, projects and pages the candidates exactly as before,
+ * so candidates only need to include every match. Queries the planner does not understand run
+ * over every document of their partition.
+ */
+import type { CompiledQuery, QueryOutput } from './compiledQuery';
+import type { DocumentStore, Partition } from './documentStore';
+import { partitionKeyOf } from './documentStore';
+import { isScalar, lowerBound, valueAt, type Range, type Scalar } from './indexes';
+import { continuationToken, type Json } from './library';
+import { shapeOf, type CompareOp, type Condition, type Operand, type QueryShape } from './queryShape';
+
+export interface QueryRequest {
+  maxItemCount?: number | null;
+  continuation?: { token: string } | null;
+  partition?: { value: unknown };
+}
+
+type Resolved = { kind: 'compare'; path: string[]; op: CompareOp; value: Scalar } | { kind: 'in'; path: string[]; values: Scalar[] } | { kind: 'opaque' };
+
+const shapes = new WeakMap<CompiledQuery, QueryShape>();
+
+function shapeFor(q: CompiledQuery): QueryShape {
+  let s = shapes.get(q);
+  if (!s) shapes.set(q, (s = shapeOf(q.ast)));
+  return s;
+}
+
+function resolve(operand: Operand, params: Map<string, unknown>): unknown {
+  return operand.kind === 'const' ? operand.value : params.get(operand.name);
+}
+
+function resolveCondition(c: Condition, params: Map<string, unknown>): Resolved {
+  if (c.kind === 'compare') {
+    const value = resolve(c.operand, params);
+    if (!isScalar(value)) return { kind: 'opaque' };
+    if (c.op !== '=' && typeof value === 'boolean') return { kind: 'opaque' };
+    return { kind: 'compare', path: c.path, op: c.op, value };
+  }
+  if (c.kind === 'in') {
+    const values = c.operands.map((o) => resolve(o, params));
+    if (!values.every(isScalar)) return { kind: 'opaque' };
+    return { kind: 'in', path: c.path, values: [...new Set(values as Scalar[])] };
+  }
+  return c;
+}
+
+/** The same answer as the query evaluator gives for these conditions (same types, ordinal compare). */
+function matches(doc: Json, conditions: readonly Resolved[]): boolean {
+  for (const c of conditions) {
+    if (c.kind === 'opaque') return true;
+    const v = valueAt(doc, c.path);
+    if (c.kind === 'in') {
+      if (!c.values.some((x) => typeof x === typeof v && x === v)) return false;
+      continue;
+    }
+    if (typeof v !== typeof c.value) return false;
+    const x = v as Scalar;
+    const ok = c.op === '=' ? x === c.value : c.op === '>' ? x > c.value : c.op === '>=' ? x >= c.value : c.op === '<' ? x < c.value : x <= c.value;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((k, i) => k === b[i]);
+
+/** Range conditions of one path as one range (string or number values; the tightest bounds). */
+function rangeOf(conditions: readonly Resolved[], path: readonly string[]): Range | undefined {
+  const range: Range = {};
+  let type: string | undefined;
+  for (const c of conditions) {
+    if (c.kind !== 'compare' || c.op === '=' || !samePath(c.path, path)) continue;
+    const value = c.value as string | number;
+    if (type !== undefined && typeof value !== type) return undefined;
+    type = typeof value;
+    if (c.op === '>' || c.op === '>=') {
+      const inclusive = c.op === '>=';
+      if (!range.lower || value > range.lower.value || (value === range.lower.value && !inclusive)) range.lower = { value, inclusive };
+    } else {
+      const inclusive = c.op === '<=';
+      if (!range.upper || value < range.upper.value || (value === range.upper.value && !inclusive)) range.upper = { value, inclusive };
+    }
+  }
+  return type ? range : undefined;
+}
+
+interface Plan {
+  shape: QueryShape;
+  conditions: Resolved[];
+  understood: boolean;
+  /** Keyset walk: stop after this many matches. */
+  need: number;
+  /** Lowest id a match can have (from `c.id >` conditions and the continuation). */
+  idFrom?: { value: string; inclusive: boolean };
+  idRange?: Range;
+}
+
+function docsOf(p: Partition, ids: Iterable<string>): Json[] {
+  const out: Json[] = [];
+  for (const id of ids) {
+    const d = p.docs.get(id);
+    if (d) out.push(d);
+  }
+  return out;
+}
+
+/** Every document of the partition that can match, taken from the cheapest index. */
+function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
+  const { conditions } = plan;
+  let best: { cost: number; take: () => Json[] } | undefined;
+  const offer = (cost: number, take: () => Json[]) => {
+    if (!best || cost < best.cost) best = { cost, take };
+  };
+  for (const c of conditions) {
+    if (c.kind === 'opaque') continue;
+    if (c.kind === 'compare' && c.op === '=' && samePath(c.path, ['id'])) {
+      const doc = typeof c.value === 'string' ? p.docs.get(c.value) : undefined;
+      return doc ? [doc] : [];
+    }
+    if (c.kind === 'compare' && c.op === '=') {
+      const ids = store.equalityIndex(c.path).ids(p.key, c.value);
+      offer(ids?.size ?? 0, () => docsOf(p, ids ?? []));
+    } else if (c.kind === 'in') {
+      const index = store.equalityIndex(c.path);
+      const sets = c.values.map((v) => index.ids(p.key, v));
+      offer(
+        sets.reduce((n, s) => n + (s?.size ?? 0), 0),
+        () => sets.flatMap((s) => docsOf(p, s ?? [])),
+      );
+    }
+  }
+  const rangePaths = new Map<string, string[]>();
+  for (const c of conditions) if (c.kind === 'compare' && c.op !== '=' && !samePath(c.path, ['id'])) rangePaths.set(c.path.join('\u0000'), c.path);
+  for (const path of rangePaths.values()) {
+    const range = rangeOf(conditions, path);
+    if (!range) continue;
+    const index = store.sortedIndex(path);
+    offer(index.count(p.key, range), () => docsOf(p, index.ids(p.key, range)));
+  }
+  const { idFrom, idRange } = plan;
+  const start = idFrom ? lowerBound(p.ids, idFrom.value, !idFrom.inclusive) : 0;
+  const end = idRange?.upper ? lowerBound(p.ids, idRange.upper.value as string, idRange.upper.inclusive) : p.ids.length;
+  if (plan.shape.orderById && plan.understood && Number.isFinite(plan.need)) {
+    // Keyset walk: expected cost is the page size divided by the share of documents that match.
+    const share = best ? Math.max(best.cost, 1) / Math.max(p.docs.size, 1) : 1;
+    offer(plan.need / share, () => {
+      const out: Json[] = [];
+      for (let i = start; i < end && out.length < plan.need; i++) {
+        const doc = p.docs.get(p.ids[i] as string);
+        if (doc && matches(doc, conditions)) out.push(doc);
+      }
+      return out;
+    });
+  }
+  if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => docsOf(p, p.ids.slice(start, end)));
+  offer(p.docs.size, () => [...p.docs.values()]);
+  return (best as unknown as { take: () => Json[] }).take();
+}
+
+/** COUNT from index sizes alone, when the conditions are one equality/IN or one range (or none). */
+function countFromIndexes(store: DocumentStore, p: Partition, conditions: readonly Resolved[]): number | undefined {
+  if (conditions.length === 0) return p.docs.size;
+  const paths = new Set(conditions.map((c) => (c.kind === 'opaque' ? '' : c.path.join('\u0000'))));
+  if (paths.size !== 1 || paths.has('')) return undefined;
+  const first = conditions[0];
+  if (!first || first.kind === 'opaque' || samePath(first.path, ['id'])) return undefined;
+  if (conditions.length === 1 && first.kind === 'compare' && first.op === '=') return store.equalityIndex(first.path).ids(p.key, first.value)?.size ?? 0;
+  if (conditions.length === 1 && first.kind === 'in') {
+    const index = store.equalityIndex(first.path);
+    return first.values.reduce<number>((n, v) => n + (index.ids(p.key, v)?.size ?? 0), 0);
+  }
+  if (conditions.every((c) => c.kind === 'compare' && c.op !== '=')) {
+    const range = rangeOf(conditions, first.path);
+    return range ? store.sortedIndex(first.path).count(p.key, range) : undefined;
+  }
+  return undefined;
+}
+
+function topOf(shape: QueryShape, params: Map<string, unknown>): number | undefined {
+  if (!shape.top) return undefined;
+  const v = resolve(shape.top, params);
+  return typeof v === 'number' && v >= 0 ? v : undefined;
+}
+
+export function runQuery(store: DocumentStore, query: CompiledQuery, parameters: ReadonlyArray<{ name: string; value: unknown }>, request: QueryRequest): QueryOutput {
+  const params = new Map(parameters.map((p) => [p.name, p.value]));
+  const runParams = Object.fromEntries(parameters.map((p) => [p.name.slice(1), p.value]));
+  const run = (candidates: Json[]) =>
+    query.run(candidates, { parameters: runParams, maxItemCount: request.maxItemCount, continuation: request.continuation, compositeIndexes: store.compositeIndexes() });
+  const shape = shapeFor(query);
+  if (!shape.plannable) return run(partitionsOf(store, request.partition).flatMap((p) => [...p.docs.values()]));
+
+  let conditions = shape.conditions.map((c) => resolveCondition(c, params));
+  // The partition-key condition selects the partition; inside it, it holds for every document.
+  let partitionValue = request.partition;
+  const pkCondition = conditions.find((c) => c.kind === 'compare' && c.op === '=' && samePath(c.path, store.partitionKeyPath));
+  if (pkCondition && pkCondition.kind === 'compare') {
+    if (partitionValue && partitionKeyOf(partitionValue.value) !== partitionKeyOf(pkCondition.value)) return run([]);
+    partitionValue = { value: pkCondition.value };
+    conditions = conditions.filter((c) => c !== pkCondition);
+  }
+  const partitions = partitionsOf(store, partitionValue);
+  const understood = conditions.every((c) => c.kind !== 'opaque');
+
+  if (shape.countOnly && understood) {
+    let total = 0;
+    for (const p of partitions) {
+      const n = countFromIndexes(store, p, conditions);
+      total += n ?? candidatesIn(store, p, { shape, conditions, understood, need: Infinity }).filter((d) => matches(d, conditions)).length;
+    }
+    return { result: [total], continuation: null };
+  }
+
+  const top = topOf(shape, params);
+  const pageNeed = request.maxItemCount && request.maxItemCount > 0 ? request.maxItemCount + 1 : Infinity;
+  const need = top !== undefined ? top : pageNeed;
+  const anyIdRange = rangeOf(conditions, ['id']);
+  const idRange = anyIdRange && typeof (anyIdRange.lower ?? anyIdRange.upper)?.value === 'string' ? anyIdRange : undefined;
+  let idFrom = idRange?.lower ? { value: String(idRange.lower.value), inclusive: idRange.lower.inclusive } : undefined;
+  // With ORDER BY c.id the continuation names the id the next page starts at (without TOP,
+  // which the evaluator applies from the first result, not from the continuation).
+  if (shape.orderById && top === undefined && request.continuation?.token) {
+    const rtd = continuationToken.decode(request.continuation.token).RTD?.[0];
+    if (typeof rtd === 'string' && (!idFrom || rtd > idFrom.value)) idFrom = { value: rtd, inclusive: true };
+  }
+  const plan: Plan = { shape, conditions, understood, need, idFrom, idRange };
+  return run(partitions.flatMap((p) => candidatesIn(store, p, plan)));
+}
+
+function partitionsOf(store: DocumentStore, partition: { value: unknown } | undefined): Partition[] {
+  if (!partition) return [...store.partitions.values()];
+  const p = store.partitions.get(partitionKeyOf(partition.value));
+  return p ? [p] : [];
+}

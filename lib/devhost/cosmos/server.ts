@@ -1,0 +1,182 @@
+/**
+ * HTTP front of the local engine: the Cosmos DB wire protocol as `@vercel/cosmosdb-server` speaks
+ * it (its router and handlers), except for queries (run inside the partition the request names,
+ * from indexes), query-plan requests (answered without running anything: the SDK only needs a
+ * plan when the direct query is refused) and transactional batches (all or nothing).
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Engine } from './engine';
+import { storeOf } from './engine';
+import { QuerySyntaxError, batchDocumentsHandler, documentOperations, queryDocumentsHandler, readJsonBody, route, type Json, type LibAccount, type LibCollection } from './library';
+
+function trueHeader(req: IncomingMessage, name: string): boolean {
+  const v = req.headers[name];
+  return (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && x.toLowerCase() === 'true');
+}
+
+/** The value of the partition-key header, or undefined for none / the "no partition" marker `[{}]`. */
+function partitionFromHeader(req: IncomingMessage): { value: unknown } | undefined {
+  const raw = req.headers['x-ms-documentdb-partitionkey'];
+  const header = Array.isArray(raw) ? raw[0] : raw;
+  if (!header) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(header);
+  } catch {
+    return undefined;
+  }
+  const value = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (value === undefined || (typeof value === 'object' && value !== null)) return undefined;
+  return { value };
+}
+
+function continuationOf(req: IncomingMessage): { token: string } | null {
+  const raw = req.headers['x-ms-continuation'];
+  if (typeof raw !== 'string' || !raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { token?: unknown }).token === 'string' ? (parsed as { token: string }) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function queryDocuments(account: LibAccount, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<unknown> {
+  if (trueHeader(req, 'x-ms-cosmos-is-query-plan-request')) {
+    await readJsonBody(req);
+    res.statusCode = 400;
+    return { code: 'BadRequest', message: 'The local engine answers queries directly and serves no query plans' };
+  }
+  const body = (await readJsonBody(req)) as { query?: unknown; parameters?: Array<{ name: string; value: unknown }> };
+  if (typeof body?.query !== 'string') {
+    res.statusCode = 400;
+    return { message: 'missing query' };
+  }
+  const collection = account.database(String(params.dbId)).collection(String(params.collId));
+  const store = storeOf(collection);
+  if (!collection.read() || !store) {
+    res.statusCode = 404;
+    return {};
+  }
+  const maxRaw = req.headers['x-ms-max-item-count'];
+  const maxItemCount = typeof maxRaw === 'string' && maxRaw ? parseInt(maxRaw, 10) : null;
+  const partition = partitionFromHeader(req);
+  let result;
+  try {
+    const query = store.queries.get(body.query);
+    if (!partition && !trueHeader(req, 'x-ms-documentdb-query-enablecrosspartition') && !query.containsPartitionKeys(['/' + store.partitionKeyPath.join('/')])) {
+      res.statusCode = 400;
+      return { message: 'missing partition keys' };
+    }
+    result = store.query({ query: body.query, parameters: body.parameters }, { maxItemCount, continuation: continuationOf(req) }, partition);
+  } catch (err) {
+    res.statusCode = 400;
+    return { code: 'BadRequest', message: err instanceof QuerySyntaxError || err instanceof Error ? err.message : 'Invalid query' };
+  }
+  if (result.continuation) res.setHeader('x-ms-continuation', JSON.stringify(result.continuation));
+  res.setHeader('x-ms-item-count', String(result.result.length));
+  return { Documents: result.result, _count: result.result.length };
+}
+
+type Operation = 'Create' | 'Upsert' | 'Read' | 'Delete' | 'Replace';
+const OPERATIONS: Record<Operation, keyof typeof documentOperations> = {
+  Create: 'createOperation',
+  Upsert: 'upsertOperation',
+  Read: 'readOperation',
+  Delete: 'deleteOperation',
+  Replace: 'replaceOperation',
+};
+
+/** A batch of one partition; with the atomic header a failed operation undoes the ones before it. */
+async function batchDocuments(account: LibAccount, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<unknown> {
+  const body = await readJsonBody(req);
+  const atomic = trueHeader(req, 'x-ms-cosmos-batch-atomic');
+  const continueOnError = trueHeader(req, 'x-ms-cosmos-batch-continue-on-error');
+  const collection: LibCollection = account.database(String(params.dbId)).collection(String(params.collId));
+  const store = storeOf(collection);
+  if (!collection.read() || !store) {
+    res.statusCode = 404;
+    return {};
+  }
+  if (!Array.isArray(body)) {
+    res.statusCode = 400;
+    return { message: 'Invalid request body' };
+  }
+  const unknownType = body.find((op: Json | null) => !op || !(String(op.operationType) in OPERATIONS));
+  if (unknownType !== undefined) {
+    res.statusCode = 400;
+    return { message: 'Operation type is not supported in Batch.' };
+  }
+  const out: Json[] = [];
+  store.transaction(() => {
+    let failedAt = -1;
+    for (const [i, input] of (body as Json[]).entries()) {
+      if (failedAt >= 0 && !continueOnError) {
+        out.push({ statusCode: 424, requestCharge: 0 });
+        continue;
+      }
+      const result = documentOperations[OPERATIONS[input.operationType as Operation]](collection, input);
+      if (result.statusCode >= 400) {
+        if (failedAt < 0) failedAt = i;
+        out.push({ statusCode: result.statusCode, requestCharge: 0 });
+      } else {
+        out.push({ statusCode: result.statusCode, requestCharge: 1, eTag: result.body?._etag, resourceBody: result.body });
+      }
+    }
+    if (failedAt >= 0 && atomic) {
+      for (let i = 0; i < out.length; i++) if (i !== failedAt) out[i] = { statusCode: 424, requestCharge: 0 };
+      return false;
+    }
+    return true;
+  });
+  return out;
+}
+
+function handlerFor(found: ReturnType<typeof route>) {
+  if (!found) return undefined;
+  const [params, handler] = found;
+  if (handler === queryDocumentsHandler) return { params, handler: queryDocuments };
+  if (handler === batchDocumentsHandler) return { params, handler: batchDocuments };
+  return { params, handler };
+}
+
+/** The request handler of the library's server, with the engine's own query and batch handlers. */
+export function createEngineServer(getEngine: () => Engine | undefined): http.Server {
+  return http.createServer({ keepAlive: true }, (req, res) => {
+    void (async () => {
+      const engine = getEngine();
+      const found = engine ? handlerFor(route(req)) : undefined;
+      let body: unknown;
+      if (engine && found) {
+        try {
+          body = await found.handler(engine.account, req, res, found.params);
+        } catch (err) {
+          body = { message: err instanceof Error ? err.message : 'Internal error' };
+          res.statusCode = 500;
+        }
+        if (res.statusCode > 399 && typeof body === 'object' && body !== null && !(body as Json).message) (body as Json).message = '';
+      } else {
+        res.statusCode = engine ? 400 : 503;
+        body = { message: engine ? 'no route' : 'starting' };
+      }
+      const etag = typeof body === 'object' && body !== null ? (body as Json)._etag : undefined;
+      if (typeof etag === 'string') res.setHeader('etag', etag);
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('content-location', `https://${req.headers.host}${req.url}`);
+      res.setHeader('connection', 'keep-alive');
+      res.setHeader('x-ms-activity-id', randomUUID());
+      res.setHeader('x-ms-request-charge', '1');
+      if (req.headers['a-im'] && res.statusCode === 200) {
+        if (req.headers['if-none-match']) res.statusCode = 304;
+        res.setHeader('etag', '1');
+      }
+      res.end(body === undefined ? undefined : JSON.stringify(body));
+    })().catch(() => {
+      if (!res.writableEnded) {
+        res.statusCode = 500;
+        res.end('');
+      }
+    });
+  });
+}

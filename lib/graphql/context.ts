@@ -5,30 +5,40 @@ import type { Services } from '../services';
 import type { Logger } from '../log/logger';
 import { notAuthenticated, notAuthorized } from './errors';
 
+export interface Admin {
+  caller: Caller;
+  actor: Actor;
+}
+
 export interface GraphQLContext {
   services: Services;
   log: Logger;
   correlationId: string;
-  /** The administrator making the call; throws the GraphQL auth error when there is none. */
-  admin(): Promise<{ caller: Caller; actor: Actor }>;
+  /** The administrator making the call (authenticated before the request was parsed). */
+  admin(): Promise<Admin>;
 }
 
 export const ADMIN_ROLE = 'Admin';
 
-/** Authenticates once per request, lazily, so a request without operations costs no token check. */
-export function createContext(services: Services, authorization: string | null, log: Logger, correlationId: string): GraphQLContext {
-  let checked: Promise<{ caller: Caller; actor: Actor }> | undefined;
-  const check = async (): Promise<{ caller: Caller; actor: Actor }> => {
-    let caller: Caller;
-    try {
-      caller = await services.tokens.validate(authorization);
-    } catch (err) {
-      if (err instanceof TokenValidationError) throw notAuthenticated();
-      throw err;
-    }
-    if (!(await services.tenants.isRegistered(caller.tenantId))) throw notAuthenticated();
-    if (!caller.roles.includes(ADMIN_ROLE)) throw notAuthorized();
-    return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id: caller.kind === 'app' ? caller.clientId : (caller.objectId ?? caller.clientId) } };
-  };
-  return { services, log, correlationId, admin: () => (checked ??= check()) };
+/**
+ * The administrator of a request, from the Authorization header alone: an application token of a
+ * registered tenant with the Admin role (spec §5.2: the application permission; delegated user
+ * tokens are refused even when they carry the role). Throws the GraphQL auth error otherwise.
+ */
+export async function authenticateAdmin(services: Services, authorization: string | null): Promise<Admin> {
+  let caller: Caller;
+  try {
+    caller = await services.tokens.validate(authorization);
+  } catch (err) {
+    if (err instanceof TokenValidationError) throw notAuthenticated();
+    throw err;
+  }
+  if (!(await services.tenants.isRegistered(caller.tenantId))) throw notAuthenticated();
+  if (caller.kind !== 'app' || !caller.roles.includes(ADMIN_ROLE)) throw notAuthorized();
+  return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id: caller.clientId } };
+}
+
+/** The context of an authenticated request; without an administrator (GraphiQL's page) every field refuses. */
+export function createContext(services: Services, admin: Admin | undefined, log: Logger, correlationId: string): GraphQLContext {
+  return { services, log, correlationId, admin: () => (admin ? Promise.resolve(admin) : Promise.reject(notAuthenticated())) };
 }

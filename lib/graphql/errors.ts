@@ -12,7 +12,7 @@ export function notAuthenticated(): GraphQLError {
 }
 
 export function notAuthorized(): GraphQLError {
-  return new GraphQLError('Not authorized: the token does not carry the Admin role (grant admin consent, then get a new token)', {
+  return new GraphQLError('Not authorized: the token is not an application token with the Admin role (grant the Admin application permission with admin consent, then get a new token; user tokens are not accepted)', {
     extensions: { code: AUTH_NOT_AUTHORIZED },
   });
 }

@@ -2,10 +2,30 @@
  * Query-shape limits: selection depth and number of aliased fields. Checked during validation,
  * before anything runs, so a hostile query costs a parse and one walk of the document.
  */
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import { GraphQLError, Kind, type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
 
 export const MAX_DEPTH = 10;
 export const MAX_ALIASES = 20;
+/** Field selections in one document; graphql-js's overlapping-fields check costs the square of them. */
+export const MAX_FIELDS = 500;
+
+/** Number of field selections in the whole document (every definition, fragments counted once). */
+export function fieldCount(document: DocumentNode): number {
+  let count = 0;
+  const sets: SelectionSetNode[] = [];
+  for (const d of document.definitions) if ('selectionSet' in d && d.selectionSet) sets.push(d.selectionSet);
+  for (let set = sets.pop(); set; set = sets.pop()) {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) count++;
+      if (s.kind !== Kind.FRAGMENT_SPREAD && s.selectionSet) sets.push(s.selectionSet);
+    }
+  }
+  return count;
+}
+
+export function tooManyFields(): GraphQLError {
+  return new GraphQLError(`A query may select at most ${MAX_FIELDS} fields`, { extensions: { code: 'QUERY_TOO_COMPLEX' } });
+}
 
 function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
   if (!set) return 0;

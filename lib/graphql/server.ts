@@ -1,17 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context';
 import { resolvers } from './resolvers';
-import { queryLimitsRule } from './limits';
+import { MAX_FIELDS, fieldCount, queryLimitsRule, tooManyFields } from './limits';
+import { cleanError } from './errorHygiene';
+import { ByteBoundedCache, NO_CACHE } from './documentCache';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
 
+/** A document with too many fields is refused before graphql-js validates it (validation would cost their square). */
 function limitQueryShape(): Plugin {
   return {
-    onValidate({ addValidationRule }) {
-      addValidationRule(queryLimitsRule);
+    onValidate({ params, addValidationRule, setResult }) {
+      if (fieldCount(params.documentAST) > MAX_FIELDS) setResult([tooManyFields()]);
+      else addValidationRule(queryLimitsRule);
     },
   };
 }
@@ -24,32 +28,20 @@ function disableIntrospection(): Plugin {
   };
 }
 
-const VARIABLE_ERROR = /^Variable "(\$[A-Za-z0-9_]+)" got invalid value .* at "([^"]+)"; /s;
-const VARIABLE_ERROR_NO_PATH = /^Variable "(\$[A-Za-z0-9_]+)" got invalid value /;
-
-/**
- * graphql-js quotes the offending value in variable-coercion errors ("got invalid value …"),
- * which could put a personal number in a response or log. Keep the variable and path only.
- */
-function withoutValuesInVariableErrors(): Plugin {
+/** Every error of every response goes out through cleanError: no value the caller sent, no internals, HTTP 200. */
+function cleanErrors(): Plugin {
+  const clean = (result: ExecutionResult): ExecutionResult => (result.errors?.length ? { ...result, errors: result.errors.map(cleanError) } : result);
   return {
-    onExecute() {
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (!('errors' in result) || !result.errors?.length) return;
-          const errors = result.errors.map((e) => {
-            const withPath = VARIABLE_ERROR.exec(e.message);
-            const noPath = withPath ? undefined : VARIABLE_ERROR_NO_PATH.exec(e.message);
-            if (!withPath && !noPath) return e;
-            const message = withPath ? `Variable "${withPath[1]}" has an invalid value at "${withPath[2]}"` : `Variable "${noPath?.[1]}" has an invalid value`;
-            return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
-          });
-          setResult({ ...result, errors });
-        },
-      };
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result)) setResult(result.map(clean));
+      else if (!(Symbol.asyncIterator in result)) setResult(clean(result));
     },
   };
 }
+
+/** Documents up to 16 KB are kept parsed (1 MB of document text in total); failed ones are not kept. */
+export const DOCUMENT_CACHE_MAX_ENTRY_BYTES = 16 * 1024;
+export const DOCUMENT_CACHE_MAX_TOTAL_BYTES = 1024 * 1024;
 
 export type GraphQLServer = YogaServerInstance<GraphQLContext, object>;
 
@@ -64,6 +56,7 @@ export function createGraphQLServer(options: { introspection: boolean; maxBodyBy
     logging: false,
     // graphql-yoga's own default (25 MB) would cap imports below GRAPHQL_MAX_BODY_BYTES.
     maxRequestBodySize: options.maxBodyBytes,
-    plugins: [limitQueryShape(), withoutValuesInVariableErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
+    parserAndValidationCache: { documentCache: new ByteBoundedCache<DocumentNode>(DOCUMENT_CACHE_MAX_TOTAL_BYTES, DOCUMENT_CACHE_MAX_ENTRY_BYTES), errorCache: NO_CACHE },
+    plugins: [limitQueryShape(), cleanErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
   });
 }

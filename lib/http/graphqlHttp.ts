@@ -1,18 +1,24 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { services } from '../services';
-import { createContext } from '../graphql/context';
+import { GraphQLError } from 'graphql';
+import { services, type Services } from '../services';
+import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
+import { toGraphQLError } from '../graphql/errors';
+import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
+import type { Logger } from '../log/logger';
 import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './request';
 
 let server: GraphQLServer | undefined;
 
-function jsonError(status: number, message: string, correlationId: string): HttpResponseInit {
-  return {
-    status,
-    headers: { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'x-correlation-id': correlationId },
-    body: JSON.stringify({ errors: [{ message, extensions: { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST' } }] }),
-  };
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list (only an oversized body stays 413). */
+function errorResponse(status: 200 | 413, errors: GraphQLError[], correlationId: string, withNullData: boolean): HttpResponseInit {
+  const body = withNullData ? { errors: errors.map(cleanError), data: null } : { errors: errors.map(cleanError) };
+  return { status, headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': correlationId }, body: JSON.stringify(body) };
 }
+
+const badRequest = (message: string, code = BAD_REQUEST) => new GraphQLError(message, { extensions: { code } });
 
 /** The error codes of a GraphQL JSON response, for the request log (never messages or data). */
 function errorCodesOf(contentType: string | undefined, body: Uint8Array): string | undefined {
@@ -26,29 +32,67 @@ function errorCodesOf(contentType: string | undefined, body: Uint8Array): string
   }
 }
 
-/** Runs a GraphQL request through graphql-yoga inside the Functions handler. */
+/** GraphiQL's page (local stack only) is the one thing served without a token: it carries no data. */
+function isGraphiQLPage(request: HttpRequest, svc: Services): boolean {
+  return svc.settings.graphqlIntrospection && request.method === 'GET' && !request.query.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
+}
+
+/** The administrator, or the GraphQL error that answers the request; decided from the headers alone. */
+async function admin(request: HttpRequest, svc: Services, log: Logger): Promise<Admin | GraphQLError> {
+  try {
+    return await authenticateAdmin(svc, request.headers.get('authorization'));
+  } catch (err) {
+    const mapped = toGraphQLError(err);
+    if (mapped instanceof GraphQLError) return mapped;
+    log.error('graphql authentication failed', { error: err instanceof Error ? err.name : 'unknown' });
+    return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  }
+}
+
+/**
+ * Runs a GraphQL request through graphql-yoga inside the Functions handler. The caller is
+ * authenticated from the Authorization header before the body is read: a request without an
+ * administrator's token is answered without reading, parsing or validating its body, so only
+ * administrators can make the service parse a large document.
+ */
 export async function handleGraphQL(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const correlationId = correlationIdOf(request, context);
   const log = loggerFor(context, { correlationId });
   const svc = services();
   server ??= createGraphQLServer({ introspection: svc.settings.graphqlIntrospection, maxBodyBytes: svc.settings.graphqlMaxBodyBytes });
+  const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
+    log.info('graphql request', { status: response.status ?? 200, errorCodes });
+    return response;
+  };
+
+  let who: Admin | undefined;
+  if (!isGraphiQLPage(request, svc)) {
+    const found = await admin(request, svc, log);
+    if (found instanceof GraphQLError) return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
+    who = found;
+  }
 
   let body: string | undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    const text = await readBodyText(request, svc.settings.graphqlMaxBodyBytes);
-    if (text === 'tooLarge') return jsonError(413, `The request body is larger than ${svc.settings.graphqlMaxBodyBytes} bytes`, correlationId);
-    if (text === 'invalidEncoding') return jsonError(400, 'The request body is not valid UTF-8', correlationId);
+    const max = svc.settings.graphqlMaxBodyBytes;
+    const text = await readBodyText(request, max);
+    if (text === 'tooLarge') return done(errorResponse(413, [badRequest(`The request body is larger than ${max} bytes`, 'PAYLOAD_TOO_LARGE')], correlationId, false), 'PAYLOAD_TOO_LARGE');
+    if (text === 'invalidEncoding') return done(errorResponse(200, [badRequest('The request body is not valid UTF-8')], correlationId, false), BAD_REQUEST);
     body = text;
   }
   const headers = new Headers();
   request.headers.forEach((value, key) => headers.set(key, value));
-  const ctx = createContext(svc, request.headers.get('authorization'), log, correlationId);
-  const response = await server.fetch(request.url, { method: request.method, headers, body }, ctx);
+  const response = await server.fetch(request.url, { method: request.method, headers, body }, createContext(svc, who, log, correlationId));
   const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
   response.headers.forEach((value, key) => (out[key] = value));
   // GraphiQL (local only) needs to run its own scripts.
   if (out['content-security-policy'] && out['content-type']?.startsWith('text/html')) delete out['content-security-policy'];
   const bytes = new Uint8Array(await response.arrayBuffer());
-  log.info('graphql request', { status: response.status, errorCodes: errorCodesOf(out['content-type'], bytes) });
-  return { status: response.status, headers: out, body: bytes };
+  const errorCodes = errorCodesOf(out['content-type'], bytes);
+  if (response.status !== 200 && response.status !== 413) {
+    // What graphql-yoga answers without an execution result (media type not supported, not acceptable, method).
+    if (!errorCodes) return done(errorResponse(200, [badRequest(`The request cannot be served (HTTP ${response.status}): send a POST with a JSON body`)], correlationId, false), BAD_REQUEST);
+    return done({ status: 200, headers: out, body: bytes }, errorCodes);
+  }
+  return done({ status: response.status, headers: out, body: bytes }, errorCodes);
 }

@@ -3,11 +3,18 @@ import type { HttpRequest, InvocationContext } from '@azure/functions';
 import { createLogger, type Logger, type LogSink } from '../log/logger';
 
 const CORRELATION = /^[A-Za-z0-9._:-]{1,64}$/;
+/** A run of digits shaped like a personal number (a caller could send one as its id; it would reach the logs). */
+const NUMBER_LIKE = /\d{6}-?\d{4}/;
 
-/** The caller's correlation id when it is well-formed, otherwise the invocation id. */
+/** Whether a caller-chosen correlation id may be used as is (and so be logged and sent back). */
+export function isSafeCorrelationId(value: string): boolean {
+  return CORRELATION.test(value) && !NUMBER_LIKE.test(value);
+}
+
+/** The caller's correlation id when it is of a safe shape, otherwise the invocation id. */
 export function correlationIdOf(request: HttpRequest, context: InvocationContext): string {
   const given = request.headers.get('x-correlation-id') ?? request.headers.get('x-ms-client-request-id');
-  if (given && CORRELATION.test(given)) return given;
+  if (given && isSafeCorrelationId(given)) return given;
   return context.invocationId && context.invocationId !== 'unknown' ? context.invocationId : randomUUID();
 }
 

@@ -87,11 +87,15 @@ describe('authentication and SCIM integrations', () => {
       }
     });
 
-    it('accepts a user token whose roles include Admin', async () => {
+    it('refuses a delegated user token even when its roles include Admin (spec §5.2: the application permission)', async () => {
       const token = stack.idp.mintUserToken({ tenantId: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, audience: SERVICE_APP_ID_URI, scp: 'access', roles: ['Admin'] });
       const res = await gql(token, LIST);
-      expect(res.body.errors).toBeUndefined();
-      expect((res.body.data?.scimIntegrations as unknown[]).length).toBeGreaterThanOrEqual(2);
+      expect(res.status).toBe(200);
+      expect(res.body.errors?.map((e) => e.extensions?.code)).toEqual(['AUTH_NOT_AUTHORIZED']);
+      expect(res.body.data).toBeNull();
+      // idtyp "user" alone (no scp) is a user token too.
+      const idtypOnly = stack.idp.signRaw({ ...JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()), scp: undefined });
+      expect((await gql(idtypOnly, LIST)).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHORIZED');
     });
 
     it('creates an integration, refuses a second one with the same client id, disables and enables it', async () => {
@@ -143,9 +147,11 @@ describe('authentication and SCIM integrations', () => {
       expect(JSON.stringify(entries)).not.toContain('secret');
     });
 
-    it('hides internals of unexpected errors and keeps introspection on locally', async () => {
-      const res = await gql(undefined, '{ __schema { queryType { name } } }');
+    it('keeps introspection on locally, for administrators only', async () => {
+      const res = await gql(await stack.token(DEV_CLIENTS.admin), '{ __schema { queryType { name } } }');
       expect(res.body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+      const anonymous = await gql(undefined, '{ __schema { queryType { name } } }');
+      expect(anonymous.body.errors?.map((e) => e.extensions?.code)).toEqual(['AUTH_NOT_AUTHENTICATED']);
     });
   });
 });

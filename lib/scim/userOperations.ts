@@ -36,9 +36,8 @@ export class ScimUsers {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
     const base = newIdentityDoc({ id: uuid7(), tenantId: scope.tenantId, sourceKind: 'scim', sourceKey: scope.integrationId, attributes: attrs, now: new Date().toISOString() });
-    const pk = base.pk;
-    // Fail fast on duplicates before any directory work; the unique keys decide races.
-    await this.assertUnique(pk, attrs, undefined);
+    // One store write: the partition's unique keys on externalId and userName decide duplicates
+    // (and races between identical POSTs); a query runs only to explain a 409.
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor);
     try {
       const saved = await this.repo.create(stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined));
@@ -46,7 +45,7 @@ export class ScimUsers {
       return saved;
     } catch (err) {
       await planned.abandoned();
-      if (err instanceof UniquenessError) throw uniqueness();
+      if (err instanceof UniquenessError) throw await this.explainConflict(base.pk, attrs);
       throw err;
     }
   }
@@ -128,6 +127,13 @@ export class ScimUsers {
       }
     }
     throw busy();
+  }
+
+  /** The 409 of a create the unique keys refused, naming the attribute another User holds. */
+  private async explainConflict(pk: string, attrs: IdentityAttributes): Promise<ScimError> {
+    if (await this.repo.findOne(pk, 'externalIdKey', attrs.externalId)) return new ScimError(409, 'uniqueness', 'Another User of the integration has the same externalId');
+    if (await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId))) return new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName');
+    return uniqueness();
   }
 
   private async assertUnique(pk: string, attrs: IdentityAttributes, selfId: string | undefined): Promise<void> {

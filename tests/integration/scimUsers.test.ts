@@ -1,6 +1,7 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, expectScimError, scim, userBody } from '../support/scim';
 import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { diffCounters, storeCounters } from '../../lib/store/metrics';
 
 describe('SCIM Users: create, read, replace, delete', () => {
   let stack: TestStack;
@@ -126,6 +127,21 @@ describe('SCIM Users: create, read, replace, delete', () => {
     expectScimError(await api.create(userBody({ externalId: first.externalId })), 409, 'uniqueness', String(first.externalId));
     expectScimError(await api.create(userBody({ userName: String(first.userName).toUpperCase() })), 409, 'uniqueness');
     expect((await api.create(userBody({ externalId: String(first.externalId).toLowerCase() }))).status).toBe(201);
+  });
+
+  it('a create is one store write and no query; a 409 names the attribute another User holds', async () => {
+    const first = userBody();
+    expect((await api.create(first)).status).toBe(201);
+    const before = storeCounters();
+    expect((await api.create(userBody())).status).toBe(201);
+    const cost = diffCounters(storeCounters(), before);
+    expect({ queries: cost.queries, writes: cost.writes, identityWrites: cost.identityWrites }).toEqual({ queries: 0, writes: 1, identityWrites: 1 });
+    const byExternalId = await api.create(userBody({ externalId: first.externalId }));
+    expectScimError(byExternalId, 409, 'uniqueness', String(first.externalId));
+    expect(byExternalId.body.detail).toMatch(/same externalId$/);
+    const byUserName = await api.create(userBody({ userName: String(first.userName).toUpperCase() }));
+    expectScimError(byUserName, 409, 'uniqueness', String(first.userName));
+    expect(byUserName.body.detail).toMatch(/same userName$/);
   });
 
   it('exactly one of 20 parallel identical POSTs wins; the rest get 409', async () => {

@@ -19,6 +19,8 @@ import { Importer } from './imports/importer';
 import { Associator } from './imports/association';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
+import { createWorkQueue, type WorkQueue } from './background/workQueue';
+import type { WorkDeps } from './background/runWork';
 
 export interface Services {
   settings: Settings;
@@ -37,6 +39,7 @@ export interface Services {
   associator: Associator;
   adminLinks: AdminLinks;
   scimRateLimiter: RateLimiter;
+  workQueue: WorkQueue;
 }
 
 let current: Services | undefined;
@@ -61,6 +64,7 @@ export function services(): Services {
     associator: new Associator(store, directory, claims, audit, s.associationMaxPairs),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
+    workQueue: createWorkQueue(s.backgroundQueue),
     settings: s,
     store,
     audit,
@@ -69,6 +73,19 @@ export function services(): Services {
     tokens: createTokenValidator({ authority: s.auth.authority, audiences: s.auth.audiences }),
   };
   return current;
+}
+
+/** What a unit of background work needs (see lib/background/runWork.ts). */
+export function workDeps(svc: Services): WorkDeps {
+  return {
+    store: svc.store,
+    directory: svc.directory,
+    claims: svc.claims,
+    queue: svc.workQueue,
+    pendingLinkBatchLimit: svc.settings.pendingLinkBatchLimit,
+    backoff: svc.settings.pendingLinkBackoff,
+    retentionInactiveDays: svc.settings.retentionInactiveDays,
+  };
 }
 
 /** Drops the process's service objects (the local stack calls it when it stops). */

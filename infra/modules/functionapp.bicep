@@ -13,6 +13,7 @@ param name string
 param planName string
 param storageAccountName string
 param storageBlobEndpoint string
+param storageQueueEndpoint string
 param deploymentContainerName string
 param applicationInsightsName string
 param cosmosEndpoint string
@@ -103,7 +104,13 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'RETENTION_INACTIVE_DAYS', value: '90' }
         { name: 'RETENTION_SCHEDULE', value: '0 0 2 * * *' }
         { name: 'RESOLVE_PENDING_LINKS_SCHEDULE', value: '0 */5 * * * *' }
-        { name: 'PENDING_LINK_BATCH_LIMIT', value: '5000' }
+        // Background work: the timers plan units on the background-work queue, backgroundWork does them. Identity-based
+        // connection (Storage Queue Data Contributor in roles.bicep); no connection string or key.
+        { name: 'BACKGROUND_QUEUE__queueServiceUri', value: storageQueueEndpoint }
+        { name: 'BACKGROUND_QUEUE__credential', value: 'managedidentity' }
+        { name: 'PENDING_LINK_BATCH_LIMIT', value: '300' }
+        { name: 'PENDING_LINK_BACKOFF_SECONDS', value: '300' }
+        { name: 'PENDING_LINK_BACKOFF_MAX_SECONDS', value: '14400' }
         { name: 'SCIM_RATE_LIMIT_PER_SECOND', value: '50' }
         { name: 'SCIM_MAX_BODY_BYTES', value: '1048576' }
         { name: 'GRAPHQL_MAX_BODY_BYTES', value: '104857600' }

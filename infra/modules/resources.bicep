@@ -83,6 +83,7 @@ module functionApp 'functionapp.bicep' = {
     planName: '${abbrs.webServerFarms}${resourceToken}'
     storageAccountName: storage.outputs.name
     storageBlobEndpoint: storage.outputs.blobEndpoint
+    storageQueueEndpoint: storage.outputs.queueEndpoint
     deploymentContainerName: deploymentContainerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     cosmosEndpoint: cosmos.outputs.endpoint

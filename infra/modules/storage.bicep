@@ -1,5 +1,5 @@
-// Storage for the Functions host (timer leases, host state) and the Flex Consumption deployment
-// package. Identity-based access only: shared keys are disabled, and with them account-key SAS and
+// Storage for the Functions host (timer leases, host state), the Flex Consumption deployment
+// package and the background-work queues (units planned by the timers, done by backgroundWork). Identity-based access only: shared keys are disabled, and with them account-key SAS and
 // key-based connection strings.
 param location string
 param tags object
@@ -43,5 +43,23 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+  parent: storage
+  name: 'default'
+}
+
+// lib/background/backgroundWork.ts BACKGROUND_QUEUE_NAME; the host moves a unit that failed
+// maxDequeueCount times (host.json) to the -poison queue, where operators look (docs/operations.md).
+resource backgroundWorkQueues 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = [
+  for queueName in [
+    'background-work'
+    'background-work-poison'
+  ]: {
+    parent: queueService
+    name: queueName
+  }
+]
+
 output name string = storage.name
+output queueEndpoint string = storage.properties.primaryEndpoints.queue
 output blobEndpoint string = storage.properties.primaryEndpoints.blob

@@ -41,7 +41,11 @@ export interface Settings {
   importMaxDeleteRatio?: number;
   importMaxIdentities: number;
   associationMaxPairs: number;
+  /** Pending/conflict identities one unit of background link work examines (one tenant). */
   pendingLinkBatchLimit: number;
+  pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
+  /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
+  backgroundQueue: { connectionString?: string; queueServiceUri?: string };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -183,7 +187,15 @@ export function loadSettings(env: Env = process.env): Settings {
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
-    pendingLinkBatchLimit: integer(env, 'PENDING_LINK_BATCH_LIMIT', 5000, 1, 1000000),
+    pendingLinkBatchLimit: integer(env, 'PENDING_LINK_BATCH_LIMIT', 300, 1, 100_000),
+    pendingLinkBackoff: {
+      baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS', 300, 0, 86_400),
+      maxSeconds: integer(env, 'PENDING_LINK_BACKOFF_MAX_SECONDS', 14_400, 0, 7 * 86_400),
+    },
+    backgroundQueue: {
+      connectionString: optional(env, 'BACKGROUND_QUEUE'),
+      queueServiceUri: optional(env, 'BACKGROUND_QUEUE__queueServiceUri') === undefined ? undefined : url(env, 'BACKGROUND_QUEUE__queueServiceUri'),
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
   };
   if (settings.graph.credential === 'clientSecret') {
@@ -208,12 +220,16 @@ export function loadSettings(env: Env = process.env): Settings {
   return settings;
 }
 
-/** Names of every setting read above; the infrastructure test checks each is deployed. */
+/**
+ * Names of every setting read above; the infrastructure test checks each is deployed. BACKGROUND_QUEUE
+ * (a connection string) is local only: in Azure the queue connection is identity-based.
+ */
 export const SETTING_NAMES = [
   'PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI',
   'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
   'GRAPH_CERTIFICATE', 'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
   'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'IMPORT_MAX_IDENTITIES', 'ASSOCIATION_MAX_PAIRS', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
+  'PENDING_LINK_BACKOFF_SECONDS', 'PENDING_LINK_BACKOFF_MAX_SECONDS', 'BACKGROUND_QUEUE__queueServiceUri', 'BACKGROUND_QUEUE__credential',
   'RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE',
 ] as const;
 

@@ -28,6 +28,8 @@ export interface DirectoryStandIn {
   url: string;
   /** The next `count` HTTP requests answer 429 TooManyRequests with `Retry-After: retryAfterSeconds`. */
   throttleNext(count: number, retryAfterSeconds: number): void;
+  /** Every request made with a token of the tenant answers 429 with `Retry-After` until called with undefined. */
+  throttleTenant(tenantId: string, retryAfterSeconds: number | undefined): void;
   stats(): DirectoryStats;
   resetStats(): void;
   /** Throws when the UPN exists in the tenant. */
@@ -494,6 +496,7 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
   const counters: DirectoryStats = { requests: 0, batchRequests: 0, filterQueries: 0 };
   const keyFor = opts.tokenKeyProvider ?? jwksKeyProvider(opts.idpUrl);
   const throttle = { remaining: 0, retryAfterSeconds: 1 };
+  const throttledTenants = new Map<string, number>();
   for (const u of opts.seedUsers ?? []) directory.create(u.tenantId, u);
 
   const serve = async (req: http.IncomingMessage): Promise<Answer> => {
@@ -505,6 +508,10 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     }
     const auth = await verifyBearer(req.headers.authorization, opts.idpUrl, keyFor);
     if ('refused' in auth) return graphError(401, 'InvalidAuthenticationToken', auth.refused);
+    const tenantRetryAfter = throttledTenants.get(auth.tenantId.toLowerCase());
+    if (tenantRetryAfter !== undefined) {
+      return { ...graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.'), headers: { 'Retry-After': String(tenantRetryAfter) } };
+    }
     let body: unknown;
     try {
       body = raw ? JSON.parse(raw) : undefined;
@@ -536,6 +543,10 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
   return {
     url,
     throttleNext: (count, retryAfterSeconds) => Object.assign(throttle, { remaining: count, retryAfterSeconds }),
+    throttleTenant: (tenantId, retryAfterSeconds) => {
+      if (retryAfterSeconds === undefined) throttledTenants.delete(tenantId.toLowerCase());
+      else throttledTenants.set(tenantId.toLowerCase(), retryAfterSeconds);
+    },
     stats: () => ({ ...counters }),
     resetStats: () => Object.assign(counters, { requests: 0, batchRequests: 0, filterQueries: 0 }),
     createUser: (tenantId, upn, displayName) => ({ ...directory.create(tenantId, { userPrincipalName: upn, displayName }) }),

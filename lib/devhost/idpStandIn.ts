@@ -50,6 +50,8 @@ export interface IdpStandIn {
   signRaw(claims: Record<string, unknown>, header?: { kid?: string }): string;
   /** SPKI PEM of the signing key, e.g. to forge an HS256 token "signed" with the public key. */
   publicKeyPem: string;
+  /** Registers one more client (e.g. the service's Graph client in another customer tenant). */
+  addClient(client: IdpClient): void;
   close(): Promise<void>;
 }
 
@@ -140,6 +142,7 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const kid = randomBytes(12).toString('base64url');
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
+  const clients = [...opts.clients];
   // Set once the server listens; every use below runs after that.
   let url = '';
   const issuer = (tenantId: string) => `${url}/${tenantId}/v2.0`;
@@ -152,7 +155,7 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     }
     const form = new URLSearchParams(await readBody(req, MAX_FORM_BYTES));
     if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
-    const client = authenticateClient(opts.clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
+    const client = authenticateClient(clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
     if (!client) return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
     const scope = form.get('scope') ?? '';
     if (!scope.endsWith(DEFAULT_SCOPE_SUFFIX) || scope.length <= DEFAULT_SCOPE_SUFFIX.length) {
@@ -201,6 +204,7 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     mintUserToken: (o) => tokens.user(o),
     signRaw: (claims, header) => tokens.sign(claims, header?.kid ?? kid),
     publicKeyPem,
+    addClient: (client) => void clients.push(client),
     close: () => closeServer(server),
   };
 }

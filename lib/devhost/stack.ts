@@ -21,6 +21,8 @@ export interface StackOptions {
   log?: HostLog;
   /** Folder the local Cosmos engine keeps its data in; without it the engine starts empty, in memory (tests, benchmarks). */
   cosmosDataDir?: string;
+  /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
+  hostJson?: unknown;
   /** Where the function modules are: the TypeScript sources (tests) or the build output. */
   functions?: { dir: string; extension: '.ts' | '.js' };
 }
@@ -101,7 +103,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       port: ports.host,
       load: () => requireFunctionFolder(fns.dir, fns.extension),
       runTimersOnSchedule: options.runTimersOnSchedule ?? false,
-      hostJson: readHostJson(fns.dir),
+      hostJson: options.hostJson ?? readHostJson(fns.dir),
       log,
     });
     started.push(() => host.close());

@@ -24,6 +24,17 @@ export class DirectoryUnavailableError extends Error {
   }
 }
 
+/** Names of the errors a Graph token request fails with (consent missing or revoked, bad credential). */
+const TOKEN_ERRORS = new Set(['TokenFetchError', 'AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError']);
+
+/** No token for the tenant: the service is not (or no longer) consented there. Unavailable to callers, as before. */
+export class DirectoryAccessError extends DirectoryUnavailableError {
+  constructor() {
+    super(-1, 15 * 60_000);
+    this.name = 'DirectoryAccessError';
+  }
+}
+
 /** OData string literal: single quotes, a quote inside doubled. */
 export function odataString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
@@ -92,6 +103,7 @@ export class DirectoryClient {
     } catch (err) {
       if (err instanceof GraphError) {
         if (err.statusCode === 404) throw err;
+        if (err.statusCode === -1 && TOKEN_ERRORS.has(err.code ?? '')) throw new DirectoryAccessError();
         if (err.statusCode === 429 || err.statusCode >= 500 || err.statusCode === 0 || err.statusCode === -1) {
           const retryAfter = Number(err.headers?.get?.('retry-after') ?? '');
           throw new DirectoryUnavailableError(err.statusCode, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 5000);

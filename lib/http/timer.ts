@@ -6,3 +6,8 @@ import { loggerFor } from './request';
 export function loggerForTimer(context: InvocationContext): Logger {
   return loggerFor(context, { correlationId: context.invocationId });
 }
+
+/** A queue-triggered invocation's logger; its correlation id is the invocation id. */
+export function loggerForQueueMessage(context: InvocationContext): Logger {
+  return loggerFor(context, { correlationId: context.invocationId });
+}

@@ -54,6 +54,10 @@ export interface DirectoryLink {
   lookedUpUpn?: string;
   /** For conflict: the object id of the user that is linked elsewhere. */
   conflictUserId?: string;
+  /** Pending or conflict: background checks made since the assertion last changed (drives the back-off). */
+  checks?: number;
+  /** Pending or conflict: the background work looks at the identity again from this time on (ISO 8601); absent = now. */
+  nextCheckAt?: string;
 }
 
 export type SourceKind = 'scim' | 'custom' | 'manual';

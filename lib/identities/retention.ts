@@ -6,37 +6,63 @@ export interface RetentionResult {
   examined: number;
   purged: number;
   skipped: number;
-  pages: number;
+  /** More expired identities may follow: continue after this identity id. */
+  next?: string;
 }
 
-const PAGE_SIZE = 100;
+const DUE = 'c.hasSensitive = true AND c.active = false AND c.inactiveSince <= @cutoff';
+const PLANNER_PAGE = 1000;
+
+export function retentionCutoff(inactiveDays: number, now: Date): string {
+  return new Date(now.getTime() - inactiveDays * 86_400_000).toISOString();
+}
 
 /**
- * Deletes personal numbers and document references of identities inactive for at least
- * `inactiveDays` (all sources). Works in bounded pages, is idempotent, and re-checks each
- * identity before writing, so a reactivation that races with it wins.
+ * The tenants that have identities whose sensitive data is due for deletion (all sources; a tenant
+ * removed from the registry included). Reads only the tenant id of each due identity, in bounded pages.
  */
-export async function purgeExpiredSensitiveData(store: Store, inactiveDays: number, now: Date = new Date(), maxPages = 1000): Promise<RetentionResult> {
-  const cutoff = new Date(now.getTime() - inactiveDays * 86_400_000).toISOString();
+export async function tenantsWithExpiredSensitiveData(store: Store, inactiveDays: number, now: Date = new Date(), maxPages = 1000): Promise<string[]> {
   const identities = store.collection<IdentityDoc>('identities');
-  const result: RetentionResult = { examined: 0, purged: 0, skipped: 0, pages: 0 };
+  const tenants = new Set<string>();
   let continuationToken: string | undefined;
+  let pages = 0;
   do {
-    const page = await identities.queryPage<{ id: string; pk: string }>(
-      {
-        query: 'SELECT c.id, c.pk FROM c WHERE c.hasSensitive = true AND c.active = false AND c.inactiveSince <= @cutoff',
-        parameters: [{ name: '@cutoff', value: cutoff }],
-      },
-      { maxItemCount: PAGE_SIZE, continuationToken },
+    const page = await identities.queryPage<{ tenantId: string }>(
+      { query: `SELECT c.tenantId FROM c WHERE ${DUE}`, parameters: [{ name: '@cutoff', value: retentionCutoff(inactiveDays, now) }] },
+      { maxItemCount: PLANNER_PAGE, continuationToken },
     );
-    result.pages++;
-    for (const ref of page.items) {
-      result.examined++;
-      if (await purgeOne(store, ref.pk, ref.id, cutoff)) result.purged++;
-      else result.skipped++;
-    }
+    for (const item of page.items) tenants.add(item.tenantId);
     continuationToken = page.continuationToken;
-  } while (continuationToken && result.pages < maxPages);
+  } while (continuationToken && ++pages < maxPages);
+  return [...tenants].sort();
+}
+
+/**
+ * One unit of retention: deletes personal numbers and document references of at most `limit`
+ * identities of the tenant inactive for at least `inactiveDays` (all sources), in id order after
+ * `after`. Idempotent; re-checks each identity before writing, so a reactivation that races with it wins.
+ */
+export async function purgeTenantExpiredSensitiveData(store: Store, tenantId: string, inactiveDays: number, after: string, limit: number, now: Date = new Date()): Promise<RetentionResult> {
+  const cutoff = retentionCutoff(inactiveDays, now);
+  const identities = store.collection<IdentityDoc>('identities');
+  const result: RetentionResult = { examined: 0, purged: 0, skipped: 0 };
+  const page = await identities.queryPage<{ id: string; pk: string }>(
+    {
+      query: `SELECT c.id, c.pk FROM c WHERE c.tenantId = @tenantId AND ${DUE} AND c.id > @after ORDER BY c.id`,
+      parameters: [
+        { name: '@tenantId', value: tenantId },
+        { name: '@cutoff', value: cutoff },
+        { name: '@after', value: after },
+      ],
+    },
+    { maxItemCount: limit },
+  );
+  for (const ref of page.items) {
+    result.examined++;
+    if (await purgeOne(store, ref.pk, ref.id, cutoff)) result.purged++;
+    else result.skipped++;
+  }
+  if (page.continuationToken && page.items.length > 0) result.next = page.items.at(-1)?.id;
   return result;
 }
 

@@ -8,6 +8,7 @@ import type { Store, StoredDoc } from '../store/store';
 import { RunCursor } from '../store/runCursor';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from '../identities/model';
+import { withoutBackoff } from './linkBackoff';
 
 export interface LinkClaim extends StoredDoc {
   tenantId: string;
@@ -79,6 +80,32 @@ export class LinkClaims {
       await this.claims.delete(tenantId, userId, existing._etag);
     } catch (err) {
       if (!isStoreError(err, 'preconditionFailed')) throw err;
+      return;
+    }
+    await this.wakeConflictsOn(tenantId, userId);
+  }
+
+  /**
+   * The user is free again: identities in conflict over it that back off are looked at by the next
+   * background run instead of after their back-off. One indexed query in the tenant.
+   */
+  private async wakeConflictsOn(tenantId: string, userId: string): Promise<void> {
+    const waiting = await this.identities.queryAll<{ id: string; pk: string }>({
+      query: "SELECT c.id, c.pk FROM c WHERE c.tenantId = @tenantId AND c.link.status = 'conflict' AND c.link.conflictUserId = @userId AND IS_DEFINED(c.link.nextCheckAt)",
+      parameters: [
+        { name: '@tenantId', value: tenantId },
+        { name: '@userId', value: userId },
+      ],
+    });
+    for (const ref of waiting) {
+      const current = await this.identities.read(ref.pk, ref.id);
+      if (!current || current.link.status !== 'conflict' || current.link.conflictUserId !== userId) continue;
+      const { _etag, ...rest } = current;
+      try {
+        await this.identities.replace({ ...rest, link: withoutBackoff(current.link) }, _etag);
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
+      }
     }
   }
 
@@ -113,6 +140,7 @@ export class LinkClaims {
       try {
         await this.claims.delete(claim.pk, claim.id, claim._etag);
         removed++;
+        await this.wakeConflictsOn(claim.tenantId, claim.id);
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
       }

@@ -1,11 +1,11 @@
 /* npm run bench:links — 10,000 pending identities resolved by one background run. */
 import { printTable, startBenchStack, runBench } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
-import { services } from '../../lib/services';
+import { services, workDeps } from '../../lib/services';
 import { newIdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
-import { resolvePendingLinks } from '../../lib/links/pendingLinks';
+import { resolveTenantPendingLinks } from '../../lib/links/pendingLinks';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 
 const N = Number(process.env.BENCH_PENDING ?? 10_000);
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     stack.directory.resetStats();
     const before = storeCounters();
     const started = performance.now();
-    const result = await resolvePendingLinks(svc.store, svc.directory, svc.claims, N * 2);
+    const result = await resolveTenantPendingLinks(workDeps(svc), DEV_TENANT_ID, '', N * 2);
     const ms = performance.now() - started;
     const ops = diffCounters(storeCounters(), before);
     const graph = stack.directory.stats();

@@ -5,7 +5,7 @@ import { services } from '../../lib/services';
 import { newIdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
-import { purgeExpiredSensitiveData } from '../../lib/identities/retention';
+import { purgeTenantExpiredSensitiveData } from '../../lib/identities/retention';
 
 /** `filter=meta.lastModified gt …` (spec §4.1 rule 1) must find every change, also during long background runs. */
 describe('delta sync: meta.lastModified is the time of each write', () => {
@@ -57,7 +57,11 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
       watermark = polledAt;
     };
     let running = true;
-    const run = stack.host.runTimer('resolvePendingLinks').finally(() => (running = false));
+    // The timer plans; the run is the tenant's chain of queue units (each enqueues its continuation).
+    const run = stack.host
+      .runTimer('resolvePendingLinks')
+      .then(() => stack.host.queuesIdle(110_000))
+      .finally(() => (running = false));
     while (running) {
       await poll();
       if (running) {
@@ -96,7 +100,7 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
     const res = await api.create(userBody({ active: false }, { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] }));
     const runClock = new Date(Date.now() + 200 * 86_400_000); // a run whose clock says 200 days on
     const before = Date.now();
-    const result = await purgeExpiredSensitiveData(services().store, 90, runClock);
+    const result = await purgeTenantExpiredSensitiveData(services().store, DEV_TENANT_ID, 90, '', 500, runClock);
     expect(result.purged).toBeGreaterThanOrEqual(1);
     const after = (await call<ScimUser>(`${stack.base}/scim/v2/Users/${res.body.id}`, { token: await stack.token(DEV_CLIENTS.scim) })).body;
     expect(after[EXT]).not.toHaveProperty('personalNumbers');

@@ -1,8 +1,8 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
-import { services } from '../../lib/services';
-import { resolvePendingLinks } from '../../lib/links/pendingLinks';
+import { services, workDeps } from '../../lib/services';
+import { resolveTenantPendingLinks } from '../../lib/links/pendingLinks';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 
@@ -56,8 +56,8 @@ describe('links under concurrent writers of the same identity', () => {
       created.push(res.body);
     }
     const users = created.map((_, i) => stack.directory.createUser(DEV_TENANT_ID, `race.pending.${i}@dev.example.com`));
-    const svc = services();
-    await Promise.all([1, 2, 3].map(() => resolvePendingLinks(svc.store, svc.directory, svc.claims, 1000)));
+    const deps = workDeps(services());
+    await Promise.all([1, 2, 3].map(() => resolveTenantPendingLinks(deps, DEV_TENANT_ID, '', 1000)));
     for (let i = 0; i < n; i++) {
       const now = (await api.get(created[i]!.id)).body;
       expect(linkOf(now).status).toBe('linked');

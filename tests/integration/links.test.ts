@@ -28,7 +28,8 @@ describe('directory links (SCIM UPN state machine)', () => {
   const alice = () => stack.directory.findByUpn(DEV_TENANT_ID, 'alice@dev.example.com')!;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    // No back-off here: these tests re-run the planner right after a check (back-off: backgroundWork.test.ts).
+    stack = await startTestStack({ env: { PENDING_LINK_BACKOFF_SECONDS: '0' } });
     api = scim(stack, await stack.token(DEV_CLIENTS.scim));
     api2 = scim(stack, await stack.token(DEV_CLIENTS.scim2));
     integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;

@@ -69,6 +69,7 @@ describe('app settings', () => {
       GRAPH_CREDENTIAL: 'managedIdentity',
       GRAPH_CERTIFICATE: '',
       IMPORT_MAX_DELETE_RATIO: '',
+      BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
     };
     // What the platform sets on every instance (lib/config/settings.ts hostedInAzure).
     const env: Record<string, string> = { WEBSITE_INSTANCE_ID: 'a1b2c3', WEBSITE_SITE_NAME: 'func-abc' };
@@ -88,6 +89,12 @@ describe('app settings', () => {
     // The template's earlier default audience makes the service refuse to start in Azure.
     expect(() => loadSettings({ ...env, SERVICE_APP_ID_URI: 'api://business-identity-service' })).toThrow(/SERVICE_APP_ID_URI/);
     expect(s.retentionInactiveDays).toBe(90);
+    // Background work: identity-based queue connection, no connection string.
+    expect(s.backgroundQueue).toEqual({ connectionString: undefined, queueServiceUri: 'https://stabc.queue.core.windows.net' });
+    expect(settings.get('BACKGROUND_QUEUE__queueServiceUri')).toBe('storageQueueEndpoint');
+    expect(literal(settings.get('BACKGROUND_QUEUE__credential') ?? '')).toBe('managedidentity');
+    expect(settings.has('BACKGROUND_QUEUE')).toBe(false);
+    expect(s.pendingLinkBackoff).toEqual({ baseSeconds: 300, maxSeconds: 14_400 });
     expect(literal(settings.get('COSMOS_KEY') ?? 'x')).toBe('');
     expect(literal(settings.get('GRAPH_CLIENT_SECRET') ?? 'x')).toBe('');
     // The timers run on the schedules of the local sample.

@@ -1,0 +1,44 @@
+/**
+ * A unit of background work, as a message on the `background-work` queue: one tenant's pending
+ * links or retention, optionally continuing after an identity id. Messages are validated like any
+ * input: a malformed one is refused (and ends in the poison queue) without echoing its content.
+ */
+import { isGuid, normalizeGuid } from '../util/guid';
+
+export const BACKGROUND_QUEUE_NAME = 'background-work';
+export const BACKGROUND_POISON_QUEUE_NAME = `${BACKGROUND_QUEUE_NAME}-poison`;
+
+export type BackgroundWorkKind = 'pendingLinks' | 'retention';
+
+export interface BackgroundWork {
+  kind: BackgroundWorkKind;
+  tenantId: string;
+  /** Continue after this identity id ('' or absent = from the start). */
+  after?: string;
+  /** How often this unit was put back because the tenant's directory throttled or was unavailable. */
+  deferrals?: number;
+}
+
+export class InvalidBackgroundWork extends Error {
+  constructor(problem: string) {
+    super(`Background work message refused: ${problem}`);
+    this.name = 'InvalidBackgroundWork';
+  }
+}
+
+const MAX_ID_LENGTH = 255;
+/** A unit is put back at most this often; after that the planner's next run plans the tenant again. */
+export const MAX_DEFERRALS = 5;
+
+export function parseBackgroundWork(message: unknown): BackgroundWork {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new InvalidBackgroundWork('not a JSON object');
+  const { kind, tenantId, after, deferrals, ...rest } = message as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new InvalidBackgroundWork('unknown members');
+  if (kind !== 'pendingLinks' && kind !== 'retention') throw new InvalidBackgroundWork('unknown kind');
+  if (typeof tenantId !== 'string' || !isGuid(tenantId)) throw new InvalidBackgroundWork('tenantId is not a GUID');
+  if (after !== undefined && (typeof after !== 'string' || after.length > MAX_ID_LENGTH)) throw new InvalidBackgroundWork('after is not an identity id');
+  if (deferrals !== undefined && (typeof deferrals !== 'number' || !Number.isInteger(deferrals) || deferrals < 0 || deferrals > MAX_DEFERRALS)) {
+    throw new InvalidBackgroundWork('deferrals is out of range');
+  }
+  return { kind, tenantId: normalizeGuid(tenantId), ...(after ? { after } : {}), ...(deferrals ? { deferrals } : {}) };
+}

@@ -1,0 +1,56 @@
+/**
+ * Does one unit of background work: one tenant's pending links or retention, a bounded batch.
+ * When more is due it enqueues its own continuation; when the tenant's directory throttles or is
+ * unavailable it puts the unit back with a delay (at most MAX_DEFERRALS times), so that tenant
+ * waits without holding up any other. Any other failure is thrown: the queue retries the message
+ * and moves it to the poison queue after maxDequeueCount.
+ */
+import type { Store } from '../store/store';
+import type { DirectoryClient } from '../directory/directoryClient';
+import type { LinkClaims } from '../links/claims';
+import type { BackoffPolicy } from '../links/linkBackoff';
+import { resolveTenantPendingLinks, type PendingUnitResult } from '../links/pendingLinks';
+import { purgeTenantExpiredSensitiveData, type RetentionResult } from '../identities/retention';
+import { MAX_DEFERRALS, type BackgroundWork } from './backgroundWork';
+import { deferralFor, type Deferral } from './deferral';
+import type { WorkQueue } from './workQueue';
+
+export interface WorkDeps {
+  store: Store;
+  directory: DirectoryClient;
+  claims: LinkClaims;
+  queue: WorkQueue;
+  pendingLinkBatchLimit: number;
+  backoff: BackoffPolicy;
+  retentionInactiveDays: number;
+}
+
+/** Identities one retention unit examines. */
+export const RETENTION_UNIT_LIMIT = 500;
+
+export type WorkOutcome =
+  | { done: 'pendingLinks'; result: PendingUnitResult; continued: boolean }
+  | { done: 'retention'; result: RetentionResult; continued: boolean }
+  | { deferred: Deferral; putBack: boolean };
+
+export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
+  const after = work.after ?? '';
+  if (work.kind === 'retention') {
+    const result = await purgeTenantExpiredSensitiveData(deps.store, work.tenantId, deps.retentionInactiveDays, after, RETENTION_UNIT_LIMIT, now);
+    if (result.next) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, after: result.next });
+    return { done: 'retention', result, continued: result.next !== undefined };
+  }
+  let result: PendingUnitResult;
+  try {
+    result = await resolveTenantPendingLinks(deps, work.tenantId, after, deps.pendingLinkBatchLimit, now);
+  } catch (err) {
+    const deferral = deferralFor(err);
+    if (!deferral) throw err;
+    const deferrals = (work.deferrals ?? 0) + 1;
+    const putBack = deferral.reason !== 'notConsented' && deferrals <= MAX_DEFERRALS;
+    if (putBack) await deps.queue.send({ ...work, deferrals }, deferral.seconds);
+    return { deferred: deferral, putBack };
+  }
+  if (result.next) await deps.queue.send({ kind: 'pendingLinks', tenantId: work.tenantId, after: result.next });
+  return { done: 'pendingLinks', result, continued: result.next !== undefined };
+}

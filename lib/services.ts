@@ -53,6 +53,7 @@ export function services(): Services {
   const directory = new DirectoryClient(s.graph.baseUrl, createGraphTokenProvider(s));
   const claims = new LinkClaims(store);
   const links = new LinkService(claims, directory, audit);
+  const tenants = new TenantRegistry(store);
   current = {
     identities,
     directory,
@@ -68,9 +69,9 @@ export function services(): Services {
     settings: s,
     store,
     audit,
-    tenants: new TenantRegistry(store),
+    tenants,
     integrations: new ScimIntegrations(store, audit),
-    tokens: createTokenValidator({ authority: s.auth.authority, audiences: s.auth.audiences }),
+    tokens: createTokenValidator({ authority: s.auth.authority, audiences: s.auth.audiences, isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId) }),
   };
   return current;
 }

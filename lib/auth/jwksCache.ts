@@ -13,6 +13,8 @@ export interface JwksCacheOptions {
   fetchJwks: (jwksUri: string) => Promise<unknown>;
   maxAgeMs: number;
   refreshMinIntervalMs: number;
+  /** After a tenant's first load failed, its tokens are refused without a fetch for this long. */
+  failureRetryMs?: number;
   now: () => number;
   /** Bound on cached tenants; the least recently loaded is dropped first. */
   maxTenants?: number;
@@ -21,6 +23,18 @@ export interface JwksCacheOptions {
 export interface JwksCache {
   /** The tenant's public key with that id, or undefined when the tenant does not publish it. */
   getKey(tenantId: string, kid: string): Promise<KeyObject | undefined>;
+}
+
+/** A tenant's keys could not be loaded and none are cached. */
+export class KeysUnavailableError extends Error {
+  constructor(
+    readonly tenantId: string,
+    /** True for the one request whose fetch failed; false while the failure is remembered (so it is reported once). */
+    readonly fetchFailed: boolean,
+  ) {
+    super('The signing keys of the tenant could not be retrieved');
+    this.name = 'KeysUnavailableError';
+  }
 }
 
 interface TenantKeys {
@@ -32,6 +46,7 @@ interface TenantKeys {
 const MIN_RSA_BITS = 2048;
 const DEFAULT_MAX_TENANTS = 10_000;
 const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
+const DEFAULT_FAILURE_RETRY_MS = 10_000;
 
 export async function defaultFetchJwks(uri: string): Promise<unknown> {
   const res = await fetch(uri, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(DEFAULT_FETCH_TIMEOUT_MS) });
@@ -72,6 +87,9 @@ export function createJwksCache(o: JwksCacheOptions): JwksCache {
   const inflight = new Map<string, Promise<TenantKeys>>();
   // Kept apart from the entries, which a reload replaces, so that it survives reloads.
   const lastKidRefreshAt = new Map<string, number>();
+  // Tenants whose first load failed: no new fetch until then (one fetch, and one report, per period).
+  const failedUntil = new Map<string, number>();
+  const failureRetryMs = o.failureRetryMs ?? DEFAULT_FAILURE_RETRY_MS;
 
   const store = (tenantId: string, entry: TenantKeys): void => {
     cache.delete(tenantId);
@@ -89,6 +107,7 @@ export function createJwksCache(o: JwksCacheOptions): JwksCache {
     const p = (async () => {
       const entry = { keys: keysFromJwks(await o.fetchJwks(o.jwksUri(tenantId))), reloadAt: o.now() + o.maxAgeMs };
       store(tenantId, entry);
+      failedUntil.delete(tenantId);
       return entry;
     })().finally(() => inflight.delete(tenantId));
     inflight.set(tenantId, p);
@@ -99,10 +118,18 @@ export function createJwksCache(o: JwksCacheOptions): JwksCache {
   const current = async (tenantId: string): Promise<{ entry: TenantKeys; fresh: boolean }> => {
     const cached = cache.get(tenantId);
     if (!inflight.has(tenantId) && cached && o.now() < cached.reloadAt) return { entry: cached, fresh: false };
+    const failed = failedUntil.get(tenantId);
+    if (!cached && !inflight.has(tenantId) && failed !== undefined && o.now() < failed) throw new KeysUnavailableError(tenantId, false);
     try {
       return { entry: await load(tenantId), fresh: true };
-    } catch (err) {
-      if (!cached) throw new Error(`The signing keys of tenant ${tenantId} could not be retrieved`, { cause: err });
+    } catch {
+      if (!cached) {
+        // Requests that shared the failed fetch: the first one to get here reports it.
+        const first = (failedUntil.get(tenantId) ?? -Infinity) <= o.now();
+        failedUntil.set(tenantId, o.now() + failureRetryMs);
+        if (failedUntil.size > maxTenants) failedUntil.delete(failedUntil.keys().next().value as string);
+        throw new KeysUnavailableError(tenantId, first);
+      }
       cached.reloadAt = o.now() + o.refreshMinIntervalMs;
       return { entry: cached, fresh: false };
     }

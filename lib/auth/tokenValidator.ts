@@ -6,7 +6,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { createJwksCache, defaultFetchJwks } from './jwksCache';
+import { KeysUnavailableError, createJwksCache, defaultFetchJwks } from './jwksCache';
 
 export type CallerKind = 'app' | 'user';
 
@@ -27,12 +27,16 @@ export type TokenFailure =
   | 'wrong_audience'
   | 'wrong_issuer'
   | 'unsupported_algorithm'
-  | 'unknown_key';
+  | 'unknown_key'
+  | 'unregistered_tenant'
+  | 'keys_unavailable';
 
 export class TokenValidationError extends Error {
   constructor(
     readonly failure: TokenFailure,
     message: string,
+    /** keys_unavailable: the tenant, and whether this request's fetch failed (report it) or the failure is remembered. */
+    readonly keys?: { tenantId: string; fetchFailed: boolean },
   ) {
     super(message);
     this.name = 'TokenValidationError';
@@ -49,6 +53,13 @@ export interface TokenValidatorOptions {
   /** Minimum time between refreshes caused by an unknown `kid`, per tenant. */
   jwksRefreshMinIntervalMs?: number;
   fetchJwks?: (jwksUri: string) => Promise<unknown>;
+  /** After a registered tenant's keys could not be fetched, its tokens are refused without a new fetch for this long. */
+  jwksFailureRetryMs?: number;
+  /**
+   * Whether the token's tenant is registered with the service. Asked before any key is fetched, so a
+   * token naming any other tenant causes no outbound request (failure `unregistered_tenant`).
+   */
+  isRegisteredTenant?: (tenantId: string) => Promise<boolean>;
   now?: () => number;
 }
 
@@ -185,17 +196,32 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
     fetchJwks: o.fetchJwks ?? defaultFetchJwks,
     maxAgeMs: o.jwksCacheMaxAgeMs ?? 24 * 3600_000,
     refreshMinIntervalMs: o.jwksRefreshMinIntervalMs ?? 60_000,
+    failureRetryMs: o.jwksFailureRetryMs,
     now,
   });
+
+  const keyOf = async (tenantId: string, kid: string): Promise<KeyObject | undefined> => {
+    try {
+      return await jwks.getKey(tenantId, kid);
+    } catch (err) {
+      if (err instanceof KeysUnavailableError) {
+        throw new TokenValidationError('keys_unavailable', 'The signing keys of the token tenant could not be retrieved', { tenantId, fetchFailed: err.fetchFailed });
+      }
+      throw err;
+    }
+  };
 
   return {
     async validate(authorizationHeader) {
       const token = parseBearer(authorizationHeader);
       const { header, payload } = decodeUnverified(token);
       const kid = keyIdOf(header);
-      // Issuer before keys: a token whose issuer is not its own tenant causes no JWKS fetch.
+      // Issuer and registration before keys: only a registered tenant's token causes a JWKS fetch.
       const tenantId = issuingTenant(payload, authority);
-      const key = await jwks.getKey(tenantId, kid);
+      if (o.isRegisteredTenant && !(await o.isRegisteredTenant(tenantId))) {
+        throw new TokenValidationError('unregistered_tenant', 'The token is not from an organization registered with the service');
+      }
+      const key = await keyOf(tenantId, kid);
       if (!key) throw new TokenValidationError('unknown_key', 'The token was signed with a key the tenant does not publish');
       const verified = verifySignature(token, key, skew, now());
       checkAudience(verified, audiences);

@@ -52,6 +52,10 @@ export interface IdpStandIn {
   publicKeyPem: string;
   /** Registers one more client (e.g. the service's Graph client in another customer tenant). */
   addClient(client: IdpClient): void;
+  /** How many JWKS requests the stand-in has answered for a tenant (to prove a fetch did or did not happen). */
+  jwksRequests(tenantId: string): number;
+  /** Makes the tenant's JWKS route answer 503 (an outage of the key endpoint) until called with false. */
+  failJwks(tenantId: string, failing: boolean): void;
   close(): Promise<void>;
 }
 
@@ -166,8 +170,15 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     return { status: 200, body: { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS - 1, ext_expires_in: TOKEN_LIFETIME_SECONDS - 1, access_token: accessToken } };
   };
 
+  const jwksCount = new Map<string, number>();
+  const failingJwks = new Set<string>();
   const handleGet = (tenantId: string, route: string): Answer => {
-    if (route === 'discovery/v2.0/keys') return { status: 200, body: { keys: [publicJwk(publicKey, kid)] } };
+    if (route === 'discovery/v2.0/keys') {
+      const tenant = tenantId.toLowerCase();
+      jwksCount.set(tenant, (jwksCount.get(tenant) ?? 0) + 1);
+      if (failingJwks.has(tenant)) return { status: 503, body: { error: 'temporarily_unavailable', error_description: 'The key endpoint is unavailable' } };
+      return { status: 200, body: { keys: [publicJwk(publicKey, kid)] } };
+    }
     return {
       status: 200,
       body: {
@@ -205,6 +216,8 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     signRaw: (claims, header) => tokens.sign(claims, header?.kid ?? kid),
     publicKeyPem,
     addClient: (client) => void clients.push(client),
+    jwksRequests: (tenantId) => jwksCount.get(tenantId.toLowerCase()) ?? 0,
+    failJwks: (tenantId, failing) => void (failing ? failingJwks.add(tenantId.toLowerCase()) : failingJwks.delete(tenantId.toLowerCase())),
     close: () => closeServer(server),
   };
 }

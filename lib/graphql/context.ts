@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/tokenValidator';
 import { TokenValidationError } from '../auth/tokenValidator';
+import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Actor } from '../audit/auditLog';
 import type { Services } from '../services';
 import type { Logger } from '../log/logger';
@@ -25,15 +26,18 @@ export const ADMIN_ROLE = 'Admin';
  * registered tenant with the Admin role (spec §5.2: the application permission; delegated user
  * tokens are refused even when they carry the role). Throws the GraphQL auth error otherwise.
  */
-export async function authenticateAdmin(services: Services, authorization: string | null): Promise<Admin> {
+export async function authenticateAdmin(services: Services, authorization: string | null, log: Logger): Promise<Admin> {
   let caller: Caller;
   try {
+    // The validator checks the tenant's registration before it fetches any key.
     caller = await services.tokens.validate(authorization);
   } catch (err) {
-    if (err instanceof TokenValidationError) throw notAuthenticated();
+    if (err instanceof TokenValidationError) {
+      logTokenFailure(log, err);
+      throw notAuthenticated();
+    }
     throw err;
   }
-  if (!(await services.tenants.isRegistered(caller.tenantId))) throw notAuthenticated();
   if (caller.kind !== 'app' || !caller.roles.includes(ADMIN_ROLE)) throw notAuthorized();
   return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id: caller.clientId } };
 }

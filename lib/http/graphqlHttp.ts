@@ -40,7 +40,7 @@ function isGraphiQLPage(request: HttpRequest, svc: Services): boolean {
 /** The administrator, or the GraphQL error that answers the request; decided from the headers alone. */
 async function admin(request: HttpRequest, svc: Services, log: Logger): Promise<Admin | GraphQLError> {
   try {
-    return await authenticateAdmin(svc, request.headers.get('authorization'));
+    return await authenticateAdmin(svc, request.headers.get('authorization'), log);
   } catch (err) {
     const mapped = toGraphQLError(err);
     if (mapped instanceof GraphQLError) return mapped;

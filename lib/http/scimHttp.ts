@@ -7,6 +7,7 @@ import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } fr
 import { services } from '../services';
 import { ScimError, invalidSyntax } from '../scim/errors';
 import { TokenValidationError } from '../auth/tokenValidator';
+import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
@@ -54,7 +55,7 @@ const isJsonMediaType = (contentType: string | null): boolean => {
   return type === 'application/scim+json' || type === 'application/json';
 };
 
-async function authenticate(request: HttpRequest): Promise<{ caller: Caller; integration: ScimIntegrationRecord }> {
+async function authenticate(request: HttpRequest, log: Logger): Promise<{ caller: Caller; integration: ScimIntegrationRecord }> {
   const svc = services();
   const unauthorized = (reason: string): ScimError =>
     new ScimError(401, undefined, reason, { 'www-authenticate': 'Bearer error="invalid_token"' });
@@ -64,11 +65,12 @@ async function authenticate(request: HttpRequest): Promise<{ caller: Caller; int
   } catch (err) {
     if (err instanceof TokenValidationError) {
       if (err.failure === 'missing') throw new ScimError(401, undefined, 'A bearer token is required', { 'www-authenticate': 'Bearer' });
+      if (err.failure === 'unregistered_tenant') throw unauthorized('The token is not from an organization registered with the service');
+      logTokenFailure(log, err);
       throw unauthorized('The bearer token is not valid for this service');
     }
     throw err;
   }
-  if (!(await svc.tenants.isRegistered(caller.tenantId))) throw unauthorized('The token is not from an organization registered with the service');
   if (caller.kind !== 'app') throw new ScimError(403, undefined, 'The SCIM API accepts application tokens only');
   const integration = await svc.integrations.findByClientId(caller.tenantId, caller.clientId);
   if (!integration || !integration.enabled) {
@@ -80,7 +82,7 @@ async function authenticate(request: HttpRequest): Promise<{ caller: Caller; int
 /** Wraps an authenticated SCIM handler: the call carries the caller and its integration. */
 export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): HttpHandler {
   return wrap(async (request, base) => {
-    const identity = await authenticate(request);
+    const identity = await authenticate(request, base.log);
     const wait = services().scimRateLimiter.take(identity.integration.id);
     if (wait > 0) throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });
     return handler({ ...base, ...identity, log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }) });

@@ -366,14 +366,31 @@ describe('createTokenValidator', () => {
       expect(h.fetches).toHaveLength(4);
     });
 
-    it('a failed cold fetch rejects with a plain error (not a token failure) and is retried by the next request', async () => {
-      const h = harness();
+    it('a failed cold fetch is keys_unavailable, reported by the one request that fetched; others within the retry time fail without a fetch', async () => {
+      const h = harness({ jwksFailureRetryMs: 10_000 });
       h.fail.next = true;
-      const err: unknown = await h.validate(bearer(sign(claims()))).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(Error);
-      expect(err).not.toBeInstanceOf(TokenValidationError);
+      const token = bearer(sign(claims()));
+      const concurrent = await Promise.all(Array.from({ length: 5 }, () => rejection(h.validate(token))));
+      expect(concurrent.map((e) => e.failure)).toEqual(Array(5).fill('keys_unavailable'));
+      expect(concurrent.filter((e) => e.keys?.fetchFailed)).toHaveLength(1);
+      expect(concurrent[0]?.keys?.tenantId).toBe(TENANT);
+      expect(h.fetches).toHaveLength(1);
+      h.clock.t += 9_000;
       h.fail.next = false;
-      await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
+      expect((await rejection(h.validate(token))).keys).toEqual({ tenantId: TENANT, fetchFailed: false });
+      expect(h.fetches).toHaveLength(1);
+      h.clock.t += 1_000;
+      await expect(h.validate(token)).resolves.toMatchObject({ tenantId: TENANT });
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('a fetch that fails again after the retry time is reported again', async () => {
+      const h = harness({ jwksFailureRetryMs: 10_000 });
+      h.fail.next = true;
+      const token = bearer(sign(claims()));
+      expect((await rejection(h.validate(token))).keys?.fetchFailed).toBe(true);
+      h.clock.t += 10_000;
+      expect((await rejection(h.validate(token))).keys?.fetchFailed).toBe(true);
       expect(h.fetches).toHaveLength(2);
     });
 
@@ -383,6 +400,25 @@ describe('createTokenValidator', () => {
       h.jwks.set(TENANT, [{ ...ec, kid: 'ec' }, { ...jwkOf(k2, 'enc'), use: 'enc' }, { kty: 'RSA', kid: 'junk', n: 'AA', e: 'AQAB' }, 'x', jwkOf(k1, 'k1')]);
       await expectFailure(h.validate(bearer(sign(claims(), k2, 'enc'))), 'unknown_key');
       await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
+    });
+  });
+
+  describe('tenant registration', () => {
+    it('checks registration before fetching keys: an unknown tenant causes no fetch', async () => {
+      const asked: string[] = [];
+      const h = harness({ isRegisteredTenant: async (t) => (asked.push(t), t === TENANT) });
+      await expectFailure(h.validate(bearer(sign(claims({}, OTHER_TENANT), k1))), 'unregistered_tenant');
+      expect(h.fetches).toEqual([]);
+      expect(asked).toEqual([OTHER_TENANT]);
+      await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
+      expect(h.fetches).toEqual([keysUri(TENANT)]);
+    });
+
+    it('checks the issuer before registration: a token whose issuer is not its tenant asks nothing', async () => {
+      const asked: string[] = [];
+      const h = harness({ isRegisteredTenant: async (t) => (asked.push(t), true) });
+      await expectFailure(h.validate(bearer(sign(claims({ iss: `${ENTRA}/${OTHER_TENANT}/v2.0` })))), 'wrong_issuer');
+      expect(asked).toEqual([]);
     });
   });
 

@@ -8,7 +8,7 @@
  * throws before anything is written, so the unit can be retried later as it was.
  */
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
-import type { Store } from '../store/store';
+import type { Store, WithEtag } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { LinkClaims } from './claims';
@@ -33,13 +33,8 @@ export interface PendingLinkDeps {
   backoff: BackoffPolicy;
 }
 
-interface Candidate {
-  id: string;
-  pk: string;
-  tenantId: string;
-  directoryUserPrincipalName?: string;
-  link: DirectoryLink;
-}
+/** A due identity as the unit read it; its entity tag guards every write of the unit. */
+type Candidate = WithEtag<IdentityDoc>;
 
 type Outcome = 'linked' | 'stillPending' | 'conflicts' | 'skipped';
 
@@ -49,7 +44,7 @@ export async function resolveTenantPendingLinks(deps: PendingLinkDeps, tenantId:
   const result: PendingUnitResult = { examined: 0, linked: 0, stillPending: 0, conflicts: 0, skipped: 0, directoryRequests: 0 };
   const page = await deps.store.collection<IdentityDoc>('identities').queryPage<Candidate>(
     {
-      query: `SELECT c.id, c.pk, c.tenantId, c.directoryUserPrincipalName, c.link FROM c WHERE c.tenantId = @tenantId AND ${DUE_FOR_CHECK} AND c.id > @after ORDER BY c.id`,
+      query: `SELECT * FROM c WHERE c.tenantId = @tenantId AND ${DUE_FOR_CHECK} AND c.id > @after ORDER BY c.id`,
       parameters: [
         { name: '@tenantId', value: tenantId },
         { name: '@now', value: now.toISOString() },
@@ -74,46 +69,44 @@ export async function resolveTenantPendingLinks(deps: PendingLinkDeps, tenantId:
 
 async function settle(deps: PendingLinkDeps, c: Candidate, upn: string, answer: DirectoryAnswer, now: Date): Promise<Outcome> {
   if (answer.kind === 'notFound' && c.link.status === 'pending') {
-    return backOff(deps, c, upn, now);
+    return backOff(deps, c, now);
   }
   const claim = answer.kind === 'found' ? await deps.claims.claim(c.tenantId, answer.userId, c, now) : undefined;
   const next = afterBackgroundCheck(c.link, upn, answer, claim);
-  if (next.status === c.link.status && next.conflictUserId === c.link.conflictUserId) return backOff(deps, c, upn, now);
-  const outcome = await write(deps.store, c, upn, next);
+  if (next.status === c.link.status && next.conflictUserId === c.link.conflictUserId) return backOff(deps, c, now);
+  const outcome = await write(deps.store, c, next);
   if (outcome === 'skipped' && claim === 'claimed' && answer.kind === 'found') await deps.claims.release(c.tenantId, answer.userId, c);
   return outcome;
 }
 
-/** The check changed nothing: the identity waits longer before the next one. Not a change of the resource (version and lastModified stay). */
-async function backOff(deps: PendingLinkDeps, c: Candidate, upn: string, now: Date): Promise<Outcome> {
-  const identities = deps.store.collection<IdentityDoc>('identities');
-  const current = await identities.read(c.pk, c.id);
-  if (!current || current.directoryUserPrincipalName !== upn || current.link.status !== c.link.status || current.link.nextCheckAt !== c.link.nextCheckAt) return 'skipped';
-  const { _etag, ...rest } = current;
-  try {
-    await identities.replace({ ...rest, link: afterUnchangedCheck(current.link, deps.backoff, now) }, _etag);
-  } catch (err) {
-    if (isStoreError(err, 'preconditionFailed') || isStoreError(err, 'notFound')) return 'skipped';
-    throw err;
-  }
-  return current.link.status === 'conflict' ? 'conflicts' : 'stillPending';
+/**
+ * The check changed nothing: the identity waits longer before the next one. Not a change of the
+ * resource (version and lastModified stay). Written with the entity tag the unit read, so an identity
+ * that changed since (a save, an overlapping unit) is skipped.
+ */
+async function backOff(deps: PendingLinkDeps, c: Candidate, now: Date): Promise<Outcome> {
+  const { _etag, ...rest } = c;
+  const outcome: Outcome = c.link.status === 'conflict' ? 'conflicts' : 'stillPending';
+  return replaceIfUnchanged(deps.store, { ...rest, link: afterUnchangedCheck(c.link, deps.backoff, now) }, _etag, outcome);
 }
 
 /**
- * Writes the new link if the identity still asserts the same UPN with the same status. lastModified is
- * the time of this write, not of the unit's start: a client polling `meta.lastModified gt` while a long
- * unit goes on must find every identity the unit changes after its poll.
+ * Writes the new link if the identity is as the unit read it. lastModified is the time of this write,
+ * not of the unit's start: a client polling `meta.lastModified gt` while a long unit goes on must find
+ * every identity the unit changes after its poll.
  */
-async function write(store: Store, c: Candidate, upn: string, link: DirectoryLink): Promise<Outcome> {
-  const identities = store.collection<IdentityDoc>('identities');
-  const current = await identities.read(c.pk, c.id);
-  if (!current || current.directoryUserPrincipalName !== upn || current.link.status !== c.link.status) return 'skipped';
-  const { _etag, ...rest } = current;
+async function write(store: Store, c: Candidate, link: DirectoryLink): Promise<Outcome> {
+  const { _etag, ...rest } = c;
+  const outcome: Outcome = link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflicts' : 'stillPending';
+  return replaceIfUnchanged(store, { ...rest, link, lastModified: new Date().toISOString(), version: c.version + 1 }, _etag, outcome);
+}
+
+async function replaceIfUnchanged(store: Store, doc: IdentityDoc, etag: string, outcome: Outcome): Promise<Outcome> {
   try {
-    await identities.replace({ ...rest, link, lastModified: new Date().toISOString(), version: current.version + 1 }, _etag);
+    await store.collection<IdentityDoc>('identities').replace(doc, etag);
   } catch (err) {
     if (isStoreError(err, 'preconditionFailed') || isStoreError(err, 'notFound')) return 'skipped';
     throw err;
   }
-  return link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflicts' : 'stillPending';
+  return outcome;
 }

@@ -7,3 +7,5 @@ for (const rel of ['lib/graphql/schema.graphql']) {
   fs.mkdirSync(path.dirname(to), { recursive: true });
   fs.copyFileSync(path.join(root, rel), to);
 }
+// Marks the build as current for scripts/buildIfStale.js.
+fs.writeFileSync(path.join(root, 'dist', '.build-stamp'), `${new Date().toISOString()}\n`);

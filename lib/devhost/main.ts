@@ -1,6 +1,7 @@
 /* `npm start`: the local stack on fixed ports (overridable by env), with a banner. */
 import path from 'node:path';
 import { installFunctionsCore } from './installFunctionsCore';
+import { stopOnSignalOrParentExit } from './lifetime';
 
 installFunctionsCore();
 
@@ -81,11 +82,8 @@ async function main(): Promise<void> {
     '',
   ];
   console.log(lines.join('\n'));
-  const stop = (): void => {
-    stack.stop().finally(() => process.exit(0));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // Under `npm start` npm is the parent: when it goes, however it was stopped, the stack goes too.
+  stopOnSignalOrParentExit(() => stack.stop(), { watchParent: process.env.npm_lifecycle_event !== undefined, log: (m) => console.log(`[host] ${m}`) });
 }
 
 main().catch((err: unknown) => {

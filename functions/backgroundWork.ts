@@ -3,6 +3,7 @@ import { services, workDeps } from '../lib/services';
 import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../lib/background/backgroundWork';
 import { runBackgroundWork } from '../lib/background/runWork';
 import { loggerForQueueMessage } from '../lib/http/timer';
+import { directoryAdvice } from '../lib/directory/directoryTrouble';
 
 /**
  * One unit of background work from the background-work queue (planned by the timers): one tenant's
@@ -27,7 +28,7 @@ app.storageQueue('backgroundWork', {
     const outcome = await runBackgroundWork(workDeps(services()), work);
     const durationMs = Date.now() - started;
     if ('deferred' in outcome) {
-      log.warn('background work deferred', { kind: work.kind, tenantId: work.tenantId, reason: outcome.deferred.reason, delaySeconds: outcome.deferred.seconds, putBack: outcome.putBack, deferrals: work.deferrals ?? 0, durationMs });
+      log.warn('background work deferred', { kind: work.kind, tenantId: work.tenantId, reason: outcome.deferred.reason, advice: directoryAdvice(outcome.deferred.reason), delaySeconds: outcome.deferred.seconds, putBack: outcome.putBack, deferrals: work.deferrals ?? 0, durationMs });
       return;
     }
     log.info('background work done', { kind: work.kind, tenantId: work.tenantId, ...outcome.result, continued: outcome.continued, dequeueCount, durationMs });

@@ -11,7 +11,7 @@ app.http('scimUsersCreate', {
   handler: scimHandler(async (call) => {
     const { scope, actor } = scopeOf(call);
     const svc = services();
-    const doc = await svc.scimUsers.create(scope, await call.body(), actor);
+    const doc = await svc.scimUsers.create(scope, await call.body(), actor, call.log);
     call.log.info('user created', { userId: doc.id, linkStatus: doc.link.status });
     return userResult(doc, svc.settings.publicBaseUrl, call.query, 201);
   }),

@@ -56,6 +56,9 @@ export interface IdpStandIn {
   jwksRequests(tenantId: string): number;
   /** Makes the tenant's JWKS route answer 503 (an outage of the key endpoint) until called with false. */
   failJwks(tenantId: string, failing: boolean): void;
+  /** Token requests of the client in the tenant are refused as Entra refuses an application that is not consented there (AADSTS700016). */
+  withdrawConsent(tenantId: string, clientId: string): void;
+  grantConsent(tenantId: string, clientId: string): void;
   close(): Promise<void>;
 }
 
@@ -153,6 +156,9 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
   const jwksUri = (tenantId: string) => `${url}/${tenantId}/discovery/v2.0/keys`;
   const tokens = tokenMinter(privateKey, kid, issuer);
 
+  const withdrawn = new Set<string>();
+  const consentKey = (tenantId: string, clientId: string) => `${tenantId.toLowerCase()}|${clientId.toLowerCase()}`;
+
   const handleToken = async (tenantId: string, req: http.IncomingMessage): Promise<Answer> => {
     if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith(FORM_CONTENT_TYPE)) {
       return oauthError(400, 'invalid_request', `The request body must be ${FORM_CONTENT_TYPE}`);
@@ -161,6 +167,9 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
     const client = authenticateClient(clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
     if (!client) return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
+    if (withdrawn.has(consentKey(client.tenantId, client.clientId))) {
+      return oauthError(400, 'unauthorized_client', 'AADSTS700016: The application was not found in the directory of the tenant; an administrator must consent to it');
+    }
     const scope = form.get('scope') ?? '';
     if (!scope.endsWith(DEFAULT_SCOPE_SUFFIX) || scope.length <= DEFAULT_SCOPE_SUFFIX.length) {
       return oauthError(400, 'invalid_scope', 'The scope must be <resource>/.default');
@@ -218,6 +227,8 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     addClient: (client) => void clients.push(client),
     jwksRequests: (tenantId) => jwksCount.get(tenantId.toLowerCase()) ?? 0,
     failJwks: (tenantId, failing) => void (failing ? failingJwks.add(tenantId.toLowerCase()) : failingJwks.delete(tenantId.toLowerCase())),
+    withdrawConsent: (tenantId, clientId) => withdrawn.add(consentKey(tenantId, clientId)),
+    grantConsent: (tenantId, clientId) => withdrawn.delete(consentKey(tenantId, clientId)),
     close: () => closeServer(server),
   };
 }

@@ -5,6 +5,9 @@
  */
 import { Client, GraphError, HTTPMessageHandler, RetryHandler, RetryHandlerOptions, type Context, type Middleware } from '@microsoft/microsoft-graph-client';
 import type { GraphTokenProvider } from './graphTokens';
+import { DirectoryAccessError, DirectoryUnavailableError, tokenFailure } from './directoryTrouble';
+
+export { DirectoryAccessError, DirectoryUnavailableError } from './directoryTrouble';
 
 export interface DirectoryUser {
   id: string;
@@ -13,27 +16,6 @@ export interface DirectoryUser {
 
 export const UPNS_PER_FILTER = 15;
 export const REQUESTS_PER_BATCH = 20;
-
-export class DirectoryUnavailableError extends Error {
-  constructor(
-    readonly status: number,
-    readonly retryAfterMs: number,
-  ) {
-    super(status === 429 ? 'The directory is throttling requests' : `The directory is unavailable (HTTP ${status})`);
-    this.name = 'DirectoryUnavailableError';
-  }
-}
-
-/** Names of the errors a Graph token request fails with (consent missing or revoked, bad credential). */
-const TOKEN_ERRORS = new Set(['TokenFetchError', 'AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError']);
-
-/** No token for the tenant: the service is not (or no longer) consented there. Unavailable to callers, as before. */
-export class DirectoryAccessError extends DirectoryUnavailableError {
-  constructor() {
-    super(-1, 15 * 60_000);
-    this.name = 'DirectoryAccessError';
-  }
-}
 
 /** OData string literal: single quotes, a quote inside doubled. */
 export function odataString(value: string): string {
@@ -96,17 +78,27 @@ export class DirectoryClient {
     return c;
   }
 
-  private async send<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Sends one Graph request. The tenant's token is fetched first, so a refused token request (the
+   * service app is not consented in the tenant) is told apart from Graph's own answers.
+   */
+  private async send<T>(tenantId: string, fn: () => Promise<T>): Promise<T> {
     this.requestCount++;
+    try {
+      await this.tokens.getToken(tenantId); // cached; the request below reuses it
+    } catch (err) {
+      throw tokenFailure(err);
+    }
     try {
       return await fn();
     } catch (err) {
       if (err instanceof GraphError) {
         if (err.statusCode === 404) throw err;
-        if (err.statusCode === -1 && TOKEN_ERRORS.has(err.code ?? '')) throw new DirectoryAccessError();
+        const retryAfter = Number(err.headers?.get?.('retry-after') ?? '');
+        const hinted = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined;
+        if (err.statusCode === 401 || err.statusCode === 403) throw new DirectoryAccessError(err.statusCode); // permission not granted
         if (err.statusCode === 429 || err.statusCode >= 500 || err.statusCode === 0 || err.statusCode === -1) {
-          const retryAfter = Number(err.headers?.get?.('retry-after') ?? '');
-          throw new DirectoryUnavailableError(err.statusCode, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 5000);
+          throw new DirectoryUnavailableError(err.statusCode, hinted ?? 5000);
         }
       }
       throw err;
@@ -114,13 +106,13 @@ export class DirectoryClient {
   }
 
   async findByUpn(tenantId: string, upn: string): Promise<DirectoryUser | undefined> {
-    const res = await this.send(() => this.client(tenantId).api(usersQuery(`userPrincipalName eq ${odataString(upn)}`)).get() as Promise<{ value?: DirectoryUser[] }>);
+    const res = await this.send(tenantId, () => this.client(tenantId).api(usersQuery(`userPrincipalName eq ${odataString(upn)}`)).get() as Promise<{ value?: DirectoryUser[] }>);
     return (res.value ?? []).find((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase());
   }
 
   async getById(tenantId: string, id: string): Promise<DirectoryUser | undefined> {
     try {
-      return await this.send(() => this.client(tenantId).api(`/users/${encodeURIComponent(id)}?$select=id,userPrincipalName`).get() as Promise<DirectoryUser>);
+      return await this.send(tenantId, () => this.client(tenantId).api(`/users/${encodeURIComponent(id)}?$select=id,userPrincipalName`).get() as Promise<DirectoryUser>);
     } catch (err) {
       if (err instanceof GraphError && err.statusCode === 404) return undefined;
       throw err;
@@ -143,7 +135,7 @@ export class DirectoryClient {
         method: 'GET',
         url: usersQuery(`userPrincipalName in (${chunk.map(odataString).join(',')})`),
       }));
-      const res = await this.send(() => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>);
+      const res = await this.send(tenantId, () => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>);
       for (const r of res.responses ?? []) {
         if (r.status === 429 || r.status >= 500) {
           throw new DirectoryUnavailableError(r.status, Number(r.headers?.['Retry-After'] ?? r.headers?.['retry-after'] ?? 5) * 1000);

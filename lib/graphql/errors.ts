@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { DomainError } from '../util/domainError';
 import { StoreError } from '../store/errors';
+import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
 
 export const AUTH_NOT_AUTHENTICATED = 'AUTH_NOT_AUTHENTICATED';
 export const AUTH_NOT_AUTHORIZED = 'AUTH_NOT_AUTHORIZED';
@@ -26,6 +27,11 @@ export function toGraphQLError(err: unknown): unknown {
   if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
     return new GraphQLError('The service is busy; retry later', {
       extensions: { code: 'SERVICE_BUSY', retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)) },
+    });
+  }
+  if (err instanceof DirectoryUnavailableError) {
+    return new GraphQLError(directoryCallAdvice(err.reason), {
+      extensions: { code: 'DIRECTORY_UNAVAILABLE', reason: err.reason, retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) },
     });
   }
   return err;

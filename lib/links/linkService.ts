@@ -3,7 +3,9 @@
  * UPN changes, claim before the identity write, release and audit after it.
  */
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
-import type { DirectoryClient } from '../directory/directoryClient';
+import type { DirectoryClient, DirectoryUser } from '../directory/directoryClient';
+import { DirectoryUnavailableError, directoryAdvice } from '../directory/directoryTrouble';
+import type { Logger } from '../log/logger';
 import type { AuditLog } from '../audit/auditLog';
 import type { Actor } from '../audit/auditLog';
 import type { LinkClaims } from './claims';
@@ -21,13 +23,22 @@ export class LinkService implements LinkCoordinator {
     private readonly audit: AuditLog,
   ) {}
 
-  async plan(tenantId: string, next: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor): Promise<PlannedLink> {
+  async plan(tenantId: string, next: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor, log?: Logger): Promise<PlannedLink> {
     const upn = next.directoryUserPrincipalName;
     const action = saveAction(previous?.link, upn);
     if (action === 'keep') return this.planned(tenantId, next, previous, { link: previous?.link ?? { status: 'notAsserted' }, effects: [] }, undefined, actor);
     if (action === 'noAssertion' || upn === undefined) return this.planned(tenantId, next, previous, withoutAssertion(previous?.link), undefined, actor);
 
-    const user = await this.directory.findByUpn(tenantId, upn);
+    let user: DirectoryUser | undefined;
+    try {
+      user = await this.directory.findByUpn(tenantId, upn);
+    } catch (err) {
+      if (!(err instanceof DirectoryUnavailableError)) throw err;
+      // A directory outage or a missing consent never blocks the save: the link waits as pending
+      // and the background run looks the UPN up again.
+      log?.warn(directoryAdvice(err.reason), { directoryProblem: err.reason, directoryStatus: err.status, linkStatus: 'pending' });
+      return this.planned(tenantId, next, previous, afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined), undefined, actor);
+    }
     if (!user) return this.planned(tenantId, next, previous, afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined), undefined, actor);
     const claim = await this.claims.claim(tenantId, user.id, next);
     // A claim that the identity already held before this write is not new: keep it if the write fails.

@@ -17,6 +17,7 @@ import { applyPatch } from './patch';
 import { checkUserSchemas, identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
 import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
+import type { Logger } from '../log/logger';
 import type { UserScope } from './scope';
 
 /** Enough for dozens of concurrent writers to one User; each lost race re-reads and re-applies. */
@@ -32,13 +33,13 @@ export class ScimUsers {
     private readonly links: LinkCoordinator,
   ) {}
 
-  async create(scope: UserScope, body: unknown, actor: Actor): Promise<IdentityDoc> {
+  async create(scope: UserScope, body: unknown, actor: Actor, log?: Logger): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
     const base = newIdentityDoc({ id: uuid7(), tenantId: scope.tenantId, sourceKind: 'scim', sourceKey: scope.integrationId, attributes: attrs, now: new Date().toISOString() });
     // One store write: the partition's unique keys on externalId and userName decide duplicates
     // (and races between identical POSTs); a query runs only to explain a 409.
-    const planned = await this.links.plan(scope.tenantId, base, undefined, actor);
+    const planned = await this.links.plan(scope.tenantId, base, undefined, actor, log);
     try {
       const saved = await this.repo.create(stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined));
       await planned.committed(saved);
@@ -56,14 +57,14 @@ export class ScimUsers {
     return doc;
   }
 
-  async replace(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor): Promise<IdentityDoc> {
+  async replace(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor, log?: Logger): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
-    return this.update(scope, id, ifMatch, actor, () => attrs);
+    return this.update(scope, id, ifMatch, actor, () => attrs, log);
   }
 
-  async patch(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor): Promise<IdentityDoc> {
-    return this.update(scope, id, ifMatch, actor, (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)));
+  async patch(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor, log?: Logger): Promise<IdentityDoc> {
+    return this.update(scope, id, ifMatch, actor, (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)), log);
   }
 
   async delete(scope: UserScope, id: string, ifMatch: string | null, actor: Actor): Promise<void> {
@@ -90,7 +91,7 @@ export class ScimUsers {
    * Read-modify-write with the store's entity tag. With If-Match the client's version must be
    * the current one; without it a concurrent change makes us re-read and re-apply, so no update is lost.
    */
-  private async update(scope: UserScope, id: string, ifMatch: string | null, actor: Actor, change: (current: IdentityAttributes) => IdentityAttributes): Promise<IdentityDoc> {
+  private async update(scope: UserScope, id: string, ifMatch: string | null, actor: Actor, change: (current: IdentityAttributes) => IdentityAttributes, log?: Logger): Promise<IdentityDoc> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await this.get(scope, id);
@@ -110,7 +111,7 @@ export class ScimUsers {
       };
       // Optional attributes that were cleared must not survive from `current`.
       for (const key of OPTIONAL_KEYS) if (next[key] === undefined) delete candidate[key];
-      const planned = await this.links.plan(scope.tenantId, candidate, current, actor);
+      const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
       try {
         const saved = await this.repo.replace(stamped({ ...candidate, link: planned.link }, new Date().toISOString(), current), current._etag);
         await planned.committed(saved);

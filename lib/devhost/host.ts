@@ -190,9 +190,11 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
 
     const body = await readBody(req);
     if (body === 'tooLarge') return sendJson(res, 413, { error: 'Request body too large' });
+    // Repeated headers are joined with ", " as the Functions host does (node:http alone would keep only
+    // the first Authorization header, and the request would be judged by whichever came first).
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(req.headersDistinct)) {
+      if (v !== undefined) headers[k] = v.join(', ');
     }
     const request = new HttpRequest({
       method,

@@ -6,14 +6,17 @@ import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
 import { toGraphQLError } from '../graphql/errors';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
 import type { Logger } from '../log/logger';
-import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './request';
+import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, readBodyText } from './request';
 
 let server: GraphQLServer | undefined;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list (only an oversized body stays 413). */
-function errorResponse(status: 200 | 413, errors: GraphQLError[], correlationId: string, withNullData: boolean): HttpResponseInit {
+/**
+ * Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list. Refusals of the HTTP request
+ * itself, before GraphQL is involved, keep their status: an oversized body (413), repeated credentials (400).
+ */
+function errorResponse(status: 200 | 400 | 413, errors: GraphQLError[], correlationId: string, withNullData: boolean): HttpResponseInit {
   const body = withNullData ? { errors: errors.map(cleanError), data: null } : { errors: errors.map(cleanError) };
   return { status, headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': correlationId }, body: JSON.stringify(body) };
 }
@@ -65,6 +68,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     return response;
   };
 
+  if (hasRepeatedAuthorization(request)) return done(errorResponse(400, [badRequest('Send exactly one Authorization header')], correlationId, false), BAD_REQUEST);
   let who: Admin | undefined;
   if (!isGraphiQLPage(request, svc)) {
     const found = await admin(request, svc, log);

@@ -51,3 +51,12 @@ export async function readBodyText(request: HttpRequest, maxBytes: number): Prom
     return 'invalidEncoding';
   }
 }
+
+/**
+ * Whether the request carried more than one Authorization header. The Functions host (and the dev host)
+ * joins repeated headers with ", "; a bearer token never contains a comma. Which credential counts would
+ * be ambiguous, so such a request is refused (400) rather than judged by one of them.
+ */
+export function hasRepeatedAuthorization(request: HttpRequest): boolean {
+  return request.headers.get('authorization')?.includes(',') ?? false;
+}

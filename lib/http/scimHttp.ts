@@ -13,7 +13,7 @@ import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
-import { SECURITY_HEADERS, correlationIdOf, loggerFor, readBodyText } from './request';
+import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, readBodyText } from './request';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 
@@ -82,6 +82,7 @@ async function authenticate(request: HttpRequest, log: Logger): Promise<{ caller
 /** Wraps an authenticated SCIM handler: the call carries the caller and its integration. */
 export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): HttpHandler {
   return wrap(async (request, base) => {
+    if (hasRepeatedAuthorization(request)) throw new ScimError(400, undefined, 'Send exactly one Authorization header');
     const identity = await authenticate(request, base.log);
     const wait = services().scimRateLimiter.take(identity.integration.id);
     if (wait > 0) throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });

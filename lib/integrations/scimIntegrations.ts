@@ -24,15 +24,18 @@ export const MAX_DISPLAY_NAME = 256;
  * a change made on this instance invalidates the cache at once, other instances see it
  * within CLIENT_LOOKUP_TTL_MS.
  */
-export const CLIENT_LOOKUP_TTL_MS = 30_000;
+export const CLIENT_LOOKUP_TTL_MS = 5_000;
 
 export class ScimIntegrations {
-  private readonly byClient = new TtlCache<string, ScimIntegrationRecord | null>(CLIENT_LOOKUP_TTL_MS);
+  private readonly byClient: TtlCache<string, ScimIntegrationRecord | null>;
 
   constructor(
     private readonly store: Store,
     private readonly audit: AuditLog,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.byClient = new TtlCache<string, ScimIntegrationRecord | null>(CLIENT_LOOKUP_TTL_MS, 10_000, now);
+  }
 
   private get collection() {
     return this.store.collection<ScimIntegrationRecord>('integrations');

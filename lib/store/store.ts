@@ -11,6 +11,15 @@ import { StoreError, toStoreError } from './errors';
 import { count } from './metrics';
 import { splitForBatches } from './batches';
 
+/**
+ * Whether an id can name a stored item: Cosmos DB ids are at most 255 characters without / \ ? #,
+ * and the service never stores an empty or blank one. A caller's id that cannot is simply not found
+ * (reading it would make the SDK build a broken resource path and fail with an error).
+ */
+export function isPossibleId(id: string): boolean {
+  return id.length > 0 && id.length <= 255 && id.trim() !== '' && !/[/\\?#]/.test(id);
+}
+
 export interface StoredDoc {
   id: string;
   pk: string;
@@ -66,6 +75,7 @@ export class Collection<T extends StoredDoc> {
   }
 
   async read(pk: string, id: string): Promise<WithEtag<T> | undefined> {
+    if (!isPossibleId(id)) return undefined;
     count('pointReads');
     return this.run('read', async () => {
       const res = await this.container.item(id, pk).read<WithEtag<T>>();
@@ -160,6 +170,7 @@ export class Collection<T extends StoredDoc> {
 
   /** Deletes the item; returns false when it did not exist. */
   async delete(pk: string, id: string, ifMatch?: string): Promise<boolean> {
+    if (!isPossibleId(id)) return false;
     this.countWrites(1);
     return this.run('delete', async () => {
       const res = await this.container

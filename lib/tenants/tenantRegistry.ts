@@ -8,11 +8,23 @@ export interface TenantRecord extends StoredDoc {
   registeredAt: string;
 }
 
+/**
+ * How long an instance trusts its cached answer: a tenant registered or removed on another instance
+ * (or by the operator command) is seen by every instance within this time; on the instance that made
+ * the change at once.
+ */
+export const TENANT_LOOKUP_TTL_MS = 5_000;
+
 /** Customer tenants registered with the service; tokens from other tenants are not authenticated. */
 export class TenantRegistry {
-  private readonly cache = new TtlCache<string, boolean>(60_000);
+  private readonly cache: TtlCache<string, boolean>;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new TtlCache<string, boolean>(TENANT_LOOKUP_TTL_MS, 10_000, now);
+  }
 
   private get collection() {
     return this.store.collection<TenantRecord>('tenants');

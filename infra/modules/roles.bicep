@@ -40,7 +40,9 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
 }
 
 // Blob Data Owner: deployment package container and host leases; Queue and Table Data Contributor:
-// the host's queues and tables (timer trigger and diagnostics state).
+// the host's queues and tables (timer trigger and diagnostics state) and the background-work queues
+// (storage.bicep) that the planners send to and backgroundWork reads, through the identity-based
+// BACKGROUND_QUEUE connection.
 resource storageRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for role in [
     roleIds.storageBlobDataOwner

@@ -1,14 +1,18 @@
 /*
  * Reference client for a scheduled custom integration:
  *   npm run import -- --service https://<app> --source HR --file people.csv --tenant <tenantId> \
- *     --client-id <appId> --client-secret-env HR_IMPORT_SECRET [--authority https://login.microsoftonline.com] [--scope api://business-identity-service/.default]
- *     [--association-chunk 10000]
+ *     --client-id <appId> --client-secret-env HR_IMPORT_SECRET --scope <service appId>/.default
+ *     [--authority https://login.microsoftonline.com] [--association-chunk 10000] [--delimiter ';']
+ *   npm run import -- --local --source HR --file people.csv      (the local stack of `npm start`)
  * Gets a token, imports the complete set, then associates the rows that carry a userPrincipalName
- * (in parts of --association-chunk pairs),
- * prints the counts, and exits non-zero on any error. CSV files are read line by line.
+ * (in parts of --association-chunk pairs), prints the counts, and exits non-zero on any error.
+ * CSV (RFC 4180, UTF-8 with or without BOM, `,` or the `;` of spreadsheet exports) is parsed as a stream;
+ * progress goes to stderr.
  */
 import fs from 'node:fs';
-import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { parse as parseCsv, CsvError } from 'csv-parse';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, DEFAULT_PORTS } from '../lib/devhost/devData';
 
 interface Row {
   externalId: string;
@@ -24,66 +28,76 @@ interface Row {
   userPrincipalName?: string;
 }
 
-function args(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`);
-    out[a.slice(2)] = argv[++i] ?? '';
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
   }
-  return out;
 }
 
-/** Splits one CSV line (RFC 4180 quoting). */
-export function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
+export const USAGE = [
+  'usage: npm run import -- --service <url> --source <name> --file <people.csv|people.json> --tenant <tenantId>',
+  '         --client-id <appId> --client-secret-env <ENV VAR NAME> --scope <service appId>/.default [--authority <url>]',
+  "         [--association-chunk <pairs>] [--delimiter ',' | ';']",
+  '       npm run import -- --local --source <name> --file <file>   (the local stack of `npm start`, as dev-admin)',
+].join('\n');
+
+/** Progress lines (stderr by default). */
+export type Progress = (line: string) => void;
+const toStderr: Progress = (line) => process.stderr.write(`${line}\n`);
+
+/** Rows between two "read" progress lines. */
+const PROGRESS_EVERY = 50_000;
+const REQUIRED_COLUMNS = ['externalId', 'affiliationType', 'firstName', 'lastName'];
+
+/** `,` or `;` (spreadsheet exports in many locales), whichever the header line uses more. */
+async function detectDelimiter(file: string): Promise<',' | ';'> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
+    const firstLine = buffer.subarray(0, bytesRead).toString('utf8').split(/\r?\n/, 1)[0] ?? '';
+    const count = (c: string) => firstLine.split(c).length - 1;
+    return count(';') > count(',') ? ';' : ',';
+  } finally {
+    await handle.close();
   }
-  out.push(cur);
-  return out;
 }
 
-/** CSV columns: externalId, affiliationType, firstName, lastName, birthDate, nationality, personalEmail, personalPhone, cpr, passportNumber, passportCountry, userPrincipalName. */
-async function readCsv(file: string): Promise<Row[]> {
-  const rl = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
-  let header: string[] | undefined;
+/**
+ * CSV columns (header row, any order): externalId, affiliationType, firstName, lastName, birthDate,
+ * nationality, personalEmail, personalPhone, cpr, passportNumber, passportCountry, userPrincipalName.
+ */
+export async function readCsv(file: string, options: { delimiter?: string; progress?: Progress } = {}): Promise<Row[]> {
+  const progress = options.progress ?? toStderr;
+  const parser = fs.createReadStream(file).pipe(
+    parseCsv({ bom: true, delimiter: options.delimiter ?? (await detectDelimiter(file)), columns: (header: string[]) => header.map((h) => h.trim()), skip_empty_lines: true, trim: true }),
+  );
   const rows: Row[] = [];
-  for await (const line of rl) {
-    if (!line.trim()) continue;
-    const fields = csvFields(line);
-    if (!header) {
-      header = fields.map((h) => h.trim());
-      continue;
+  try {
+    for await (const record of parser as AsyncIterable<Record<string, string | undefined>>) {
+      if (rows.length === 0) {
+        const missing = REQUIRED_COLUMNS.filter((c) => !(c in record));
+        if (missing.length) throw new UsageError(`The CSV header lacks the column(s) ${missing.join(', ')}`);
+      }
+      const get = (name: string): string | undefined => record[name] || undefined;
+      const row: Row = { externalId: get('externalId') ?? '', affiliationType: (get('affiliationType') ?? '').toUpperCase(), firstName: get('firstName') ?? '', lastName: get('lastName') ?? '' };
+      for (const k of ['birthDate', 'nationality', 'personalEmail', 'personalPhone', 'userPrincipalName'] as const) {
+        const v = get(k);
+        if (v) row[k] = v;
+      }
+      const cpr = get('cpr');
+      if (cpr) row.personalNumbers = [{ type: 'DK_CPR', value: cpr }];
+      const passport = get('passportNumber');
+      if (passport) row.identityDocumentReferences = [{ type: 'PASSPORT', issuingCountry: get('passportCountry') ?? '', documentNumber: passport }];
+      rows.push(row);
+      if (rows.length % PROGRESS_EVERY === 0) progress(`read ${rows.length} rows`);
     }
-    const get = (name: string) => {
-      const v = fields[header?.indexOf(name) ?? -1]?.trim();
-      return v ? v : undefined;
-    };
-    const row: Row = { externalId: get('externalId') ?? '', affiliationType: (get('affiliationType') ?? '').toUpperCase(), firstName: get('firstName') ?? '', lastName: get('lastName') ?? '' };
-    for (const k of ['birthDate', 'nationality', 'personalEmail', 'personalPhone', 'userPrincipalName'] as const) {
-      const v = get(k);
-      if (v) row[k] = v;
-    }
-    const cpr = get('cpr');
-    if (cpr) row.personalNumbers = [{ type: 'DK_CPR', value: cpr }];
-    const passport = get('passportNumber');
-    if (passport) row.identityDocumentReferences = [{ type: 'PASSPORT', issuingCountry: get('passportCountry') ?? '', documentNumber: passport }];
-    rows.push(row);
-    if (rows.length % 50_000 === 0) process.stderr.write(`read ${rows.length} rows\n`);
+  } catch (err) {
+    // The parser's messages quote file content; say where, never what.
+    if (err instanceof CsvError) throw new UsageError(`The CSV file is not valid at line ${String((err as CsvError & { lines?: number }).lines ?? '?')} (${err.code})`);
+    throw err;
+  } finally {
+    parser.destroy();
   }
   return rows;
 }
@@ -109,22 +123,61 @@ async function graphql(service: string, accessToken: string, query: string, vari
   return body.data ?? {};
 }
 
-async function main(): Promise<void> {
-  const a = args(process.argv.slice(2));
-  for (const required of ['service', 'source', 'file', 'tenant', 'client-id', 'client-secret-env']) if (!a[required]) throw new Error(`--${required} is required`);
-  const secret = process.env[a['client-secret-env'] ?? ''];
-  if (!secret) throw new Error(`the environment variable named by --client-secret-env is not set`);
-  const result = await runImport({
-    service: a.service ?? '',
-    source: a.source ?? '',
-    file: a.file ?? '',
-    tenant: a.tenant ?? '',
-    clientId: a['client-id'] ?? '',
+/** The run the command line asks for; --local fills in the local stack and its dev-admin client. */
+export function importRunFromArgs(argv: string[], env: Record<string, string | undefined>): ImportRun {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        local: { type: 'boolean' },
+        service: { type: 'string' },
+        source: { type: 'string' },
+        file: { type: 'string' },
+        tenant: { type: 'string' },
+        'client-id': { type: 'string' },
+        'client-secret-env': { type: 'string' },
+        authority: { type: 'string' },
+        scope: { type: 'string' },
+        'association-chunk': { type: 'string' },
+        delimiter: { type: 'string' },
+      },
+    }));
+  } catch {
+    throw new UsageError(USAGE);
+  }
+  const local = values.local === true;
+  const localDefaults = local
+    ? { service: `http://localhost:${DEFAULT_PORTS.host}`, authority: `http://127.0.0.1:${DEFAULT_PORTS.idp}`, tenant: DEV_TENANT_ID, 'client-id': DEV_CLIENTS.admin.clientId, scope: SERVICE_SCOPE }
+    : {};
+  const v: Record<string, string | undefined> = { ...localDefaults, ...values, local: undefined };
+  const required = ['service', 'source', 'file', 'tenant', 'client-id', 'scope', ...(local ? [] : ['client-secret-env'])];
+  const missing = required.filter((r) => !v[r]);
+  if (missing.length) throw new UsageError(`${missing.map((m) => `--${m}`).join(', ')} required\n${USAGE}`);
+  const secret = v['client-secret-env'] ? env[v['client-secret-env']] : DEV_CLIENTS.admin.secret;
+  if (!secret) throw new UsageError('The environment variable named by --client-secret-env is not set');
+  const chunk = v['association-chunk'] === undefined ? undefined : Number(v['association-chunk']);
+  if (chunk !== undefined && (!Number.isInteger(chunk) || chunk < 1)) throw new UsageError('--association-chunk must be a whole number of pairs, at least 1');
+  if (v.delimiter !== undefined && v.delimiter !== ',' && v.delimiter !== ';') throw new UsageError("--delimiter must be ',' or ';'");
+  return {
+    service: v.service ?? '',
+    source: v.source ?? '',
+    file: v.file ?? '',
+    tenant: v.tenant ?? '',
+    clientId: v['client-id'] ?? '',
     secret,
-    authority: a.authority ?? 'https://login.microsoftonline.com',
-    scope: a.scope ?? 'api://business-identity-service/.default',
-    associationChunk: a['association-chunk'] ? Number(a['association-chunk']) : undefined,
-  });
+    authority: v.authority ?? 'https://login.microsoftonline.com',
+    scope: v.scope ?? '',
+    associationChunk: chunk,
+    delimiter: v.delimiter,
+  };
+}
+
+async function main(): Promise<void> {
+  const run = importRunFromArgs(process.argv.slice(2), process.env);
+  const result = await runImport(run);
   console.log('import', JSON.stringify(result.import));
   if (result.associate) console.log('associate', JSON.stringify(result.associate));
 }
@@ -140,29 +193,36 @@ export interface ImportRun {
   scope: string;
   /** Pairs per associateBusinessIdentities call (default 10,000). */
   associationChunk?: number;
+  /** CSV field delimiter; default: `,` or `;`, whichever the header line uses. */
+  delimiter?: string;
+  progress?: Progress;
 }
 
 export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
 
 export async function runImport(o: ImportRun): Promise<{ import: unknown; associate?: Record<string, number> }> {
-  const a = { source: o.source };
-  const secret = o.secret;
+  const progress = o.progress ?? toStderr;
   const file = o.file;
-  const rows: Row[] = file.endsWith('.csv') ? await readCsv(file) : (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[]);
-  process.stderr.write(`read ${rows.length} identities from ${file}\n`);
-  const accessToken = await token(o.authority, o.tenant, o.clientId, secret, o.scope);
+  const rows: Row[] = file.endsWith('.json') ? (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[]) : await readCsv(file, { delimiter: o.delimiter, progress });
+  progress(`read ${rows.length} identities`);
+  const accessToken = await token(o.authority, o.tenant, o.clientId, o.secret, o.scope);
   const service = o.service.replace(/\/+$/, '');
   const identities = rows.map(({ userPrincipalName: _upn, ...identity }) => identity);
-  const imported = await graphql(service, accessToken, 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }', { i: { source: a.source, identities } });
+  progress(`uploading ${identities.length} identities to source ${o.source}`);
+  const startedAt = Date.now();
+  const imported = await graphql(service, accessToken, 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }', { i: { source: o.source, identities } });
+  progress(`imported in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   const associations = rows.filter((r) => r.userPrincipalName).map((r) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName }));
   if (associations.length > 0) {
     // In parts: each pair is processed on its own, and a part stays well inside the HTTP time limit
     // and the service's ASSOCIATION_MAX_PAIRS.
     const part = o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK;
+    const parts = Math.ceil(associations.length / part);
     const totals = { associated: 0, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 };
     const count = (v: unknown[] | number | undefined) => (Array.isArray(v) ? v.length : (v ?? 0));
     for (let i = 0; i < associations.length; i += part) {
-      const associated = await graphql(service, accessToken, 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }', { i: { source: a.source, associations: associations.slice(i, i + part) } });
+      progress(`associating part ${i / part + 1} of ${parts} (${Math.min(part, associations.length - i)} pairs)`);
+      const associated = await graphql(service, accessToken, 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }', { i: { source: o.source, associations: associations.slice(i, i + part) } });
       const r = associated.associateBusinessIdentities as Record<keyof typeof totals, unknown[] | number>;
       for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += count(r[k]);
     }
@@ -174,6 +234,6 @@ export async function runImport(o: ImportRun): Promise<{ import: unknown; associ
 if (require.main === module) {
   main().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : 'failed');
-    process.exit(1);
+    process.exit(err instanceof UsageError ? 2 : 1);
   });
 }

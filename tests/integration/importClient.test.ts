@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../lib/devhost/devData';
-import { csvFields, runImport } from '../../scripts/importClient';
+import { importRunFromArgs, readCsv, runImport, UsageError } from '../../scripts/importClient';
 
 describe('reference import client', () => {
   let stack: TestStack;
@@ -17,8 +17,9 @@ describe('reference import client', () => {
     await stack?.stop();
   });
 
+  const progress: string[] = [];
   const run = (file: string, secret = DEV_CLIENTS.admin.secret) =>
-    runImport({ service: stack.base, source: 'Nightly', file, tenant: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, secret, authority: stack.idp.url, scope: SERVICE_SCOPE });
+    runImport({ service: stack.base, source: 'Nightly', file, tenant: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, secret, authority: stack.idp.url, scope: SERVICE_SCOPE, progress: (l) => progress.push(l) });
 
   it('imports a CSV file and associates the rows that name a user', async () => {
     const file = path.join(dir, 'people.csv');
@@ -54,7 +55,56 @@ describe('reference import client', () => {
     await expect(run(file, 'wrong')).rejects.toThrow(/token request failed \(HTTP 401\)/);
   });
 
-  it('splits quoted CSV fields', () => {
-    expect(csvFields('a,"b, c","d ""e"""')).toEqual(['a', 'b, c', 'd "e"']);
+  it('reports progress: rows read, the upload and each association part', async () => {
+    progress.length = 0;
+    await run(path.join(dir, 'people.csv'));
+    expect(progress).toEqual(['read 2 identities', 'uploading 2 identities to source Nightly', expect.stringMatching(/^imported in \d+\.\d s$/), 'associating part 1 of 1 (1 pairs)']);
+  });
+
+  const rowsOf = (name: string, content: string | Buffer, delimiter?: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, content);
+    return readCsv(file, { delimiter, progress: () => undefined });
+  };
+
+  it('parses RFC 4180: quoted delimiters, doubled quotes, line breaks inside quotes, CRLF', async () => {
+    const rows = await rowsOf('rfc.csv', 'externalId,affiliationType,firstName,lastName\r\nA1,employment,"Berg, Anna","O\'Neil ""Jr"""\r\nA2,enrollment,"Two\r\nLines",Ek\r\n\r\n');
+    expect(rows).toEqual([
+      { externalId: 'A1', affiliationType: 'EMPLOYMENT', firstName: 'Berg, Anna', lastName: 'O\'Neil "Jr"' },
+      { externalId: 'A2', affiliationType: 'ENROLLMENT', firstName: 'Two\r\nLines', lastName: 'Ek' },
+    ]);
+  });
+
+  it('reads spreadsheet exports: UTF-8 BOM and ; as delimiter (detected, or given)', async () => {
+    const text = 'externalId;affiliationType;firstName;lastName;cpr\nB1;employment;Åse, M.;Øster;0101901234\n';
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
+    const expected = [{ externalId: 'B1', affiliationType: 'EMPLOYMENT', firstName: 'Åse, M.', lastName: 'Øster', personalNumbers: [{ type: 'DK_CPR', value: '0101901234' }] }];
+    expect(await rowsOf('bom.csv', withBom)).toEqual(expected);
+    expect(await rowsOf('given.csv', withBom, ';')).toEqual(expected);
+  });
+
+  it('refuses a malformed CSV or a missing column by line and code, without the file content', async () => {
+    const bad = await rowsOf('bad-quote.csv', 'externalId,affiliationType,firstName,lastName\nC1,employment,"SECRET-VALUE"x,L\n').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(bad).toBeInstanceOf(UsageError);
+    expect((bad as Error).message).toMatch(/line 2/);
+    expect((bad as Error).message).not.toContain('SECRET');
+    await expect(rowsOf('no-column.csv', 'externalId,firstName,lastName\nD1,F,L\n')).rejects.toThrow(/lacks the column\(s\) affiliationType/);
+  });
+
+  it('reads its arguments with util.parseArgs; --local fills in the local stack', () => {
+    const local = importRunFromArgs(['--local', '--source', 'HR', '--file', 'people.csv'], {});
+    expect(local).toMatchObject({ service: 'http://localhost:7071', authority: 'http://127.0.0.1:7072', tenant: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, secret: DEV_CLIENTS.admin.secret, scope: SERVICE_SCOPE, source: 'HR', file: 'people.csv' });
+    const azure = importRunFromArgs(
+      ['--service', 'https://svc.example.com', '--source', 'HR', '--file', 'p.csv', '--tenant', 't', '--client-id', 'c', '--client-secret-env', 'HR_SECRET', '--scope', 's/.default', '--association-chunk', '500', '--delimiter', ';'],
+      { HR_SECRET: 'from-env' },
+    );
+    expect(azure).toMatchObject({ service: 'https://svc.example.com', secret: 'from-env', authority: 'https://login.microsoftonline.com', scope: 's/.default', associationChunk: 500, delimiter: ';' });
+    for (const argv of [['--nonsense'], ['positional'], ['--source', 'HR'], ['--service', 'https://s', '--source', 'HR', '--file', 'f', '--tenant', 't', '--client-id', 'c', '--client-secret-env', 'HR_SECRET'], ['--local', '--source', 'HR', '--file', 'f', '--association-chunk', '0'], ['--local', '--source', 'HR', '--file', 'f', '--delimiter', '|']]) {
+      expect(() => importRunFromArgs(argv, {})).toThrow(UsageError);
+    }
+    expect(() => importRunFromArgs(['--local', '--source', 'HR', '--file', 'f', '--client-secret-env', 'UNSET_VAR'], {})).toThrow(/not set/);
   });
 });

@@ -14,8 +14,9 @@ const { startLocalStack } = require('../../lib/devhost/stack') as typeof StackMo
 
 export type Stack = Awaited<ReturnType<typeof startLocalStack>>;
 
-export async function startBenchStack(env: Record<string, string> = {}): Promise<Stack & { base: string }> {
-  const stack = await startLocalStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env } });
+/** The local stack for a benchmark: in memory unless `cosmosDataDir` names a folder for the engine's data. */
+export async function startBenchStack(env: Record<string, string> = {}, cosmosDataDir?: string): Promise<Stack & { base: string }> {
+  const stack = await startLocalStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env }, cosmosDataDir });
   return { ...stack, base: stack.env.PUBLIC_BASE_URL ?? stack.host.url };
 }
 

@@ -1,6 +1,7 @@
 /*
  * npm run bench:load — a mixed Entra-like workload (filter-then-create, PATCH, GET, DELETE) across
- * 4 integrations for a bounded time, then the same with injected store faults. Reports throughput,
+ * 4 integrations for a bounded time, then the same with injected store faults; once per preload
+ * size (BENCH_PRELOAD, Users already in each integration: 1,000 and 20,000). Reports throughput,
  * latency percentiles and status counts, and checks: no 5xx other than retryable 503 (with
  * Retry-After) under faults, none at all without; and the stored Users equal what the clients were
  * told was written (no lost update).
@@ -10,12 +11,15 @@ import { DEV_TENANT_ID, SERVICE_APP_ID_URI } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
+import { newIdentityDoc, partitionKey } from '../../lib/identities/model';
+import { uuid7 } from '../../lib/util/uuid7';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
 const FAULT_RATE = Number(process.env.BENCH_FAULT_RATE ?? 0.05);
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
+const PRELOAD = (process.env.BENCH_PRELOAD ?? '1000,20000').split(',').map(Number);
 const CLIENT_IDS = ['dddddddd-0000-4000-8000-000000000001', 'dddddddd-0000-4000-8000-000000000002', 'dddddddd-0000-4000-8000-000000000003', 'dddddddd-0000-4000-8000-000000000004'];
 
 interface Stats {
@@ -141,17 +145,43 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
   };
 }
 
-async function main(): Promise<void> {
-  const stack = await startBenchStack();
-  try {
-    const actor = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'load-bench' };
-    for (const [i, clientId] of CLIENT_IDS.entries()) await services().integrations.create(DEV_TENANT_ID, { displayName: `Load ${i + 1}`, clientId }, actor);
-    const tokens = CLIENT_IDS.map((clientId) => stack.idp.mintAppToken({ tenantId: DEV_TENANT_ID, clientId, audience: SERVICE_APP_ID_URI }));
-    const rows = [await run(stack.base, tokens, 'no faults', false), await run(stack.base, tokens, `store faults ${FAULT_RATE * 100}%`, true)];
-    printTable(rows);
-  } finally {
-    await stack.stop();
+/** `n` Users in the integration's partition, written straight to the store in transactional batches. */
+async function preload(integrationId: string, n: number): Promise<void> {
+  const pk = partitionKey(DEV_TENANT_ID, integrationId);
+  const now = new Date().toISOString();
+  for (let i = 0; i < n; i += 1000) {
+    const docs = Array.from({ length: Math.min(1000, n - i) }, (_, k) =>
+      newIdentityDoc({
+        id: uuid7(),
+        tenantId: DEV_TENANT_ID,
+        sourceKind: 'scim',
+        sourceKey: integrationId,
+        attributes: { externalId: `pre-${i + k}`, userName: `pre.${i + k}@corp.example`, givenName: 'Pre', familyName: 'Loaded', active: true, affiliationType: 'employment', personalNumbers: [], identityDocumentReferences: [] },
+        now,
+      }),
+    );
+    const outcomes = await services().identities.batchCreate(pk, docs);
+    if (outcomes.some((o) => o !== 'created')) throw new Error('preload failed');
   }
+}
+
+async function main(): Promise<void> {
+  const rows: Array<Record<string, string | number>> = [];
+  for (const n of PRELOAD) {
+    const stack = await startBenchStack();
+    try {
+      const actor = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'load-bench' };
+      for (const [i, clientId] of CLIENT_IDS.entries()) {
+        const integration = await services().integrations.create(DEV_TENANT_ID, { displayName: `Load ${i + 1}`, clientId }, actor);
+        await preload(integration.id, n);
+      }
+      const tokens = CLIENT_IDS.map((clientId) => stack.idp.mintAppToken({ tenantId: DEV_TENANT_ID, clientId, audience: SERVICE_APP_ID_URI }));
+      for (const faults of [false, true]) rows.push({ preloaded: n, ...(await run(stack.base, tokens, faults ? `store faults ${FAULT_RATE * 100}%` : 'no faults', faults)) });
+    } finally {
+      await stack.stop();
+    }
+  }
+  printTable(rows);
 }
 
 runBench(main);

@@ -1,51 +1,76 @@
-/* npm run bench:scim — SCIM request cost at N = 1,000 and 20,000 Users in one integration. */
+/*
+ * npm run bench:scim — SCIM request cost as one integration grows to 1,000, 20,000 and 100,000 Users
+ * (BENCH_SIZES), on the local engine with its data on disk as `npm start` keeps it; then the memory
+ * of the process holding the stack and the time the stack takes to start again on that data.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expectStatus, measure, printTable, startBenchStack, tokenFor, type Measured, runBench } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
-import { forEachBounded } from '../../lib/util/concurrency';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
-const SAMPLES_SMALL = Number(process.env.BENCH_SAMPLES ?? 100);
-/** Each query costs seconds on the local server at 20,000 documents (see README), so fewer samples there. */
-const SAMPLES_LARGE = Number(process.env.BENCH_SAMPLES_LARGE ?? 8);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
 const LOG = (m: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
-const SIZES = (process.env.BENCH_SIZES ?? '1000,20000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,20000,100000').split(',').map(Number);
+const MB = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDoc {
   const attributes = { externalId: `seed-${i}`, userName: `seed.user.${i}@corp.example`, givenName: 'Seed', familyName: `User${i}`, active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [] };
   return newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'scim', sourceKey: integrationId, attributes, now: new Date().toISOString() });
 }
 
+/** Runs every request kind a few times in the other dev integration first, so the first size is not measured cold. */
+async function warmUp(stack: Awaited<ReturnType<typeof startBenchStack>>): Promise<void> {
+  const headers = { authorization: `Bearer ${await tokenFor(stack, DEV_CLIENTS.scim2)}`, 'content-type': 'application/scim+json' };
+  const url = (p: string) => `${stack.base}/scim/v2${p}`;
+  for (let i = 0; i < 200; i++) {
+    const body = { schemas: [CORE, EXT], externalId: `warm-${i}`, userName: `warm.${i}@corp.example`, name: { givenName: 'Warm', familyName: 'Up' }, [EXT]: { affiliationType: 'employment' } };
+    const created = (await (await fetch(url('/Users'), { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    await expectStatus(await fetch(url(`/Users/${created.id}`), { headers }), 200);
+    await expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "warm-${i}"`)}`), { headers }), 200);
+    await expectStatus(await fetch(url(`/Users?startIndex=${(i % 2) * 100 + 1}&count=100`), { headers }), 200);
+  }
+}
+
 async function main(): Promise<void> {
-  const stack = await startBenchStack();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-scim-'));
+  let stack = await startBenchStack({}, dataDir);
   const results: Array<{ n: number; rows: Measured[] }> = [];
-  const clients = [DEV_CLIENTS.scim, DEV_CLIENTS.scim2];
+  const client = DEV_CLIENTS.scim;
+  let memory = { rss: 0, heapUsed: 0 };
+  let users = 0;
   try {
-    for (const [index, n] of SIZES.entries()) {
-      const client = clients[index % clients.length]!;
-      const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, client.clientId))!;
-      const repo = services().identities;
+    const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, client.clientId))!;
+    const pk = partitionKey(DEV_TENANT_ID, integration.id);
+    const seededIds: string[] = [];
+    await warmUp(stack);
+    for (const n of SIZES) {
+      // Grow the same integration to n Users (the POSTs of the previous size count too).
       const seeded = Date.now();
-      const seededIds: string[] = new Array<string>(n);
-      await forEachBounded(Array.from({ length: n }, (_, i) => i), 32, async (i) => {
-        seededIds[i] = (await repo.create(seedDoc(DEV_TENANT_ID, integration.id, i))).id;
-      });
-      LOG(`seeded ${n} Users in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+      const start = seededIds.length;
+      const docs = Array.from({ length: Math.max(0, n - users) }, (_, k) => seedDoc(DEV_TENANT_ID, integration.id, start + k));
+      for (let i = 0; i < docs.length; i += 1000) {
+        const part = docs.slice(i, i + 1000);
+        const outcomes = await services().identities.batchCreate(pk, part);
+        if (outcomes.some((o) => o !== 'created')) throw new Error('seeding failed');
+        seededIds.push(...part.map((d) => d.id));
+      }
+      users += docs.length;
+      LOG(`seeded ${docs.length} Users (now ${users}) in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
       const token = await tokenFor(stack, client);
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' };
       const url = (p: string) => `${stack.base}/scim/v2${p}`;
-      const pick = (i: number) => (i * 7919) % n;
-      const SAMPLES = n > 5000 ? SAMPLES_LARGE : SAMPLES_SMALL;
+      const pick = (i: number) => (i * 7919) % seededIds.length;
       const ids = Array.from({ length: SAMPLES }, (_, i) => seededIds[pick(i)] ?? '');
-      const lastStart = Math.floor((n - 1) / 100) * 100 + 1;
+      const lastStart = Math.floor((users - 1) / 100) * 100 + 1;
       const rows: Measured[] = [];
       // A client jumping straight to the last page: no remembered cursor, the start is found by reading ids once.
-      rows.push(await measure('last page, first jump', 1, async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
-      LOG('measured first jump');
-      LOG('measuring requests');
+      rows.push(await measure('last page, first jump (no cursor)', 1, async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
       rows.push(await measure('GET /Users/{id}', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users/${ids[i]}`), { headers }), 200)));
       rows.push(await measure('filter externalId eq', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers }), 200)));
       rows.push(await measure('filter userName eq', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`userName eq "SEED.USER.${pick(i)}@corp.example"`)}`), { headers }), 200)));
@@ -61,25 +86,41 @@ async function main(): Promise<void> {
           ),
         ),
       );
+      users += SAMPLES;
       rows.push(
         await measure('PATCH /Users/{id}', SAMPLES, async (i) =>
           expectStatus(
             await fetch(url(`/Users/${ids[i]}`), {
               method: 'PATCH',
               headers,
-              body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${i}` }] }),
+              body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }] }),
             }),
             200,
           ),
         ),
       );
       rows.push(await measure('last page via cursor', Math.min(SAMPLES, 50), async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
+      rows.push(await measure('page 2 of a lastModified range', Math.min(SAMPLES, 50), async () => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent('meta.lastModified gt "2000-01-01T00:00:00Z"')}&startIndex=101&count=100`), { headers }), 200)));
       LOG(`measured N=${n}`);
       results.push({ n, rows });
     }
+    global.gc?.();
+    memory = { rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed };
   } finally {
     await stack.stop();
   }
+
+  // The same data folder again: the stack replays the engine's journal and snapshot and is ready.
+  const restartStarted = performance.now();
+  stack = await startBenchStack({}, dataDir);
+  const restartSeconds = (performance.now() - restartStarted) / 1000;
+  const loaded = stack.cosmosLoadedDocuments;
+  const check = await fetch(`${stack.base}/scim/v2/Users?count=1`, { headers: { authorization: `Bearer ${await tokenFor(stack, client)}` } });
+  const total = ((await check.json()) as { totalResults: number }).totalResults;
+  await stack.stop();
+  const dataMb = MB(fs.readdirSync(dataDir).reduce((a, f) => a + fs.statSync(path.join(dataDir, f)).size, 0));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+
   const table = results.flatMap(({ n, rows }) =>
     rows.map((r) => ({
       N: n,
@@ -91,14 +132,16 @@ async function main(): Promise<void> {
       'items returned': r.perRequest.itemsReturned,
       writes: r.perRequest.writes,
       samples: r.n,
-      RU: r.perRequest.requestCharge,
     })),
   );
   printTable(table);
-  if (results.length === 2) {
-    console.log('\nratio of p50 latency, large N / small N:');
-    for (const [i, r] of (results[0]?.rows ?? []).entries()) console.log(`  ${r.name}: ${((results[1]?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
+  const first = results[0];
+  for (const other of results.slice(1)) {
+    console.log(`\nratio of p50 latency, N=${other.n} / N=${first?.n}:`);
+    for (const [i, r] of (first?.rows ?? []).entries()) console.log(`  ${r.name}: ${((other.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
   }
+  console.log(`\nprocess memory with ${users} Users in the stack: rss ${MB(memory.rss)} MB, heap used ${MB(memory.heapUsed)} MB`);
+  console.log(`restart on the same data (${dataMb} MB on disk): ${loaded} documents loaded, stack ready in ${restartSeconds.toFixed(1)} s; the integration lists ${total} Users`);
 }
 
 runBench(main);

@@ -44,7 +44,7 @@ export class Engine {
     } finally {
       this.replaying = false;
     }
-    journal.compact(this.snapshot());
+    if (journal.needsCompaction()) journal.compact(this.snapshot());
     this.journal = journal;
     let documents = 0;
     for (const { store } of this.containers()) documents += store.size;

@@ -2,8 +2,8 @@
  * Durable state of the local engine in a folder: `snapshot.jsonl` (the state at the last start) and
  * `journal.jsonl` (every acknowledged change since, appended with write(2) before the response is
  * sent, so it survives the process being killed at any point). At start the snapshot and the
- * journal are replayed, then compacted into a new snapshot (written aside, then renamed) and the
- * journal starts empty. Replay is idempotent, so a crash at any step of compaction loses nothing.
+ * journal are replayed; when the journal has grown past a quarter of the snapshot they are compacted
+ * into a new snapshot (written aside, then renamed) and the journal starts empty. Replay is idempotent, so a crash at any step of compaction loses nothing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,7 @@ const JOURNAL = 'journal.jsonl';
 const CHUNK = 16 * 1024 * 1024;
 
 /** The complete lines of a file (a torn last line, from a write cut short by a crash, is left out). */
-function* linesOf(file: string): Generator<string> {
+export function* linesOf(file: string, chunkSize = CHUNK): Generator<string> {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -24,19 +24,29 @@ function* linesOf(file: string): Generator<string> {
     throw err;
   }
   try {
-    const buf = Buffer.alloc(CHUNK);
-    let rest = Buffer.alloc(0);
+    const chunk = Buffer.alloc(chunkSize);
+    let carry: Buffer | undefined; // the start of a line that continues in the next chunk
     for (;;) {
-      const n = fs.readSync(fd, buf, 0, CHUNK, null);
+      const n = fs.readSync(fd, chunk, 0, chunkSize, null);
       if (n === 0) break;
-      let data = Buffer.concat([rest, buf.subarray(0, n)]);
       let start = 0;
-      for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-        if (nl > start) yield data.toString('utf8', start, nl);
+      let nl = chunk.indexOf(10, 0);
+      if (carry) {
+        if (nl === -1 || nl >= n) {
+          carry = Buffer.concat([carry, chunk.subarray(0, n)]);
+          continue;
+        }
+        yield Buffer.concat([carry, chunk.subarray(0, nl)]).toString('utf8');
+        carry = undefined;
         start = nl + 1;
+        nl = chunk.indexOf(10, start);
       }
-      data = data.subarray(start);
-      rest = Buffer.from(data);
+      while (nl !== -1 && nl < n) {
+        if (nl > start) yield chunk.toString('utf8', start, nl);
+        start = nl + 1;
+        nl = chunk.indexOf(10, start);
+      }
+      if (start < n) carry = Buffer.from(chunk.subarray(start, n));
     }
   } finally {
     fs.closeSync(fd);
@@ -69,6 +79,22 @@ export class Journal {
   *replay(): Generator<JournalRecord> {
     yield* recordsOf(path.join(this.dir, SNAPSHOT));
     yield* recordsOf(path.join(this.dir, JOURNAL));
+  }
+
+  /**
+   * Whether the journal is worth folding into a new snapshot at start: when it is more than a
+   * quarter of the snapshot's size (or the snapshot is missing), so start-up stays proportional to the data.
+   */
+  needsCompaction(): boolean {
+    const size = (name: string) => {
+      try {
+        return fs.statSync(path.join(this.dir, name)).size;
+      } catch {
+        return 0;
+      }
+    };
+    const journal = size(JOURNAL);
+    return journal > 0 && journal * 4 > size(SNAPSHOT);
   }
 
   /** Writes `state` as the new snapshot and empties the journal; then appends go to the journal. */

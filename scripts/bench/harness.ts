@@ -6,7 +6,7 @@ installFunctionsCore();
 
  
 import type * as StackModule from '../../lib/devhost/stack';
-import { diffCounters, resetStoreCounters, storeCounters, type StoreCounters } from '../../lib/store/metrics';
+import { diffCounters, emptyCounters, resetStoreCounters, storeCounters, type StoreCounters } from '../../lib/store/metrics';
 import { SERVICE_SCOPE, type DevClient } from '../../lib/devhost/devData';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -81,6 +81,31 @@ export async function measure(name: string, count: number, fn: (i: number) => Pr
   for (const k of Object.keys(perRequest) as Array<keyof StoreCounters>) perRequest[k] = Math.round((total[k] / count) * 100) / 100;
   times.sort((a, b) => a - b);
   return { name, n: count, p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), perRequest };
+}
+
+/**
+ * Runs the request kinds round-robin, `count` rounds (one call of each kind per round), so load
+ * from other processes on the machine spreads evenly over the kinds; reports each kind like `measure`.
+ */
+export async function measureInterleaved(count: number, kinds: Array<{ name: string; fn: (i: number) => Promise<void> }>): Promise<Measured[]> {
+  const times = kinds.map(() => [] as number[]);
+  const totals = kinds.map(() => emptyCounters());
+  for (let i = 0; i < count; i++) {
+    for (const [k, kind] of kinds.entries()) {
+      const before = storeCounters();
+      const t = performance.now();
+      await kind.fn(i);
+      times[k]!.push(performance.now() - t);
+      const diff = diffCounters(storeCounters(), before);
+      for (const key of Object.keys(diff) as Array<keyof StoreCounters>) totals[k]![key] += diff[key];
+    }
+  }
+  return kinds.map((kind, k) => {
+    const perRequest = { ...totals[k]! };
+    for (const key of Object.keys(perRequest) as Array<keyof StoreCounters>) perRequest[key] = Math.round((perRequest[key] / count) * 100) / 100;
+    const sorted = times[k]!.sort((a, b) => a - b);
+    return { name: kind.name, n: count, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), perRequest };
+  });
 }
 
 export const round = (x: number): number => Math.round(x * 100) / 100;

@@ -1,7 +1,7 @@
 /*
  * npm run bench:load — a mixed Entra-like workload (filter-then-create, PATCH, GET, DELETE) across
- * 4 integrations for a bounded time, then the same with injected store faults; once per preload
- * size (BENCH_PRELOAD, Users already in each integration: 1,000 and 20,000). Reports throughput,
+ * 4 integrations for a bounded time, then the same with injected store faults; for each preload
+ * size (BENCH_PRELOAD, Users already in each integration: 1,000 and 20,000), the sizes taking turns. Reports throughput,
  * latency percentiles and status counts, and checks: no 5xx other than retryable 503 (with
  * Retry-After) under faults, none at all without; and the stored Users equal what the clients were
  * told was written (no lost update).
@@ -14,12 +14,13 @@ import { StoreError } from '../../lib/store/errors';
 import { newIdentityDoc, partitionKey } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 16);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
 const FAULT_RATE = Number(process.env.BENCH_FAULT_RATE ?? 0.05);
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
 const PRELOAD = (process.env.BENCH_PRELOAD ?? '1000,20000').split(',').map(Number);
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 4);
 const CLIENT_IDS = ['dddddddd-0000-4000-8000-000000000001', 'dddddddd-0000-4000-8000-000000000002', 'dddddddd-0000-4000-8000-000000000003', 'dddddddd-0000-4000-8000-000000000004'];
 
 interface Stats {
@@ -35,10 +36,10 @@ interface Model {
   deleted: boolean;
 }
 
-async function run(base: string, tokens: string[], label: string, faults: boolean): Promise<Record<string, string | number>> {
+async function run(base: string, tokens: string[], label: string, faults: boolean, runSeconds: number): Promise<Slice> {
   const stats: Stats = { latencies: [], statuses: new Map(), retryableWithoutRetryAfter: 0, acknowledged: 0 };
   const models = new Map<string, Model & { token: string }>();
-  const until = Date.now() + SECONDS * 1000;
+  const until = Date.now() + runSeconds * 1000;
 
   const send = async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
     for (;;) {
@@ -120,12 +121,29 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
       if (res.status !== 404) lost++;
     } else if (res.status !== 200 || ((await res.json()) as { name: { familyName: string } }).name.familyName !== m.familyName) lost++;
   }
-  const sorted = [...stats.latencies].sort((a, b) => a - b);
-  const count = (s: number) => stats.statuses.get(s) ?? 0;
-  const fiveXx = [...stats.statuses].filter(([s]) => s >= 500).reduce((a, [, c]) => a + c, 0);
-  const nonRetryable5xx = [...stats.statuses].filter(([s]) => s >= 500 && s !== 503).reduce((a, [, c]) => a + c, 0);
-  if (nonRetryable5xx > 0 || lost > 0 || stats.retryableWithoutRetryAfter > 0 || (!faults && fiveXx > 0)) {
-    throw new Error(`${label}: ${nonRetryable5xx} non-retryable 5xx, ${fiveXx} 5xx, ${lost} lost updates, ${stats.retryableWithoutRetryAfter} retryable answers without Retry-After`);
+  return { stats, seconds, lost };
+}
+
+interface Slice {
+  stats: Stats;
+  seconds: number;
+  lost: number;
+}
+
+/** One table row from the slices of one mode and size (their requests, time and statuses added up). */
+function rowOf(label: string, faults: boolean, slices: Slice[]): Record<string, string | number> {
+  const statuses = new Map<number, number>();
+  for (const sl of slices) for (const [st, c] of sl.stats.statuses) statuses.set(st, (statuses.get(st) ?? 0) + c);
+  const sorted = slices.flatMap((sl) => sl.stats.latencies).sort((a, b) => a - b);
+  const seconds = slices.reduce((a, sl) => a + sl.seconds, 0);
+  const lost = slices.reduce((a, sl) => a + sl.lost, 0);
+  const acknowledged = slices.reduce((a, sl) => a + sl.stats.acknowledged, 0);
+  const withoutRetryAfter = slices.reduce((a, sl) => a + sl.stats.retryableWithoutRetryAfter, 0);
+  const count = (st: number) => statuses.get(st) ?? 0;
+  const fiveXx = [...statuses].filter(([st]) => st >= 500).reduce((a, [, c]) => a + c, 0);
+  const nonRetryable5xx = [...statuses].filter(([st]) => st >= 500 && st !== 503).reduce((a, [, c]) => a + c, 0);
+  if (nonRetryable5xx > 0 || lost > 0 || withoutRetryAfter > 0 || (!faults && fiveXx > 0)) {
+    throw new Error(`${label}: ${nonRetryable5xx} non-retryable 5xx, ${fiveXx} 5xx, ${lost} lost updates, ${withoutRetryAfter} retryable answers without Retry-After`);
   }
   return {
     mode: label,
@@ -135,12 +153,12 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
     'p50 ms': round(percentile(sorted, 50)),
     'p95 ms': round(percentile(sorted, 95)),
     'p99 ms': round(percentile(sorted, 99)),
-    'HTTP 2xx': [...stats.statuses].filter(([s]) => s < 300).reduce((a, [, c]) => a + c, 0),
+    'HTTP 2xx': [...statuses].filter(([st]) => st < 300).reduce((a, [, c]) => a + c, 0),
     'HTTP 409': count(409),
     'HTTP 429': count(429),
     'HTTP 503': count(503),
     'other 5xx': nonRetryable5xx,
-    'acknowledged writes': stats.acknowledged,
+    'acknowledged writes': acknowledged,
     'lost updates': lost,
   };
 }
@@ -165,21 +183,40 @@ async function preload(integrationId: string, n: number): Promise<void> {
   }
 }
 
+/**
+ * Both preload sizes live in one stack (4 integrations each) and take turns in slices of
+ * BENCH_SLICE_SECONDS, so load from other processes on the machine falls on both sizes alike.
+ */
 async function main(): Promise<void> {
   const rows: Array<Record<string, string | number>> = [];
-  for (const n of PRELOAD) {
-    const stack = await startBenchStack();
-    try {
-      const actor = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'load-bench' };
-      for (const [i, clientId] of CLIENT_IDS.entries()) {
-        const integration = await services().integrations.create(DEV_TENANT_ID, { displayName: `Load ${i + 1}`, clientId }, actor);
+  const stack = await startBenchStack();
+  try {
+    const actor = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'load-bench' };
+    const tokensBySize = new Map<number, string[]>();
+    for (const [s, n] of PRELOAD.entries()) {
+      const tokens: string[] = [];
+      for (const [i, base] of CLIENT_IDS.entries()) {
+        const clientId = `${base.slice(0, -2)}${String(s * CLIENT_IDS.length + i + 1).padStart(2, '0')}`;
+        const integration = await services().integrations.create(DEV_TENANT_ID, { displayName: `Load ${n} ${i + 1}`, clientId }, actor);
         await preload(integration.id, n);
+        tokens.push(stack.idp.mintAppToken({ tenantId: DEV_TENANT_ID, clientId, audience: SERVICE_APP_ID_URI }));
       }
-      const tokens = CLIENT_IDS.map((clientId) => stack.idp.mintAppToken({ tenantId: DEV_TENANT_ID, clientId, audience: SERVICE_APP_ID_URI }));
-      for (const faults of [false, true]) rows.push({ preloaded: n, ...(await run(stack.base, tokens, faults ? `store faults ${FAULT_RATE * 100}%` : 'no faults', faults)) });
-    } finally {
-      await stack.stop();
+      tokensBySize.set(n, tokens);
     }
+    const slices = Math.max(1, Math.round(SECONDS / SLICE_SECONDS));
+    // Not reported: the first seconds of a process run cold.
+    await run(stack.base, tokensBySize.get(PRELOAD[0] ?? 1000)!, 'warm-up', false, SLICE_SECONDS);
+    for (const faults of [false, true]) {
+      const label = faults ? `store faults ${FAULT_RATE * 100}%` : 'no faults';
+      const bySize = new Map<number, Slice[]>(PRELOAD.map((n) => [n, []]));
+      for (let k = 0; k < slices; k++) {
+        // Turns alternate in order (A B, B A, ...), so neither size always follows the other.
+        for (const n of k % 2 === 0 ? PRELOAD : [...PRELOAD].reverse()) bySize.get(n)!.push(await run(stack.base, tokensBySize.get(n)!, `${label} ${n} ${k}`, faults, SLICE_SECONDS));
+      }
+      for (const n of PRELOAD) rows.push({ preloaded: n, ...rowOf(label, faults, bySize.get(n)!) });
+    }
+  } finally {
+    await stack.stop();
   }
   printTable(rows);
 }

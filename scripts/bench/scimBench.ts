@@ -6,15 +6,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expectStatus, measure, printTable, startBenchStack, tokenFor, type Measured, runBench } from './harness';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { expectStatus, measure, measureInterleaved, printTable, startBenchStack, tokenFor, type Measured, type Stack, runBench } from './harness';
+import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const LOG = (m: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,20000,100000').split(',').map(Number);
 const MB = (bytes: number) => Math.round(bytes / 1024 / 1024);
@@ -24,17 +24,67 @@ function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDo
   return newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'scim', sourceKey: integrationId, attributes, now: new Date().toISOString() });
 }
 
-/** Runs every request kind a few times in the other dev integration first, so the first size is not measured cold. */
-async function warmUp(stack: Awaited<ReturnType<typeof startBenchStack>>): Promise<void> {
-  const headers = { authorization: `Bearer ${await tokenFor(stack, DEV_CLIENTS.scim2)}`, 'content-type': 'application/scim+json' };
-  const url = (p: string) => `${stack.base}/scim/v2${p}`;
-  for (let i = 0; i < 200; i++) {
-    const body = { schemas: [CORE, EXT], externalId: `warm-${i}`, userName: `warm.${i}@corp.example`, name: { givenName: 'Warm', familyName: 'Up' }, [EXT]: { affiliationType: 'employment' } };
-    const created = (await (await fetch(url('/Users'), { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
-    await expectStatus(await fetch(url(`/Users/${created.id}`), { headers }), 200);
-    await expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "warm-${i}"`)}`), { headers }), 200);
-    await expectStatus(await fetch(url(`/Users?startIndex=${(i % 2) * 100 + 1}&count=100`), { headers }), 200);
+interface Grown {
+  integrationId: string;
+  pk: string;
+  seededIds: string[];
+  users: number;
+}
+
+async function grown(clientId: string): Promise<Grown> {
+  const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, clientId))!;
+  return { integrationId: integration.id, pk: partitionKey(DEV_TENANT_ID, integration.id), seededIds: [], users: 0 };
+}
+
+/** Grows the integration to n Users (the POSTs of the previous size count too), then measures every request kind. */
+async function measureAt(stack: Stack & { base: string }, client: DevClient, g: Grown, n: number): Promise<Measured[]> {
+  const seeded = Date.now();
+  const start = g.seededIds.length;
+  const docs = Array.from({ length: Math.max(0, n - g.users) }, (_, k) => seedDoc(DEV_TENANT_ID, g.integrationId, start + k));
+  for (let i = 0; i < docs.length; i += 1000) {
+    const part = docs.slice(i, i + 1000);
+    const outcomes = await services().identities.batchCreate(g.pk, part);
+    if (outcomes.some((o) => o !== 'created')) throw new Error('seeding failed');
+    g.seededIds.push(...part.map((d) => d.id));
   }
+  g.users += docs.length;
+  LOG(`seeded ${docs.length} Users (now ${g.users}) in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+  const token = await tokenFor(stack, client);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' };
+  const url = (p: string) => `${stack.base}/scim/v2${p}`;
+  const pick = (i: number) => (i * 7919) % g.seededIds.length;
+  const ids = Array.from({ length: SAMPLES }, (_, i) => g.seededIds[pick(i)] ?? '');
+  const lastStart = Math.floor((g.users - 1) / 100) * 100 + 1;
+  const rows: Measured[] = [];
+  // A client jumping straight to the last page: no remembered cursor, the start is found by reading ids once.
+  rows.push(await measure('last page, first jump (no cursor)', 1, async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
+  const post = (i: number) =>
+    fetch(url('/Users'), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ schemas: [CORE, EXT], externalId: `new-${n}-${i}`, userName: `new.${n}.${i}@corp.example`, name: { givenName: 'New', familyName: 'User' }, [EXT]: { affiliationType: 'employment' } }),
+    });
+  const patch = (i: number) =>
+    fetch(url(`/Users/${ids[i]}`), {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }] }),
+    });
+  const lastModifiedPage2 = `/Users?filter=${encodeURIComponent('meta.lastModified gt "2000-01-01T00:00:00Z"')}&startIndex=101&count=100`;
+  rows.push(
+    ...(await measureInterleaved(SAMPLES, [
+      { name: 'GET /Users/{id}', fn: async (i) => expectStatus(await fetch(url(`/Users/${ids[i]}`), { headers }), 200) },
+      { name: 'filter externalId eq', fn: async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers }), 200) },
+      { name: 'filter userName eq', fn: async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`userName eq "SEED.USER.${pick(i)}@corp.example"`)}`), { headers }), 200) },
+      { name: 'POST /Users', fn: async (i) => expectStatus(await post(i), 201) },
+      { name: 'PATCH /Users/{id}', fn: async (i) => expectStatus(await patch(i), 200) },
+      { name: 'last page via cursor (count=100)', fn: async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200) },
+      { name: 'page 2 of a lastModified range (count=100)', fn: async () => expectStatus(await fetch(url(lastModifiedPage2), { headers }), 200) },
+    ])),
+  );
+  g.users += SAMPLES;
+  LOG(`measured N=${n}`);
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -45,65 +95,14 @@ async function main(): Promise<void> {
   let memory = { rss: 0, heapUsed: 0 };
   let users = 0;
   try {
-    const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, client.clientId))!;
-    const pk = partitionKey(DEV_TENANT_ID, integration.id);
-    const seededIds: string[] = [];
-    await warmUp(stack);
-    for (const n of SIZES) {
-      // Grow the same integration to n Users (the POSTs of the previous size count too).
-      const seeded = Date.now();
-      const start = seededIds.length;
-      const docs = Array.from({ length: Math.max(0, n - users) }, (_, k) => seedDoc(DEV_TENANT_ID, integration.id, start + k));
-      for (let i = 0; i < docs.length; i += 1000) {
-        const part = docs.slice(i, i + 1000);
-        const outcomes = await services().identities.batchCreate(pk, part);
-        if (outcomes.some((o) => o !== 'created')) throw new Error('seeding failed');
-        seededIds.push(...part.map((d) => d.id));
-      }
-      users += docs.length;
-      LOG(`seeded ${docs.length} Users (now ${users}) in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-      const token = await tokenFor(stack, client);
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' };
-      const url = (p: string) => `${stack.base}/scim/v2${p}`;
-      const pick = (i: number) => (i * 7919) % seededIds.length;
-      const ids = Array.from({ length: SAMPLES }, (_, i) => seededIds[pick(i)] ?? '');
-      const lastStart = Math.floor((users - 1) / 100) * 100 + 1;
-      const rows: Measured[] = [];
-      // A client jumping straight to the last page: no remembered cursor, the start is found by reading ids once.
-      rows.push(await measure('last page, first jump (no cursor)', 1, async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
-      rows.push(await measure('GET /Users/{id}', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users/${ids[i]}`), { headers }), 200)));
-      rows.push(await measure('filter externalId eq', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers }), 200)));
-      rows.push(await measure('filter userName eq', SAMPLES, async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`userName eq "SEED.USER.${pick(i)}@corp.example"`)}`), { headers }), 200)));
-      rows.push(
-        await measure('POST /Users', SAMPLES, async (i) =>
-          expectStatus(
-            await fetch(url('/Users'), {
-              method: 'POST',
-              headers,
-              body: JSON.stringify({ schemas: [CORE, EXT], externalId: `new-${n}-${i}`, userName: `new.${n}.${i}@corp.example`, name: { givenName: 'New', familyName: 'User' }, [EXT]: { affiliationType: 'employment' } }),
-            }),
-            201,
-          ),
-        ),
-      );
-      users += SAMPLES;
-      rows.push(
-        await measure('PATCH /Users/{id}', SAMPLES, async (i) =>
-          expectStatus(
-            await fetch(url(`/Users/${ids[i]}`), {
-              method: 'PATCH',
-              headers,
-              body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }] }),
-            }),
-            200,
-          ),
-        ),
-      );
-      rows.push(await measure('last page via cursor', Math.min(SAMPLES, 50), async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
-      rows.push(await measure('page 2 of a lastModified range', Math.min(SAMPLES, 50), async () => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent('meta.lastModified gt "2000-01-01T00:00:00Z"')}&startIndex=101&count=100`), { headers }), 200)));
-      LOG(`measured N=${n}`);
-      results.push({ n, rows });
-    }
+    // The same run at the first size in the other dev integration first, not reported: the first size is not measured cold.
+    const other = await grown(DEV_CLIENTS.scim2.clientId);
+    await measureAt(stack, DEV_CLIENTS.scim2, other, SIZES[0] ?? 1000);
+    const g = await grown(client.clientId);
+    for (const n of SIZES) results.push({ n, rows: await measureAt(stack, client, g, n) });
+    // The small integration once more, now that the process holds the large one: same partition size, same process state.
+    results.push({ n: other.users, rows: await measureAt(stack, DEV_CLIENTS.scim2, other, other.users) });
+    users = g.users;
     global.gc?.();
     memory = { rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed };
   } finally {
@@ -135,10 +134,10 @@ async function main(): Promise<void> {
     })),
   );
   printTable(table);
-  const first = results[0];
-  for (const other of results.slice(1)) {
-    console.log(`\nratio of p50 latency, N=${other.n} / N=${first?.n}:`);
-    for (const [i, r] of (first?.rows ?? []).entries()) console.log(`  ${r.name}: ${((other.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
+  const largest = results[SIZES.length - 1];
+  for (const small of [results[0], results[SIZES.length]]) {
+    console.log(`\nratio of p50 latency, N=${largest?.n} / N=${small?.n}${small === results[0] ? ' (first)' : ' (other integration, measured last)'}:`);
+    for (const [i, r] of (small?.rows ?? []).entries()) console.log(`  ${r.name}: ${((largest?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
   }
   console.log(`\nprocess memory with ${users} Users in the stack: rss ${MB(memory.rss)} MB, heap used ${MB(memory.heapUsed)} MB`);
   console.log(`restart on the same data (${dataMb} MB on disk): ${loaded} documents loaded, stack ready in ${restartSeconds.toFixed(1)} s; the integration lists ${total} Users`);

@@ -53,6 +53,8 @@ export class DocumentStore {
   readonly partitionKeyPath: string[];
   private readonly uniquePaths: string[][];
   private ridCount = 0;
+  /** Documents handed to the query evaluator so far (what a query costs beyond its index look-ups). */
+  examined = 0;
   private tx: Transaction | undefined;
   /** Receives every change once it is decided (one call per write, one per committed batch). */
   onChanges: ((changes: DocumentChange[]) => void) | undefined;

@@ -48,9 +48,9 @@ export function removeSorted<T>(arr: T[], value: T): void {
   if (arr[at] === value) arr.splice(at, 1);
 }
 
-/** Ids by exact scalar value of one path. */
+/** Ids by exact scalar value of one path (one id kept as a string: most values of key fields are unique). */
 export class EqualityIndex {
-  private readonly byPartition = new Map<string, Map<string, Set<string>>>();
+  private readonly byPartition = new Map<string, Map<string, string | Set<string>>>();
 
   constructor(readonly path: readonly string[]) {}
 
@@ -60,9 +60,12 @@ export class EqualityIndex {
     let values = this.byPartition.get(partition);
     if (!values) this.byPartition.set(partition, (values = new Map()));
     const key = scalarKey(v);
-    let ids = values.get(key);
-    if (!ids) values.set(key, (ids = new Set()));
-    ids.add(String(doc.id));
+    const id = String(doc.id);
+    const held = values.get(key);
+    if (held === undefined) values.set(key, id);
+    else if (typeof held === 'string') {
+      if (held !== id) values.set(key, new Set([held, id]));
+    } else held.add(id);
   }
 
   remove(partition: string, doc: Json): void {
@@ -70,18 +73,29 @@ export class EqualityIndex {
     if (!isScalar(v)) return;
     const values = this.byPartition.get(partition);
     const key = scalarKey(v);
-    const ids = values?.get(key);
-    if (!ids) return;
-    ids.delete(String(doc.id));
-    if (ids.size === 0) values?.delete(key);
+    const held = values?.get(key);
+    const id = String(doc.id);
+    if (held === undefined || !values) return;
+    if (typeof held === 'string') {
+      if (held === id) values.delete(key);
+      return;
+    }
+    held.delete(id);
+    if (held.size === 1) values.set(key, held.values().next().value as string);
   }
 
   dropPartition(partition: string): void {
     this.byPartition.delete(partition);
   }
 
-  ids(partition: string, value: Scalar): ReadonlySet<string> | undefined {
-    return this.byPartition.get(partition)?.get(scalarKey(value));
+  size(partition: string, value: Scalar): number {
+    const held = this.byPartition.get(partition)?.get(scalarKey(value));
+    return held === undefined ? 0 : typeof held === 'string' ? 1 : held.size;
+  }
+
+  ids(partition: string, value: Scalar): readonly string[] {
+    const held = this.byPartition.get(partition)?.get(scalarKey(value));
+    return held === undefined ? [] : typeof held === 'string' ? [held] : [...held];
   }
 }
 

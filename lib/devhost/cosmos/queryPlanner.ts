@@ -124,14 +124,14 @@ function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
       return doc ? [doc] : [];
     }
     if (c.kind === 'compare' && c.op === '=') {
-      const ids = store.equalityIndex(c.path).ids(p.key, c.value);
-      offer(ids?.size ?? 0, () => docsOf(p, ids ?? []));
+      const index = store.equalityIndex(c.path);
+      const value = c.value;
+      offer(index.size(p.key, value), () => docsOf(p, index.ids(p.key, value)));
     } else if (c.kind === 'in') {
       const index = store.equalityIndex(c.path);
-      const sets = c.values.map((v) => index.ids(p.key, v));
       offer(
-        sets.reduce((n, s) => n + (s?.size ?? 0), 0),
-        () => sets.flatMap((s) => docsOf(p, s ?? [])),
+        c.values.reduce<number>((n, v) => n + index.size(p.key, v), 0),
+        () => c.values.flatMap((v) => docsOf(p, index.ids(p.key, v))),
       );
     }
   }
@@ -170,10 +170,10 @@ function countFromIndexes(store: DocumentStore, p: Partition, conditions: readon
   if (paths.size !== 1 || paths.has('')) return undefined;
   const first = conditions[0];
   if (!first || first.kind === 'opaque' || samePath(first.path, ['id'])) return undefined;
-  if (conditions.length === 1 && first.kind === 'compare' && first.op === '=') return store.equalityIndex(first.path).ids(p.key, first.value)?.size ?? 0;
+  if (conditions.length === 1 && first.kind === 'compare' && first.op === '=') return store.equalityIndex(first.path).size(p.key, first.value);
   if (conditions.length === 1 && first.kind === 'in') {
     const index = store.equalityIndex(first.path);
-    return first.values.reduce<number>((n, v) => n + (index.ids(p.key, v)?.size ?? 0), 0);
+    return first.values.reduce<number>((n, v) => n + index.size(p.key, v), 0);
   }
   if (conditions.every((c) => c.kind === 'compare' && c.op !== '=')) {
     const range = rangeOf(conditions, first.path);
@@ -191,8 +191,10 @@ function topOf(shape: QueryShape, params: Map<string, unknown>): number | undefi
 export function runQuery(store: DocumentStore, query: CompiledQuery, parameters: ReadonlyArray<{ name: string; value: unknown }>, request: QueryRequest): QueryOutput {
   const params = new Map(parameters.map((p) => [p.name, p.value]));
   const runParams = Object.fromEntries(parameters.map((p) => [p.name.slice(1), p.value]));
-  const run = (candidates: Json[]) =>
-    query.run(candidates, { parameters: runParams, maxItemCount: request.maxItemCount, continuation: request.continuation, compositeIndexes: store.compositeIndexes() });
+  const run = (candidates: Json[]) => {
+    store.examined += candidates.length;
+    return query.run(candidates, { parameters: runParams, maxItemCount: request.maxItemCount, continuation: request.continuation, compositeIndexes: store.compositeIndexes() });
+  };
   const shape = shapeFor(query);
   if (!shape.plannable) return run(partitionsOf(store, request.partition).flatMap((p) => [...p.docs.values()]));
 

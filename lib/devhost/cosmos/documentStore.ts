@@ -93,6 +93,10 @@ export class DocumentStore {
   }
 
   create(data: Json): Json {
+    return this.atomically(() => this.createNow(data));
+  }
+
+  private createNow(data: Json): Json {
     const pkValue = this.partitionValueOf(data);
     const p = this.partitions.get(partitionKeyOf(pkValue));
     const id = String(data.id);
@@ -109,6 +113,10 @@ export class DocumentStore {
   }
 
   replace(data: Json, original: Json): Json {
+    return this.atomically(() => this.replaceNow(data, original));
+  }
+
+  private replaceNow(data: Json, original: Json): Json {
     const pkValue = this.partitionValueOf(data);
     if (partitionKeyOf(pkValue) !== partitionKeyOf(this.partitionValueOf(original))) {
       throw new EngineError(`replacing partition key "${this.partitionKeyPath.join('.')}" is not allowed`, false, true);
@@ -135,6 +143,10 @@ export class DocumentStore {
   }
 
   delete(id: string, partition: unknown): void {
+    this.atomically(() => this.deleteNow(id, partition));
+  }
+
+  private deleteNow(id: string, partition: unknown): void {
     const old = this.get(partition ?? id, id);
     if (!old) throw new Error('does not exist');
     this.remove(old);
@@ -153,22 +165,42 @@ export class DocumentStore {
 
   // ---- transactional batches ----
 
-  /** Runs `fn` as one transaction: when it returns false every change it made is undone. */
+  /**
+   * Runs `fn` as one transaction: when it returns false or throws, or its changes cannot be
+   * journaled, every change it made is undone (so nothing unacknowledged stays visible).
+   */
   transaction(fn: () => boolean): void {
     if (this.tx) throw new Error('nested transaction');
     const tx: Transaction = { undo: [], changes: [] };
+    const undoAll = () => {
+      for (const undo of tx.undo.reverse()) undo();
+    };
     this.tx = tx;
     let commit = false;
     try {
       commit = fn();
     } finally {
       this.tx = undefined;
-      if (commit) {
-        if (tx.changes.length > 0) this.onChanges?.(tx.changes);
-      } else {
-        for (const undo of tx.undo.reverse()) undo();
-      }
+      if (!commit) undoAll();
     }
+    if (!commit || tx.changes.length === 0) return;
+    try {
+      this.onChanges?.(tx.changes);
+    } catch (err) {
+      undoAll();
+      throw err;
+    }
+  }
+
+  /** A single write: inside a batch's transaction, or as its own. */
+  private atomically<T>(fn: () => T): T {
+    if (this.tx) return fn();
+    let out: T | undefined;
+    this.transaction(() => {
+      out = fn();
+      return true;
+    });
+    return out as T;
   }
 
   // ---- replay from the journal ----
@@ -216,8 +248,7 @@ export class DocumentStore {
   // ---- internals ----
 
   private record(change: DocumentChange): void {
-    if (this.tx) this.tx.changes.push(change);
-    else this.onChanges?.([change]);
+    this.tx?.changes.push(change);
   }
 
   private put(doc: Json): void {

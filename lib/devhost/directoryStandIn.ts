@@ -30,6 +30,8 @@ export interface DirectoryStandIn {
   throttleNext(count: number, retryAfterSeconds: number): void;
   /** Every request made with a token of the tenant answers 429 with `Retry-After` until called with undefined. */
   throttleTenant(tenantId: string, retryAfterSeconds: number | undefined): void;
+  /** The next `count` requests inside a `$batch` answer 429 with `Retry-After` (the batch itself is 200, as Graph does). */
+  throttleNextInBatch(count: number, retryAfterSeconds: number): void;
   stats(): DirectoryStats;
   resetStats(): void;
   /** Throws when the UPN exists in the tenant. */
@@ -356,6 +358,7 @@ interface RouteContext {
   directory: TenantDirectory;
   counters: DirectoryStats;
   tenantId: string;
+  batchThrottle: { remaining: number; retryAfterSeconds: number };
 }
 
 function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
@@ -462,6 +465,11 @@ function runBatch(ctx: RouteContext, body: unknown): Answer {
   const items = parseBatch(body);
   if (isAnswer(items)) return items;
   const responses = items.map((item) => {
+    if (ctx.batchThrottle.remaining > 0) {
+      ctx.batchThrottle.remaining--;
+      const a = graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.');
+      return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json', 'Retry-After': String(ctx.batchThrottle.retryAfterSeconds) }, body: a.body };
+    }
     const a = route(ctx, item.method, item.url, item.body);
     return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json' }, ...(a.body === undefined ? {} : { body: a.body }) };
   });
@@ -497,6 +505,7 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
   const keyFor = opts.tokenKeyProvider ?? jwksKeyProvider(opts.idpUrl);
   const throttle = { remaining: 0, retryAfterSeconds: 1 };
   const throttledTenants = new Map<string, number>();
+  const batchThrottle = { remaining: 0, retryAfterSeconds: 1 };
   for (const u of opts.seedUsers ?? []) directory.create(u.tenantId, u);
 
   const serve = async (req: http.IncomingMessage): Promise<Answer> => {
@@ -521,7 +530,7 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     const url = req.url ?? '/';
     if (!url.startsWith('/v1.0/')) return graphError(404, 'NotFound', 'Only the v1.0 endpoint is available');
     const relative = url.slice('/v1.0'.length);
-    const ctx: RouteContext = { directory, counters, tenantId: auth.tenantId };
+    const ctx: RouteContext = { directory, counters, tenantId: auth.tenantId, batchThrottle };
     const method = (req.method ?? 'GET').toUpperCase();
     if (/^\/(\$|%24)batch(\?|$)/i.test(relative)) return method === 'POST' ? runBatch(ctx, body) : graphError(405, 'Request_BadRequest', '$batch accepts POST only');
     return route(ctx, method, relative, body);
@@ -543,6 +552,7 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
   return {
     url,
     throttleNext: (count, retryAfterSeconds) => Object.assign(throttle, { remaining: count, retryAfterSeconds }),
+    throttleNextInBatch: (count, retryAfterSeconds) => Object.assign(batchThrottle, { remaining: count, retryAfterSeconds }),
     throttleTenant: (tenantId, retryAfterSeconds) => {
       if (retryAfterSeconds === undefined) throttledTenants.delete(tenantId.toLowerCase());
       else throttledTenants.set(tenantId.toLowerCase(), retryAfterSeconds);

@@ -16,6 +16,11 @@ export interface DirectoryUser {
 
 export const UPNS_PER_FILTER = 15;
 export const REQUESTS_PER_BATCH = 20;
+/** Sends of a `$batch` sub-request that keeps failing inside a batch before the look-up gives up. */
+export const SUB_REQUEST_ATTEMPTS = 4;
+const SUB_REQUEST_DEFAULT_WAIT_MS = 1000;
+/** A longer Retry-After is not waited for inside one call: the caller gets DirectoryUnavailableError with it. */
+const SUB_REQUEST_MAX_WAIT_MS = 10_000;
 
 /** OData string literal: single quotes, a quote inside doubled. */
 export function odataString(value: string): string {
@@ -128,22 +133,38 @@ export class DirectoryClient {
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += UPNS_PER_FILTER) chunks.push(unique.slice(i, i + UPNS_PER_FILTER));
     const found = new Map<string, DirectoryUser>();
-    for (let i = 0; i < chunks.length; i += REQUESTS_PER_BATCH) {
-      const group = chunks.slice(i, i + REQUESTS_PER_BATCH);
-      const requests = group.map((chunk, j) => ({
-        id: String(j + 1),
-        method: 'GET',
-        url: usersQuery(`userPrincipalName in (${chunk.map(odataString).join(',')})`),
-      }));
-      const res = await this.send(tenantId, () => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>);
-      for (const r of res.responses ?? []) {
-        if (r.status === 429 || r.status >= 500) {
-          throw new DirectoryUnavailableError(r.status, Number(r.headers?.['Retry-After'] ?? r.headers?.['retry-after'] ?? 5) * 1000);
-        }
-        if (r.status !== 200) continue;
-        for (const u of r.body?.value ?? []) found.set(u.userPrincipalName.toLowerCase(), { id: u.id, userPrincipalName: u.userPrincipalName });
-      }
-    }
+    for (let i = 0; i < chunks.length; i += REQUESTS_PER_BATCH) await this.batchLookUp(tenantId, chunks.slice(i, i + REQUESTS_PER_BATCH), found);
     return found;
+  }
+
+  /**
+   * One `$batch` of filter queries. A sub-request that fails (Graph throttles or fails inside a batch
+   * that itself answers 200) is sent again after its Retry-After, up to SUB_REQUEST_ATTEMPTS times; what
+   * still fails throws, so its UPNs are never reported as users that do not exist.
+   */
+  private async batchLookUp(tenantId: string, group: string[][], found: Map<string, DirectoryUser>): Promise<void> {
+    let open = group.map((chunk, j) => ({ id: String(j + 1), chunk }));
+    for (let attempt = 1; open.length > 0; attempt++) {
+      const requests = open.map(({ id, chunk }) => ({ id, method: 'GET', url: usersQuery(`userPrincipalName in (${chunk.map(odataString).join(',')})`) }));
+      const res = await this.send(tenantId, () => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>);
+      const answered = new Set<string>();
+      let failure: { status: number; retryAfterMs: number } | undefined;
+      for (const r of res.responses ?? []) {
+        if (r.status === 200) {
+          answered.add(r.id);
+          for (const u of r.body?.value ?? []) found.set(u.userPrincipalName.toLowerCase(), { id: u.id, userPrincipalName: u.userPrincipalName });
+          continue;
+        }
+        if (r.status === 401 || r.status === 403) throw new DirectoryAccessError(r.status);
+        const retryAfter = Number(r.headers?.['Retry-After'] ?? r.headers?.['retry-after'] ?? '');
+        const retryAfterMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : SUB_REQUEST_DEFAULT_WAIT_MS;
+        if (!failure || retryAfterMs > failure.retryAfterMs) failure = { status: r.status, retryAfterMs };
+      }
+      open = open.filter(({ id }) => !answered.has(id));
+      if (open.length === 0) return;
+      const { status, retryAfterMs } = failure ?? { status: 0, retryAfterMs: SUB_REQUEST_DEFAULT_WAIT_MS };
+      if (attempt >= SUB_REQUEST_ATTEMPTS || retryAfterMs > SUB_REQUEST_MAX_WAIT_MS) throw new DirectoryUnavailableError(status, Math.max(retryAfterMs, 1000));
+      await new Promise((r) => setTimeout(r, retryAfterMs));
+    }
   }
 }

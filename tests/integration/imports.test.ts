@@ -62,6 +62,15 @@ describe('custom integration: import and association', () => {
     expect((await list(other)).map((i) => i.externalId)).toEqual(['P902']);
   });
 
+  it('a $batch sub-request that Graph throttles is sent again, never reported as an unknown user', async () => {
+    await importSet('BatchRetry', [person(951)]);
+    stack.directory.throttleNextInBatch(2, 0);
+    const res = await gql<{ associateBusinessIdentities: { associated: number; unknownUserPrincipalNames: string[] } }>(ASSOCIATE, {
+      i: { source: 'BatchRetry', associations: [{ externalId: 'P951', userPrincipalName: 'carol@dev.example.com' }] },
+    });
+    expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1, unknownUserPrincipalNames: [] });
+  });
+
   it('counts created, unchanged, updated and deleted, and replaces lists', async () => {
     const first = await importSet('HR', [person(1, { personalNumbers: [{ type: 'DK_CPR', value: '010190-1234' }], identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'dk', documentNumber: 'P1' }] }), person(2), person(3)]);
     expect(first.body.data?.importBusinessIdentities).toEqual({ created: 3, updated: 0, deleted: 0, unchanged: 0 });

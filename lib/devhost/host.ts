@@ -123,6 +123,19 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'tooLarge'> {
   });
 }
 
+/**
+ * The request as a function sees it with HTTP streaming on (`app.setup({ enableHttpStream: true })`):
+ * the body is the incoming stream, read only as far as the function reads it.
+ */
+function streamingRequest(req: http.IncomingMessage, method: string, url: URL, headers: Record<string, string>, params: Record<string, string>): HttpRequest {
+  const withBody = method !== 'GET' && method !== 'HEAD';
+  // The incoming message is pulled only when the function reads the body (as @azure/functions does).
+  const body = withBody ? (req as unknown as BodyInit) : undefined;
+  const nativeRequest = new Request(url, { method, headers, body, duplex: 'half' } as RequestInit);
+  // @azure/functions builds its streaming requests the same way, from a native Request.
+  return new HttpRequest({ nativeRequest, params } as unknown as ConstructorParameters<typeof HttpRequest>[0]);
+}
+
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
@@ -188,24 +201,24 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
       return sendJson(res, pathMatched ? 405 : 404, { error: pathMatched ? 'Method not allowed' : 'Not found' });
     }
 
-    const body = await readBody(req);
-    if (body === 'tooLarge') return sendJson(res, 413, { error: 'Request body too large' });
+    if (Number(req.headers['content-length'] ?? '0') > MAX_BODY_BYTES) {
+      res.shouldKeepAlive = false;
+      return sendJson(res, 413, { error: 'Request body too large' });
+    }
     // Repeated headers are joined with ", " as the Functions host does (node:http alone would keep only
     // the first Authorization header, and the request would be judged by whichever came first).
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headersDistinct)) {
       if (v !== undefined) headers[k] = v.join(', ');
     }
-    const request = new HttpRequest({
-      method,
-      url: url.toString(),
-      headers,
-      params: matched.params,
-      body: body.length > 0 ? { bytes: body } : undefined,
-    });
+    const request = streamingRequest(req, method, url, headers, matched.params);
     const ctx = contextFor(matched.fn.name, opts.log);
     try {
-      await writeResponse(res, await matched.fn.handler(request, ctx));
+      const result = await matched.fn.handler(request, ctx);
+      // A body the function did not read to its end is not read by the host either: the connection
+      // closes after the answer, so the sender cannot make the host take in the rest.
+      if (!req.complete) res.shouldKeepAlive = false;
+      await writeResponse(res, result);
     } catch (err) {
       opts.log('error', `Function ${matched.fn.name} failed (invocation ${ctx.invocationId}): ${(err as Error).name}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error', correlationId: ctx.invocationId });

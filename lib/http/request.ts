@@ -39,14 +39,29 @@ export const SECURITY_HEADERS: Record<string, string> = {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads the body with a size limit; 'tooLarge' past it, 'invalidEncoding' when it is not UTF-8. */
+/**
+ * Reads the body with a size limit; 'tooLarge' past it, 'invalidEncoding' when it is not UTF-8.
+ * The body arrives as a stream: reading stops at the limit, so at most `maxBytes` (plus one chunk) is held.
+ */
 export async function readBodyText(request: HttpRequest, maxBytes: number): Promise<string | 'tooLarge' | 'invalidEncoding'> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) return 'tooLarge';
-  const bytes = Buffer.from(await request.arrayBuffer());
-  if (bytes.length > maxBytes) return 'tooLarge';
+  const stream = request.body as ReadableStream<Uint8Array> | null;
+  const chunks: Uint8Array[] = [];
+  if (stream) {
+    const reader = stream.getReader();
+    let size = 0;
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      size += next.value.byteLength;
+      if (size > maxBytes) {
+        reader.releaseLock();
+        return 'tooLarge';
+      }
+      chunks.push(next.value);
+    }
+  }
   try {
-    return UTF8.decode(bytes);
+    return UTF8.decode(Buffer.concat(chunks));
   } catch {
     return 'invalidEncoding';
   }

@@ -4,6 +4,7 @@ import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Actor } from '../audit/auditLog';
 import type { Services } from '../services';
 import type { Logger } from '../log/logger';
+import type { GraphQLError } from 'graphql';
 import { notAuthenticated, notAuthorized } from './errors';
 
 export interface Admin {
@@ -17,6 +18,8 @@ export interface GraphQLContext {
   correlationId: string;
   /** The administrator making the call (authenticated before the request was parsed). */
   admin(): Promise<Admin>;
+  /** Errors reported beside a field's data (a result that is only partly done); added to the response's errors. */
+  partialErrors: GraphQLError[];
 }
 
 export const ADMIN_ROLE = 'Admin';
@@ -44,5 +47,5 @@ export async function authenticateAdmin(services: Services, authorization: strin
 
 /** The context of an authenticated request; without an administrator (GraphiQL's page) every field refuses. */
 export function createContext(services: Services, admin: Admin | undefined, log: Logger, correlationId: string): GraphQLContext {
-  return { services, log, correlationId, admin: () => (admin ? Promise.resolve(admin) : Promise.reject(notAuthenticated())) };
+  return { services, log, correlationId, partialErrors: [], admin: () => (admin ? Promise.resolve(admin) : Promise.reject(notAuthenticated())) };
 }

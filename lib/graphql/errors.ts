@@ -36,3 +36,14 @@ export function toGraphQLError(err: unknown): unknown {
   }
   return err;
 }
+
+/**
+ * Some pairs of an association could not be processed (still failing after their retries); the result
+ * beside it counts the others. The externalIds are the caller's own keys of the pairs to send again.
+ */
+export function associationIncomplete(externalIds: string[], path: ReadonlyArray<string | number>): GraphQLError {
+  return new GraphQLError(`${externalIds.length} pair(s) could not be processed now; the result counts the others. Send the pairs whose externalIds are listed in extensions.externalIds again`, {
+    path,
+    extensions: { code: 'ASSOCIATION_INCOMPLETE', externalIds },
+  });
+}

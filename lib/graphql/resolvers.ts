@@ -1,7 +1,7 @@
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import type { GraphQLContext } from './context';
-import { GraphQLScalarType, Kind } from 'graphql';
-import { toGraphQLError } from './errors';
+import { GraphQLScalarType, Kind, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
+import { associationIncomplete, toGraphQLError } from './errors';
 import { identityView } from './identityView';
 import { assertCustomSourceName, sourcePartition } from './sources';
 import type { ImportIdentityInput } from '../imports/importInput';
@@ -11,14 +11,14 @@ import type { IdentityDoc } from '../identities/model';
 import { badInput } from '../util/domainError';
 
 type Args = Record<string, unknown>;
-type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext) => Promise<unknown>;
+type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
 
 /** Every root field runs as an administrator and maps domain failures to coded GraphQL errors. */
-function adminField(run: (args: Args, ctx: GraphQLContext, admin: Awaited<ReturnType<GraphQLContext['admin']>>) => Promise<unknown>): Resolver {
-  return async (_parent, args, ctx) => {
+function adminField(run: (args: Args, ctx: GraphQLContext, admin: Awaited<ReturnType<GraphQLContext['admin']>>, info: GraphQLResolveInfo) => Promise<unknown>): Resolver {
+  return async (_parent, args, ctx, info) => {
     try {
       const admin = await ctx.admin();
-      return await run(args, ctx, admin);
+      return await run(args, ctx, admin, info);
     } catch (err) {
       throw toGraphQLError(err);
     }
@@ -104,10 +104,12 @@ export const resolvers = {
       ctx.log.info('import finished', { tenantId: caller.tenantId, identities: identities.length, ...counts, durationMs: Date.now() - started });
       return counts;
     }),
-    associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }) => {
+    associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }, info) => {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
-      const r = await ctx.services.associator.associate(caller.tenantId, source, associations, actor);
+      const r = await ctx.services.associator.associate(caller.tenantId, source, associations, actor, ctx.log);
+      // The counts of the pairs done come back with an error naming the pairs to send again.
+      if (r.sendAgain.length > 0) ctx.partialErrors.push(associationIncomplete(r.sendAgain, responsePathAsArray(info.path)));
       ctx.log.info('association finished', {
         tenantId: caller.tenantId,
         pairs: associations.length,
@@ -116,6 +118,7 @@ export const resolvers = {
         unknownExternalIds: r.unknownExternalIds.length,
         unknownUserPrincipalNames: r.unknownUserPrincipalNames.length,
         conflicting: r.conflictingUserPrincipalNames.length,
+        notDone: r.sendAgain.length,
       });
       return r;
     }),

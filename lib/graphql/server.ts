@@ -28,6 +28,24 @@ function disableIntrospection(): Plugin {
   };
 }
 
+/**
+ * Errors a resolver reported beside its data (ctx.partialErrors) join the result's errors, so a
+ * partly done mutation answers its data and the error together (cleaned like every other error).
+ */
+function partialErrors(): Plugin<GraphQLContext> {
+  return {
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          const extra = (args.contextValue as GraphQLContext).partialErrors;
+          if (extra.length === 0 || Symbol.asyncIterator in result) return;
+          setResult({ ...result, errors: [...(result.errors ?? []), ...extra] });
+        },
+      };
+    },
+  };
+}
+
 /** Every error of every response goes out through cleanError: no value the caller sent, no internals, HTTP 200. */
 function cleanErrors(): Plugin {
   const clean = (result: ExecutionResult): ExecutionResult => (result.errors?.length ? { ...result, errors: result.errors.map(cleanError) } : result);
@@ -57,6 +75,6 @@ export function createGraphQLServer(options: { introspection: boolean; maxBodyBy
     // graphql-yoga's own default (25 MB) would cap imports below GRAPHQL_MAX_BODY_BYTES.
     maxRequestBodySize: options.maxBodyBytes,
     parserAndValidationCache: { documentCache: new ByteBoundedCache<DocumentNode>(DOCUMENT_CACHE_MAX_TOTAL_BYTES, DOCUMENT_CACHE_MAX_ENTRY_BYTES), errorCache: NO_CACHE },
-    plugins: [limitQueryShape(), cleanErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
+    plugins: [limitQueryShape(), partialErrors(), cleanErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
   });
 }

@@ -29,8 +29,14 @@ export type WithEtag<T> = T & { _etag: string };
 
 export type StoreOperation = 'read' | 'create' | 'replace' | 'upsert' | 'delete' | 'query';
 
+/** The item an operation concerns (absent for queries). */
+export interface FaultTarget {
+  pk: string;
+  id: string;
+}
+
 /** Called before every store operation; throwing simulates a store failure (tests and fault benchmarks only). */
-export type FaultInjector = (op: StoreOperation, container: ContainerName) => void;
+export type FaultInjector = (op: StoreOperation, container: ContainerName, target?: FaultTarget) => void;
 
 let faultInjector: FaultInjector | undefined;
 
@@ -65,8 +71,8 @@ export class Collection<T extends StoredDoc> {
     if (this.name === 'identities') count('identityWrites', n);
   }
 
-  private async run<R>(op: StoreOperation, fn: () => Promise<R>): Promise<R> {
-    faultInjector?.(op, this.name);
+  private async run<R>(op: StoreOperation, fn: () => Promise<R>, target?: FaultTarget): Promise<R> {
+    faultInjector?.(op, this.name, target);
     try {
       return await fn();
     } catch (err) {
@@ -81,7 +87,7 @@ export class Collection<T extends StoredDoc> {
       const res = await this.container.item(id, pk).read<WithEtag<T>>();
       count('requestCharge', res.requestCharge ?? 0);
       return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
-    }).catch((err: unknown) => {
+    }, { pk, id }).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return undefined;
       throw err;
     });
@@ -93,7 +99,7 @@ export class Collection<T extends StoredDoc> {
       const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
       count('requestCharge', res.requestCharge ?? 0);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-    });
+    }, doc);
   }
 
   /**
@@ -109,7 +115,7 @@ export class Collection<T extends StoredDoc> {
     const send: T[] = [];
     for (const doc of docs) {
       try {
-        faultInjector?.('create', this.name); // per item, as for single writes
+        faultInjector?.('create', this.name, doc); // per item, as for single writes
         send.push(doc);
       } catch (err) {
         const mapped = toStoreError(err);
@@ -156,7 +162,7 @@ export class Collection<T extends StoredDoc> {
         .replace<T & ItemDefinition>(doc as T & ItemDefinition, ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
       count('requestCharge', res.requestCharge ?? 0);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-    });
+    }, doc);
   }
 
   async upsert(doc: T): Promise<WithEtag<T>> {
@@ -165,7 +171,7 @@ export class Collection<T extends StoredDoc> {
       const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
       count('requestCharge', res.requestCharge ?? 0);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-    });
+    }, doc);
   }
 
   /** Deletes the item; returns false when it did not exist. */
@@ -178,7 +184,7 @@ export class Collection<T extends StoredDoc> {
         .delete(ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
       count('requestCharge', res.requestCharge ?? 0);
       return true;
-    }).catch((err: unknown) => {
+    }, { pk, id }).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return false;
       throw err;
     });

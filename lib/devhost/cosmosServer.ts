@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Engine } from './cosmos/engine';
 import { createEngineServer } from './cosmos/server';
+import { Throughput, type ThroughputUsage } from './cosmos/throughput';
 
 /** The well-known key of the Cosmos DB emulator; the local server accepts any key. */
 export const LOCAL_COSMOS_KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==';
@@ -10,12 +11,16 @@ export interface LocalCosmosOptions {
   host?: string;
   /** Folder the engine keeps its data in (journal and snapshot); without it the engine starts empty and keeps everything in memory. */
   dataDir?: string;
+  /** Request units per second each container serves before answering 429 (as Cosmos DB does); undefined = unlimited. */
+  ruPerSecond?: number;
 }
 
 export interface LocalCosmos {
   endpoint: string;
   /** Documents loaded from `dataDir` at start. */
   loadedDocuments: number;
+  /** Request units charged and requests throttled so far, per container. */
+  requestUnits(): ThroughputUsage;
   close(): Promise<void>;
 }
 
@@ -24,7 +29,8 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
   const host = options.host ?? '127.0.0.1';
   const state: { engine?: Engine } = {};
   // Requests are answered once the engine has loaded its data (503 before, which the SDK retries).
-  const server = createEngineServer(() => state.engine);
+  const throughput = new Throughput(options.ruPerSecond);
+  const server = createEngineServer(() => state.engine, throughput);
   // No idle timeout: a connection the server closes while the client is about to reuse it fails that
   // request (ECONNRESET), which happened after event-loop stalls of several seconds (parsing a large
   // import). Connections end when the stack stops.
@@ -46,6 +52,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
   return {
     endpoint: `http://${host}:${actual}`,
     loadedDocuments,
+    requestUnits: () => throughput.usage(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();

@@ -31,10 +31,23 @@ function cosmosDataDir(): string | undefined {
   return path.resolve(process.env.DEV_COSMOS_DATA_DIR || path.join('.local', 'cosmos'));
 }
 
+/** DEV_COSMOS_RU_PER_SECOND: request units per second per container before the engine answers 429 (unset = unlimited). */
+function cosmosRuPerSecond(): number | undefined {
+  const raw = process.env.DEV_COSMOS_RU_PER_SECOND;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    console.error('Setting DEV_COSMOS_RU_PER_SECOND must be a positive number of request units per second');
+    process.exit(1);
+  }
+  return n;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const externalCosmos = Boolean(process.env.COSMOS_ENDPOINT);
   const dataDir = externalCosmos ? undefined : cosmosDataDir();
+  const ruPerSecond = externalCosmos ? undefined : cosmosRuPerSecond();
   const { DEFAULT_PORTS, DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, UNREGISTERED_TENANT_ID, DEV_DIRECTORY_USERS } = devData;
   const stack = await startLocalStack({
     ports: {
@@ -45,6 +58,7 @@ async function main(): Promise<void> {
       queues: port('DEV_QUEUE_PORT', DEFAULT_PORTS.queues),
     },
     cosmosDataDir: dataDir,
+    cosmosRuPerSecond: ruPerSecond,
     runTimersOnSchedule: true,
     log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
   });
@@ -56,7 +70,7 @@ async function main(): Promise<void> {
     `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql)`,
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,
-    `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'})`,
+    `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'}${ruPerSecond ? `; ${ruPerSecond} RU/s per container, 429 beyond` : ''})`,
     `  Queues (Azurite)    ${stack.queueEndpoint}`,
     '',
     `  HTTP functions: ${stack.host.functions.http.join(', ')}`,

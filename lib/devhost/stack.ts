@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from './cosmosServer';
+import type { ThroughputUsage } from './cosmos/throughput';
 import { startLocalQueues } from './localQueues';
 import { startIdpStandIn, type IdpStandIn } from './idpStandIn';
 import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn';
@@ -21,6 +22,8 @@ export interface StackOptions {
   log?: HostLog;
   /** Folder the local Cosmos engine keeps its data in; without it the engine starts empty, in memory (tests, benchmarks). */
   cosmosDataDir?: string;
+  /** Request units per second each container of the local engine serves before answering 429; undefined = unlimited. */
+  cosmosRuPerSecond?: number;
   /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
   hostJson?: unknown;
   /** Where the function modules are: the TypeScript sources (tests) or the build output. */
@@ -35,6 +38,8 @@ export interface LocalStack {
   queueEndpoint: string;
   /** Documents the local engine loaded from its data folder at start (0 in memory or with an external account). */
   cosmosLoadedDocuments: number;
+  /** Request units the local engine charged and requests it throttled (zeros with an external account). */
+  cosmosRequestUnits(): ThroughputUsage;
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -64,7 +69,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     let cosmos: LocalCosmos | undefined;
     const externalCosmos = process.env.COSMOS_ENDPOINT;
     if (!externalCosmos) {
-      cosmos = await startLocalCosmos({ port: ports.cosmos, dataDir: options.cosmosDataDir });
+      cosmos = await startLocalCosmos({ port: ports.cosmos, dataDir: options.cosmosDataDir, ruPerSecond: options.cosmosRuPerSecond });
       started.push(() => cosmos!.close());
     }
     const queues = await startLocalQueues(ports.queues);
@@ -118,6 +123,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
       queueEndpoint: queues.endpoint,
       cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,
+      cosmosRequestUnits: () => cosmos?.requestUnits() ?? { charged: 0, requests: 0, throttled: 0, byContainer: {} },
       env,
       stop: async () => {
         disposeServices();

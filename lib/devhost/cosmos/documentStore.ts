@@ -9,6 +9,8 @@ import { EqualityIndex, SortedIndex, insertSorted, removeSorted, valueAt } from 
 import type { Json, LibDocuments } from './library';
 import { QueryCache, type QueryOutput } from './compiledQuery';
 import { runQuery, type QueryRequest } from './queryPlanner';
+import { addCharge } from './chargeMeter';
+import { createCharge, deleteCharge, replaceCharge, type IndexingPolicy } from './requestCharge';
 
 export interface Partition {
   key: string;
@@ -64,6 +66,7 @@ export class DocumentStore {
     partitionKeyPaths: readonly string[],
     uniqueKeyPaths: readonly string[],
     readonly compositeIndexes: () => unknown[],
+    readonly indexingPolicy: () => IndexingPolicy = () => ({}),
   ) {
     const first = partitionKeyPaths[0];
     this.partitionKeyPath = !first || first === '/_partitionKey' ? ['id'] : first.slice(1).split('/');
@@ -109,6 +112,7 @@ export class DocumentStore {
     const doc: Json = { ...data, id, _etag: randomUUID(), _rid, _self: this.lib._self(_rid), _ts: Math.floor(Date.now() / 1000) };
     this.put(doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
+    addCharge(() => createCharge(doc, this.indexingPolicy()));
     return doc;
   }
 
@@ -134,6 +138,7 @@ export class DocumentStore {
     this.remove(old);
     this.put(doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
+    addCharge(() => replaceCharge(old, doc, this.indexingPolicy()));
     return doc;
   }
 
@@ -151,6 +156,7 @@ export class DocumentStore {
     if (!old) throw new Error('does not exist');
     this.remove(old);
     this.record({ t: 'del', pk: this.partitionValueOf(old), id });
+    addCharge(() => deleteCharge(old, this.indexingPolicy()));
   }
 
   /** Read feed: every document of the container. */

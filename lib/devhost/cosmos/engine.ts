@@ -5,6 +5,7 @@
  */
 import { DocumentStore, type DocumentChange } from './documentStore';
 import { Journal, type JournalRecord } from './journal';
+import type { IndexingPolicy } from './requestCharge';
 import { Account, Collection, Database, type Json, type LibAccount, type LibCollection, type LibDatabase, type LibDocuments } from './library';
 
 function attachStore(collection: LibCollection, data: Json): DocumentStore {
@@ -16,6 +17,7 @@ function attachStore(collection: LibCollection, data: Json): DocumentStore {
     partitionKey.paths ?? ['/id'],
     uniqueKeys.flatMap((k) => k.paths),
     () => (((collection.read() ?? {}).indexingPolicy ?? {}) as { compositeIndexes?: unknown[] }).compositeIndexes ?? [],
+    () => ((collection.read() ?? {}).indexingPolicy ?? {}) as IndexingPolicy,
   );
   collection.documents = store;
   return store;

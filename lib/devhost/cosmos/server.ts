@@ -2,12 +2,17 @@
  * HTTP front of the local engine: the Cosmos DB wire protocol as `@vercel/cosmosdb-server` speaks
  * it (its router and handlers), except for queries (run inside the partition the request names,
  * from indexes), query-plan requests (answered without running anything: the SDK only needs a
- * plan when the direct query is refused) and transactional batches (all or nothing).
+ * plan when the direct query is refused) and transactional batches (all or nothing). Every
+ * document request is charged request units by the model in requestCharge.ts (header
+ * `x-ms-request-charge`), and with a throughput budget refused with 429 beyond it, as Cosmos DB does.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Engine } from './engine';
 import { storeOf } from './engine';
+import { addCharge, withMeter } from './chargeMeter';
+import { MINIMUM_RU, batchCharge, chargeHeader, pointReadCharge, queryPageCharge } from './requestCharge';
+import type { Throughput } from './throughput';
 import { QuerySyntaxError, batchDocumentsHandler, documentOperations, queryDocumentsHandler, readJsonBody, route, type Json, type LibAccount, type LibCollection } from './library';
 
 function trueHeader(req: IncomingMessage, name: string): boolean {
@@ -76,6 +81,8 @@ async function queryDocuments(account: LibAccount, req: IncomingMessage, res: Se
   }
   if (result.continuation) res.setHeader('x-ms-continuation', JSON.stringify(result.continuation));
   res.setHeader('x-ms-item-count', String(result.result.length));
+  const items = result.result;
+  addCharge(() => queryPageCharge(items));
   return { Documents: result.result, _count: result.result.length };
 }
 
@@ -109,6 +116,7 @@ async function batchDocuments(account: LibAccount, req: IncomingMessage, res: Se
     return { message: 'Operation type is not supported in Batch.' };
   }
   const out: Json[] = [];
+  const charges: number[] = [];
   store.transaction(() => {
     let failedAt = -1;
     for (const [i, input] of (body as Json[]).entries()) {
@@ -116,12 +124,15 @@ async function batchDocuments(account: LibAccount, req: IncomingMessage, res: Se
         out.push({ statusCode: 424, requestCharge: 0 });
         continue;
       }
-      const result = documentOperations[OPERATIONS[input.operationType as Operation]](collection, input);
+      const operation = OPERATIONS[input.operationType as Operation];
+      const { result, meter } = withMeter(() => documentOperations[operation](collection, input));
+      const charge = meter.ru > 0 ? meter.ru : operation === 'readOperation' && result.statusCode === 200 ? pointReadCharge(result.body) : MINIMUM_RU;
+      charges.push(charge);
       if (result.statusCode >= 400) {
         if (failedAt < 0) failedAt = i;
-        out.push({ statusCode: result.statusCode, requestCharge: 0 });
+        out.push({ statusCode: result.statusCode, requestCharge: charge });
       } else {
-        out.push({ statusCode: result.statusCode, requestCharge: 1, eTag: result.body?._etag, resourceBody: result.body });
+        out.push({ statusCode: result.statusCode, requestCharge: charge, eTag: result.body?._etag, resourceBody: result.body });
       }
     }
     if (failedAt >= 0 && atomic) {
@@ -130,6 +141,7 @@ async function batchDocuments(account: LibAccount, req: IncomingMessage, res: Se
     }
     return true;
   });
+  addCharge(() => batchCharge(charges));
   return out;
 }
 
@@ -141,20 +153,64 @@ function handlerFor(found: ReturnType<typeof route>) {
   return { params, handler };
 }
 
+const DOCUMENTS_PATH = /\/colls\/[^/]+\/docs(?:\/|$|\?)/;
+
+/**
+ * The container a document request works on (`db/container`), or undefined for account, database
+ * and container requests and query-plan requests (answered by the gateway in Azure, not a partition).
+ */
+function documentContainer(req: IncomingMessage, params: Record<string, string>): string | undefined {
+  if (!params.dbId || !params.collId || !DOCUMENTS_PATH.test(req.url ?? '') || trueHeader(req, 'x-ms-cosmos-is-query-plan-request')) return undefined;
+  return `${params.dbId}/${params.collId}`;
+}
+
+/**
+ * The request's charge: what the store and the engine's own handlers metered, else (the library's
+ * point-read and read-feed handlers, and requests that changed nothing) a read's charge or the minimum.
+ */
+function chargeOf(req: IncomingMessage, res: ServerResponse, params: Record<string, string>, body: unknown, metered: number): number {
+  if (metered > 0) return metered;
+  if (req.method === 'GET' && res.statusCode === 200 && typeof body === 'object' && body !== null) {
+    if (params.docId) return pointReadCharge(body as Json);
+    const documents = (body as Json).Documents;
+    if (Array.isArray(documents)) return queryPageCharge(documents);
+  }
+  return MINIMUM_RU;
+}
+
+const THROTTLED = {
+  code: 'TooManyRequests',
+  message: 'Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later.',
+};
+/** Sub-status of a 429 for a container's request-unit budget (`RUBudgetExceeded` in the Cosmos DB SDKs). */
+const RU_BUDGET_EXCEEDED = '3200';
+
 /** The request handler of the library's server, with the engine's own query and batch handlers. */
-export function createEngineServer(getEngine: () => Engine | undefined): http.Server {
+export function createEngineServer(getEngine: () => Engine | undefined, throughput: Throughput): http.Server {
   return http.createServer({ keepAlive: true }, (req, res) => {
     void (async () => {
       const engine = getEngine();
       const found = engine ? handlerFor(route(req)) : undefined;
+      const container = found ? documentContainer(req, found.params) : undefined;
+      const retryAfterMs = container ? throughput.admit(container) : undefined;
       let body: unknown;
-      if (engine && found) {
+      let charge = 0;
+      if (retryAfterMs !== undefined) {
+        req.resume();
+        res.statusCode = 429;
+        res.setHeader('x-ms-retry-after-ms', String(retryAfterMs));
+        res.setHeader('x-ms-substatus', RU_BUDGET_EXCEEDED);
+        body = { ...THROTTLED };
+      } else if (engine && found) {
+        const { result, meter } = withMeter(async () => found.handler(engine.account, req, res, found.params));
         try {
-          body = await found.handler(engine.account, req, res, found.params);
+          body = await result;
         } catch (err) {
           body = { message: err instanceof Error ? err.message : 'Internal error' };
           res.statusCode = 500;
         }
+        charge = container ? chargeOf(req, res, found.params, body, meter.ru) : MINIMUM_RU;
+        if (container) throughput.charge(container, charge);
         if (res.statusCode > 399 && typeof body === 'object' && body !== null && !(body as Json).message) (body as Json).message = '';
       } else {
         res.statusCode = engine ? 400 : 503;
@@ -166,7 +222,7 @@ export function createEngineServer(getEngine: () => Engine | undefined): http.Se
       res.setHeader('content-location', `https://${req.headers.host}${req.url}`);
       res.setHeader('connection', 'keep-alive');
       res.setHeader('x-ms-activity-id', randomUUID());
-      res.setHeader('x-ms-request-charge', '1');
+      res.setHeader('x-ms-request-charge', chargeHeader(charge));
       if (req.headers['a-im'] && res.statusCode === 200) {
         if (req.headers['if-none-match']) res.statusCode = 304;
         res.setHeader('etag', '1');

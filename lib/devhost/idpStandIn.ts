@@ -6,7 +6,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 
 export interface IdpClient {
   tenantId: string;
@@ -145,9 +147,29 @@ function parseTenantPath(rawUrl: string | undefined): { tenantId: string; route:
   }
 }
 
-export async function startIdpStandIn(opts: { port: number; host?: string; clients: IdpClient[] }): Promise<IdpStandIn> {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const kid = randomBytes(12).toString('base64url');
+/**
+ * The signing key: kept in keyFile when one is given (as Entra keeps its keys, so tokens issued before a
+ * restart of the local stack stay valid after it), otherwise new for each start. The kid is the key's
+ * RFC 7638 thumbprint, so it is the same whenever the key is.
+ */
+function signingKey(keyFile: string | undefined): { privateKey: KeyObject; publicKey: KeyObject; kid: string } {
+  let privateKey: KeyObject | undefined;
+  if (keyFile && fs.existsSync(keyFile)) privateKey = createPrivateKey(fs.readFileSync(keyFile, 'utf8'));
+  if (!privateKey) {
+    privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    if (keyFile) {
+      fs.mkdirSync(path.dirname(keyFile), { recursive: true });
+      fs.writeFileSync(keyFile, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
+    }
+  }
+  const publicKey = createPublicKey(privateKey);
+  const { e, kty, n } = publicKey.export({ format: 'jwk' });
+  const kid = createHash('sha256').update(JSON.stringify({ e, kty, n })).digest('base64url');
+  return { privateKey, publicKey, kid };
+}
+
+export async function startIdpStandIn(opts: { port: number; host?: string; clients: IdpClient[]; keyFile?: string }): Promise<IdpStandIn> {
+  const { privateKey, publicKey, kid } = signingKey(opts.keyFile);
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
   const clients = [...opts.clients];
   // Set once the server listens; every use below runs after that.

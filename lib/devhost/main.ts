@@ -26,8 +26,12 @@ function port(name: string, fallback: number): number {
 }
 
 /** `--in-memory` or DEV_COSMOS_IN_MEMORY=true: start empty and keep nothing; otherwise data lives in DEV_COSMOS_DATA_DIR (.local/cosmos). */
+function inMemory(): boolean {
+  return process.argv.includes('--in-memory') || process.env.DEV_COSMOS_IN_MEMORY === 'true';
+}
+
 function cosmosDataDir(): string | undefined {
-  if (process.argv.includes('--in-memory') || process.env.DEV_COSMOS_IN_MEMORY === 'true') return undefined;
+  if (inMemory()) return undefined;
   return path.resolve(process.env.DEV_COSMOS_DATA_DIR || path.join('.local', 'cosmos'));
 }
 
@@ -59,6 +63,8 @@ async function main(): Promise<void> {
     },
     cosmosDataDir: dataDir,
     cosmosRuPerSecond: ruPerSecond,
+    // Kept beside the data unless the stack runs in memory, so tokens outlive a restart as Entra's do.
+    idpKeyFile: inMemory() ? undefined : path.resolve('.local', 'idp', 'signing-key.pem'),
     runTimersOnSchedule: true,
     log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
   });

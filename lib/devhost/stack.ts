@@ -24,6 +24,8 @@ export interface StackOptions {
   cosmosDataDir?: string;
   /** Request units per second each container of the local engine serves before answering 429; undefined = unlimited. */
   cosmosRuPerSecond?: number;
+  /** File the identity-provider stand-in keeps its signing key in; without it each start has a new key. */
+  idpKeyFile?: string;
   /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
   hostJson?: unknown;
   /** Where the function modules are: the TypeScript sources (tests) or the build output. */
@@ -76,7 +78,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     started.push(() => queues.close());
     const allClients: DevClient[] = Object.values(DEV_CLIENTS);
     const serviceClients = [DEV_TENANT_ID, UNREGISTERED_TENANT_ID].map((tenantId) => ({ tenantId, clientId: SERVICE_GRAPH_CLIENT.clientId, secret: SERVICE_GRAPH_CLIENT.secret, roles: [] }));
-    const idp = await startIdpStandIn({ port: ports.idp, clients: [...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })), ...serviceClients] });
+    const idp = await startIdpStandIn({ port: ports.idp, keyFile: options.idpKeyFile, clients: [...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })), ...serviceClients] });
     started.push(() => idp.close());
     const directory = await startDirectoryStandIn({
       port: ports.directory,

@@ -2,6 +2,9 @@
  * The local identity-provider (Entra ID) and directory (Microsoft Graph) stand-ins, over real HTTP.
  */
 import { createPublicKey } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { startIdpStandIn, type IdpStandIn } from '../../../lib/devhost/idpStandIn';
 import { startDirectoryStandIn, type DirectoryStandIn, type DirectoryUserRecord } from '../../../lib/devhost/directoryStandIn';
@@ -133,6 +136,30 @@ describe('identity-provider stand-in', () => {
       token_endpoint: `${idp.url}/${TENANT_A}/oauth2/v2.0/token`,
       id_token_signing_alg_values_supported: ['RS256'],
     });
+  });
+
+  it('keeps its signing key in the key file across a restart, so earlier tokens stay valid; without one each start has a new key', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idp-key-'));
+    const keyFile = path.join(dir, 'idp', 'signing-key.pem');
+    const first = await startIdpStandIn({ port: 0, clients: [ADMIN], keyFile });
+    const port = Number(new URL(first.url).port);
+    const token = first.mintAppToken({ tenantId: TENANT_A, clientId: ADMIN.clientId, audience: SERVICE_AUDIENCE, roles: ['Admin'] });
+    await first.close();
+    expect(fs.statSync(keyFile).mode & 0o077).toBe(0);
+
+    const second = await startIdpStandIn({ port, clients: [ADMIN], keyFile });
+    const fresh = await startIdpStandIn({ port: 0, clients: [ADMIN] });
+    try {
+      const jwks = await request<{ keys: Array<Record<string, string>> }>(second.jwksUri(TENANT_A));
+      const key = jwks.body.keys[0]!;
+      expect(key.kid).toBe(jwt.decode(token, { complete: true })?.header.kid);
+      expect(jwt.verify(token, createPublicKey({ key, format: 'jwk' }), { algorithms: ['RS256'], audience: SERVICE_AUDIENCE, issuer: second.issuer(TENANT_A) })).toMatchObject({ tid: TENANT_A });
+      expect(fresh.publicKeyPem).not.toBe(second.publicKeyPem);
+    } finally {
+      await second.close();
+      await fresh.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a wrong client secret with invalid_client and does not echo it', async () => {

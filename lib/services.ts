@@ -17,6 +17,7 @@ import { UserLister } from './scim/userList';
 import { ScimUsers } from './scim/userOperations';
 import { Importer } from './imports/importer';
 import { Associator } from './imports/association';
+import { RunHistory } from './imports/runHistory';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
@@ -37,6 +38,7 @@ export interface Services {
   scimUsers: ScimUsers;
   importer: Importer;
   associator: Associator;
+  runs: RunHistory;
   adminLinks: AdminLinks;
   scimRateLimiter: RateLimiter;
   workQueue: WorkQueue;
@@ -63,6 +65,7 @@ export function services(): Services {
     scimUsers: new ScimUsers(identities, links),
     importer: new Importer(store, claims, s.importMaxDeleteRatio, s.importMaxIdentities),
     associator: new Associator(store, directory, claims, audit, s.associationMaxPairs),
+    runs: new RunHistory(store),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
     workQueue: createWorkQueue(s.backgroundQueue),

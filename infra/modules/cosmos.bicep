@@ -70,7 +70,7 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
     parent: database
     name: c.id
     properties: {
-      // id, partitionKey, uniqueKeyPolicy and indexingPolicy exactly as in the code; hash v2 partitioning.
+      // id, partitionKey, uniqueKeyPolicy, indexingPolicy and defaultTtl exactly as in the code; hash v2 partitioning.
       resource: union(c, { partitionKey: union(c.partitionKey, { kind: 'Hash', version: 2 }) })
     }
   }

@@ -22,7 +22,7 @@ export function notAuthorized(): GraphQLError {
 export function toGraphQLError(err: unknown): unknown {
   if (err instanceof GraphQLError) return err;
   if (err instanceof DomainError) {
-    return new GraphQLError(err.message, { extensions: { code: err.code, ...(err.problems.length ? { problems: err.problems } : {}) } });
+    return new GraphQLError(err.message, { extensions: { ...err.details, code: err.code, ...(err.problems.length ? { problems: err.problems } : {}) } });
   }
   if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
     return new GraphQLError('The service is busy; retry later', {

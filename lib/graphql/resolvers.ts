@@ -5,7 +5,9 @@ import { associationIncomplete, toGraphQLError } from './errors';
 import { identityView } from './identityView';
 import { assertCustomSourceName, sourcePartition } from './sources';
 import type { ImportIdentityInput } from '../imports/importInput';
-import type { AssociationInput } from '../imports/association';
+import type { AssociationInput, AssociationOutcome } from '../imports/association';
+import { validateSourceName } from '../imports/importInput';
+import { MAX_LISTED_RUNS, type RunEnd, type RunView } from '../imports/runHistory';
 import { createManualIdentity } from '../identities/manualIdentities';
 import type { IdentityDoc } from '../identities/model';
 import { badInput } from '../util/domainError';
@@ -48,6 +50,25 @@ const LocalDate = new GraphQLScalarType({
 
 const MAX_PAGE = 500;
 
+/** Enum values of the schema are the upper-case forms of the stored ones. */
+function runView(r: RunView) {
+  return { ...r, operation: r.operation.toUpperCase(), status: r.status.toUpperCase() };
+}
+
+/** An association that left pairs to send again is recorded failed, with the counts of what it did. */
+function associationOutcome(r: AssociationOutcome): RunEnd {
+  const associationCounts = {
+    associated: r.associated,
+    unchanged: r.unchanged,
+    unknownExternalIds: r.unknownExternalIds.length,
+    unknownUserPrincipalNames: r.unknownUserPrincipalNames.length,
+    conflictingUserPrincipalNames: r.conflictingUserPrincipalNames.length,
+    notDone: r.sendAgain.length,
+  };
+  if (r.sendAgain.length === 0) return { associationCounts };
+  return { associationCounts, failure: { code: 'ASSOCIATION_INCOMPLETE', message: `${r.sendAgain.length} pair(s) could not be processed; the caller was told to send them again` } };
+}
+
 export const resolvers = {
   LocalDate,
   Query: {
@@ -77,6 +98,16 @@ export const resolvers = {
       const nodes = page.items.slice(0, first);
       return { nodes: nodes.map((d) => identityView(d, label)), endCursor: nodes[nodes.length - 1]?.id ?? null, hasNextPage: page.items.length > first };
     }),
+    importRuns: adminField(async (args, ctx, { caller }) => {
+      const { pk } = await sourcePartition(ctx.services, caller.tenantId, args.source);
+      const first = typeof args.first === 'number' ? args.first : 20;
+      if (first < 1 || first > MAX_LISTED_RUNS) throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_LISTED_RUNS}` }]);
+      return (await ctx.services.runs.list(pk, first)).map(runView);
+    }),
+    importRun: adminField(async (args, ctx, { caller }) => {
+      const r = await ctx.services.runs.get(caller.tenantId, String(args.id));
+      return r ? runView(r) : null;
+    }),
     scimIntegrations: adminField(async (_args, ctx, { caller }) => (await ctx.services.integrations.list(caller.tenantId)).map((r) => integrationView(r, ctx))),
     scimIntegration: adminField(async (args, ctx, { caller }) => {
       const r = await ctx.services.integrations.get(caller.tenantId, String(args.id));
@@ -98,20 +129,33 @@ export const resolvers = {
     importBusinessIdentities: adminField(async (args, ctx, { caller }) => {
       const { source, identities } = input(args) as { source: unknown; identities: ImportIdentityInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
+      const name = validateSourceName(source);
       const started = Date.now();
-      const counts = await ctx.services.importer.import(caller.tenantId, source, identities);
+      const { result: counts, runId } = await ctx.services.runs.record(
+        { tenantId: caller.tenantId, source: name, operation: 'import', clientId: caller.clientId, correlationId: ctx.correlationId, submitted: identities.length },
+        ctx.log,
+        (run) => ctx.services.importer.import(caller.tenantId, name, identities, { runId: run.id, counts: run.importCounts }),
+        (importCounts) => ({ importCounts }),
+      );
       // Counts only: a large deleted count can reveal a broken source export.
-      ctx.log.info('import finished', { tenantId: caller.tenantId, identities: identities.length, ...counts, durationMs: Date.now() - started });
-      return counts;
+      ctx.log.info('import finished', { tenantId: caller.tenantId, runId, identities: identities.length, ...counts, durationMs: Date.now() - started });
+      return { ...counts, runId };
     }),
     associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }, info) => {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
-      const r = await ctx.services.associator.associate(caller.tenantId, source, associations, actor, ctx.log);
+      const name = validateSourceName(source);
+      const { result: r, runId } = await ctx.services.runs.record(
+        { tenantId: caller.tenantId, source: name, operation: 'association', clientId: caller.clientId, correlationId: ctx.correlationId, submitted: associations.length },
+        ctx.log,
+        () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
+        (result) => associationOutcome(result),
+      );
       // The counts of the pairs done come back with an error naming the pairs to send again.
       if (r.sendAgain.length > 0) ctx.partialErrors.push(associationIncomplete(r.sendAgain, responsePathAsArray(info.path)));
       ctx.log.info('association finished', {
         tenantId: caller.tenantId,
+        runId,
         pairs: associations.length,
         associated: r.associated,
         unchanged: r.unchanged,
@@ -120,7 +164,7 @@ export const resolvers = {
         conflicting: r.conflictingUserPrincipalNames.length,
         notDone: r.sendAgain.length,
       });
-      return r;
+      return { ...r, runId };
     }),
     createBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
       const doc = await createManualIdentity(ctx.services.store, ctx.services.audit, caller.tenantId, input(args) as unknown as ImportIdentityInput, actor);

@@ -8,27 +8,31 @@ interface LeaseDoc extends StoredDoc {
   kind: 'lease';
   holder: string;
   expiresAt: string;
+  /** The run holding the lease (see runHistory.ts), so a refused caller can follow it. */
+  runId?: string;
 }
 
 /** Longer than the 230 s HTTP limit, so a lease held by a running import never expires under it. */
 export const LEASE_MS = 10 * 60_000;
 
-export async function acquireImportLease(store: Store, pk: string, now = Date.now()): Promise<{ release(): Promise<void> }> {
+export async function acquireImportLease(store: Store, pk: string, now = Date.now(), runId?: string): Promise<{ release(): Promise<void> }> {
   const col = store.collection<LeaseDoc>('imports');
   const holder = randomUUID();
-  const doc: LeaseDoc = { id: 'lease', pk, kind: 'lease', holder, expiresAt: new Date(now + LEASE_MS).toISOString() };
-  const inProgress = () => new DomainError('IMPORT_IN_PROGRESS', 'Another import or association of this source is running; retry when it has finished');
+  const doc: LeaseDoc = { id: 'lease', pk, kind: 'lease', holder, expiresAt: new Date(now + LEASE_MS).toISOString(), ...(runId ? { runId } : {}) };
+  const inProgress = (holderRunId: string | undefined) =>
+    new DomainError('IMPORT_IN_PROGRESS', 'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished', [], holderRunId ? { runId: holderRunId } : {});
+  const holderOfLease = async () => (await col.read(pk, 'lease').catch(() => undefined))?.runId;
   try {
     await col.create(doc);
   } catch (err) {
     if (!isStoreError(err, 'conflict')) throw err;
     const existing = await col.read(pk, 'lease');
-    if (existing && Date.parse(existing.expiresAt) > now) throw inProgress();
+    if (existing && Date.parse(existing.expiresAt) > now) throw inProgress(existing.runId);
     try {
       if (existing) await col.replace(doc, existing._etag);
       else await col.create(doc);
     } catch (e) {
-      if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict')) throw inProgress();
+      if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict')) throw inProgress(await holderOfLease());
       throw e;
     }
   }

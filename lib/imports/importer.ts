@@ -25,6 +25,12 @@ export interface ImportCounts {
   unchanged: number;
 }
 
+/** How a run reports itself: its id (held with the lease) and the counts object it fills in as it writes. */
+export interface ImportRunContext {
+  runId?: string;
+  counts?: ImportCounts;
+}
+
 export const WRITE_PARALLELISM = 32;
 /** Identities new to the source are created in transactional batches of this size, this many at once. */
 export const CREATE_BATCH = 100;
@@ -47,24 +53,23 @@ export class Importer {
     this.repo = new IdentityRepository(store);
   }
 
-  async import(tenantId: string, sourceInput: unknown, identities: ImportIdentityInput[]): Promise<ImportCounts> {
+  async import(tenantId: string, sourceInput: unknown, identities: ImportIdentityInput[], run: ImportRunContext = {}): Promise<ImportCounts> {
     const source = validateSourceName(sourceInput);
     if (identities.length > this.maxIdentities) {
       throw new DomainError('IMPORT_TOO_LARGE', `An import set holds at most ${this.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`);
     }
     const valid = validateImportSet(identities);
     const pk = partitionKey(tenantId, customSourceKey(source));
-    const lease = await acquireImportLease(this.store, pk);
+    const lease = await acquireImportLease(this.store, pk, Date.now(), run.runId);
     try {
-      return await this.apply(tenantId, source, pk, valid);
+      return await this.apply(tenantId, source, pk, valid, run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 });
     } finally {
       await lease.release();
     }
   }
 
-  private async apply(tenantId: string, source: string, pk: string, valid: ValidImportIdentity[]): Promise<ImportCounts> {
+  private async apply(tenantId: string, source: string, pk: string, valid: ValidImportIdentity[], counts: ImportCounts): Promise<ImportCounts> {
     const manifest = await ImportManifest.load(this.store, pk);
-    const counts: ImportCounts = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
     const writes: Array<{ v: ValidImportIdentity; id: string; known: boolean }> = [];
     const incoming = new Set<string>();
     for (const v of valid) {

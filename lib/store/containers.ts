@@ -32,8 +32,11 @@ export const CONTAINERS = {
   tenants: { id: 'tenants', partitionKey: { paths: ['/pk'] } },
   /** Administrative actions and link changes. pk = tenantId. Never holds sensitive values. */
   audit: { id: 'audit', partitionKey: { paths: ['/pk'] } },
-  /** Import manifests (externalId -> content hash, sharded) and import leases. pk = `<tenantId>|<source>`. */
-  imports: { id: 'imports', partitionKey: { paths: ['/pk'] } },
+  /**
+   * Import manifests (externalId -> content hash, sharded), import leases and the run history.
+   * pk = `<tenantId>|<source>`. Time to live on, per item: run records carry `ttl`, the rest never expire.
+   */
+  imports: { id: 'imports', partitionKey: { paths: ['/pk'] }, defaultTtl: -1 },
 } as const satisfies Record<string, ContainerDefinition>;
 
 export type ContainerName = keyof typeof CONTAINERS;

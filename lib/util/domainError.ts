@@ -14,6 +14,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly problems: FieldProblem[] = [],
+    /** Further machine-readable facts for the caller (ids the service made, never submitted values). */
+    readonly details: Record<string, string | number> = {},
   ) {
     super(message);
     this.name = 'DomainError';

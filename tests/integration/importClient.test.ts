@@ -3,7 +3,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../lib/devhost/devData';
-import { importRunFromArgs, readCsv, runImport, UsageError } from '../../scripts/importClient';
+import { importRunFromArgs, readCsv, resultLines, runImport, UsageError, type ImportRun } from '../../scripts/importClient';
+import { setFaultInjector } from '../../lib/store/store';
+import { StoreError } from '../../lib/store/errors';
+import { services } from '../../lib/services';
+
+/**
+ * Holds the identity writes of the store for `ms` from the first one: each is throttled and retried
+ * after ms/3, inside the importer's retry budget (five waits), so the import runs on, slowly.
+ * Resolves when the first write was held (the import then holds its source's lease).
+ */
+function holdIdentityWrites(ms: number, then?: () => void): Promise<void> {
+  let until: number | undefined;
+  return new Promise((held) => {
+    setFaultInjector((op, container) => {
+      if (container !== 'identities' || (op !== 'create' && op !== 'replace')) return;
+      until ??= Date.now() + ms;
+      if (Date.now() < until) {
+        held();
+        throw new StoreError('throttled', 'injected: held', Math.ceil(ms / 3));
+      }
+      then?.();
+    });
+  });
+}
 
 describe('reference import client', () => {
   let stack: TestStack;
@@ -12,7 +35,9 @@ describe('reference import client', () => {
     stack = await startTestStack();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-client-'));
   });
+  afterEach(() => setFaultInjector(undefined));
   afterAll(async () => {
+    setFaultInjector(undefined);
     fs.rmSync(dir, { recursive: true, force: true });
     await stack?.stop();
   });
@@ -94,6 +119,56 @@ describe('reference import client', () => {
     await expect(rowsOf('no-column.csv', 'externalId,firstName,lastName\nD1,F,L\n')).rejects.toThrow(/lacks the column\(s\) affiliationType/);
   });
 
+  const people = (name: string, n: number) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, ['externalId,affiliationType,firstName,lastName', ...Array.from({ length: n }, (_, i) => `T${i},employment,F${i},L${i}`)].join('\n'));
+    return file;
+  };
+  const client = (source: string, file: string, extra: Partial<ImportRun> = {}) =>
+    runImport({ service: stack.base, source, file, tenant: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, secret: DEV_CLIENTS.admin.secret, authority: stack.idp.url, scope: SERVICE_SCOPE, pollMs: 50, progress: (l) => progress.push(l), ...extra });
+
+  it('when its request times out, follows the run to its end and prints the run\'s true counts', async () => {
+    const file = people('slow.csv', 40);
+    progress.length = 0;
+    void holdIdentityWrites(1500);
+    const result = await client('Slow', file, { timeoutMs: 500 });
+    expect(progress).toContainEqual(expect.stringMatching(/^the request timed out after \d+\.\d s; following the import's run$/));
+    expect(progress).toContainEqual(`following run ${result.importRunId}`);
+    const run = await services().runs.get(DEV_TENANT_ID, result.importRunId);
+    expect(run).toMatchObject({ status: 'completed', importCounts: { created: 40, updated: 0, deleted: 0, unchanged: 0 } });
+    expect(result.import).toEqual(run!.importCounts);
+    expect(resultLines(result)).toEqual([`import ${JSON.stringify({ created: 40, updated: 0, deleted: 0, unchanged: 0 })}`, `run ${result.importRunId}`]);
+
+    // Another source's runs started meanwhile by the same client are not mistaken for its own.
+    fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8')}\nT40,employment,F,L`);
+    void holdIdentityWrites(1500);
+    const [again] = await Promise.all([client('Slow', file, { timeoutMs: 500 }), new Promise((r) => setTimeout(r, 100)).then(() => client('Other', people('other.csv', 2)))]);
+    expect(again.import).toEqual({ created: 1, updated: 0, deleted: 0, unchanged: 40 });
+    expect((await services().runs.get(DEV_TENANT_ID, again.importRunId))?.importCounts).toEqual(again.import);
+  });
+
+  it('answered IMPORT_IN_PROGRESS, follows the running import to its end, then sends its set again', async () => {
+    const file = people('busy.csv', 30);
+    progress.length = 0;
+    const held = holdIdentityWrites(2000);
+    const first = client('Busy', file, { progress: () => undefined });
+    await held;
+    const second = await client('Busy', file);
+    const firstResult = await first;
+    expect(second.followed).toEqual([{ runId: firstResult.importRunId, status: 'COMPLETED', importCounts: { created: 30, updated: 0, deleted: 0, unchanged: 0 }, failure: null }]);
+    expect(second.import).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 30 });
+    expect(progress).toContainEqual(`another import of source Busy is running (run ${firstResult.importRunId}); following it`);
+    expect(resultLines(second)[0]).toBe(`followed ${JSON.stringify(second.followed![0])}`);
+  });
+
+  it('fails with the run\'s error code when the run it follows fails', async () => {
+    const file = people('fails.csv', 20);
+    void holdIdentityWrites(1200, () => {
+      throw new StoreError('unavailable', 'injected fault', 1000);
+    });
+    await expect(client('Fails', file, { timeoutMs: 500 })).rejects.toThrow(/^import run \S+ failed: STORE_UNAVAILABLE: /);
+  });
+
   it('reads its arguments with util.parseArgs; --local fills in the local stack', () => {
     const local = importRunFromArgs(['--local', '--source', 'HR', '--file', 'people.csv'], {});
     expect(local).toMatchObject({ service: 'http://localhost:7071', authority: 'http://127.0.0.1:7072', tenant: DEV_TENANT_ID, clientId: DEV_CLIENTS.admin.clientId, secret: DEV_CLIENTS.admin.secret, scope: SERVICE_SCOPE, source: 'HR', file: 'people.csv' });
@@ -102,7 +177,9 @@ describe('reference import client', () => {
       { HR_SECRET: 'from-env' },
     );
     expect(azure).toMatchObject({ service: 'https://svc.example.com', secret: 'from-env', authority: 'https://login.microsoftonline.com', scope: 's/.default', associationChunk: 500, delimiter: ';' });
-    for (const argv of [['--nonsense'], ['positional'], ['--source', 'HR'], ['--service', 'https://s', '--source', 'HR', '--file', 'f', '--tenant', 't', '--client-id', 'c', '--client-secret-env', 'HR_SECRET'], ['--local', '--source', 'HR', '--file', 'f', '--association-chunk', '0'], ['--local', '--source', 'HR', '--file', 'f', '--delimiter', '|']]) {
+    expect(azure.timeoutMs).toBeUndefined();
+    expect(importRunFromArgs(['--local', '--source', 'HR', '--file', 'f', '--timeout', '0.5'], {}).timeoutMs).toBe(500);
+    for (const argv of [['--nonsense'], ['positional'], ['--source', 'HR'], ['--service', 'https://s', '--source', 'HR', '--file', 'f', '--tenant', 't', '--client-id', 'c', '--client-secret-env', 'HR_SECRET'], ['--local', '--source', 'HR', '--file', 'f', '--association-chunk', '0'], ['--local', '--source', 'HR', '--file', 'f', '--delimiter', '|'], ['--local', '--source', 'HR', '--file', 'f', '--timeout', '0'], ['--local', '--source', 'HR', '--file', 'f', '--timeout', 'soon']]) {
       expect(() => importRunFromArgs(argv, {})).toThrow(UsageError);
     }
     expect(() => importRunFromArgs(['--local', '--source', 'HR', '--file', 'f', '--client-secret-env', 'UNSET_VAR'], {})).toThrow(/not set/);

@@ -1,0 +1,221 @@
+/**
+ * Run history of imports and associations: one record per run in the source's partition of the
+ * `imports` container (beside its lease and manifest), written when the run starts and again when it
+ * ends, and removed by the container's time to live after RUN_TTL_DAYS. A record holds who started the
+ * run (the client application), when, the outcome and the counts; a failure is described by an error
+ * code and a message of the service's own words, never a submitted value.
+ */
+import type { Store, StoredDoc } from '../store/store';
+import { StoreError } from '../store/errors';
+import { partitionKey } from '../identities/model';
+import { DomainError } from '../util/domainError';
+import { uuid7 } from '../util/uuid7';
+import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
+import type { Logger } from '../log/logger';
+import { customSourceKey, type ImportCounts } from './importer';
+import { LEASE_MS } from './importLease';
+import { validateSourceName } from './importInput';
+
+export type RunOperation = 'import' | 'association';
+export type RunStatus = 'running' | 'completed' | 'rejected' | 'failed';
+/** `abandoned`: still `running` in the store after the host's time limit, so the host stopped it. */
+export type ReportedRunStatus = RunStatus | 'abandoned';
+
+export interface AssociationCounts {
+  associated: number;
+  unchanged: number;
+  unknownExternalIds: number;
+  unknownUserPrincipalNames: number;
+  conflictingUserPrincipalNames: number;
+  /** Pairs that still failed after their retries; the caller was told to send them again. */
+  notDone: number;
+}
+
+export interface RunFailure {
+  code: string;
+  message: string;
+}
+
+interface RunDoc extends StoredDoc {
+  kind: 'run';
+  runId: string;
+  operation: RunOperation;
+  source: string;
+  clientId: string;
+  correlationId: string;
+  status: RunStatus;
+  startedAt: string;
+  endedAt?: string;
+  /** Identities or pairs the request carried. */
+  submitted: number;
+  importCounts?: ImportCounts;
+  associationCounts?: AssociationCounts;
+  failure?: RunFailure;
+  ttl: number;
+}
+
+export interface RunView {
+  id: string;
+  operation: RunOperation;
+  source: string;
+  clientId: string;
+  correlationId: string;
+  status: ReportedRunStatus;
+  startedAt: string;
+  endedAt: string | null;
+  submitted: number;
+  importCounts: ImportCounts | null;
+  associationCounts: AssociationCounts | null;
+  failure: RunFailure | null;
+}
+
+export const RUN_TTL_DAYS = 90;
+/** A run still `running` this long after its start was stopped by the host: the import lease and the host's functionTimeout (host.json) have both run out. */
+export const RUN_LIMIT_MS = LEASE_MS;
+export const MAX_LISTED_RUNS = 100;
+
+/** Codes of requests refused before anything was written. */
+const REJECTIONS = new Set(['BAD_USER_INPUT', 'IMPORT_TOO_LARGE', 'IMPORT_DELETE_LIMIT_EXCEEDED', 'ASSOCIATION_TOO_LARGE', 'IMPORT_IN_PROGRESS']);
+
+/** The run's public id names the source as well, so one id finds the run inside the caller's organization. */
+function publicId(runId: string, source: string): string {
+  return `${runId}.${Buffer.from(source, 'utf8').toString('base64url')}`;
+}
+
+function parsePublicId(id: string): { runId: string; source: string } | undefined {
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{1,200})$/.exec(id);
+  if (!m?.[1] || !m[2]) return undefined;
+  try {
+    return { runId: m[1], source: validateSourceName(Buffer.from(m[2], 'base64url').toString('utf8')) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What failed, in the service's words: domain messages never carry values, other failures get a fixed text. */
+export function describeFailure(err: unknown): { status: 'rejected' | 'failed'; failure: RunFailure } {
+  if (err instanceof DomainError) return { status: REJECTIONS.has(err.code) ? 'rejected' : 'failed', failure: { code: err.code, message: err.message } };
+  if (err instanceof StoreError) {
+    return {
+      status: 'failed',
+      failure: { code: `STORE_${err.failure.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, message: 'The store refused a write part-way; run the same request again: it continues from what was written' },
+    };
+  }
+  if (err instanceof DirectoryUnavailableError) return { status: 'failed', failure: { code: 'DIRECTORY_UNAVAILABLE', message: directoryCallAdvice(err.reason) } };
+  return { status: 'failed', failure: { code: 'INTERNAL_ERROR', message: 'Unexpected failure; the service log has the details under the run\u2019s correlation id' } };
+}
+
+export interface RunStart {
+  tenantId: string;
+  /** The custom source name (validated). */
+  source: string;
+  operation: RunOperation;
+  clientId: string;
+  correlationId: string;
+  submitted: number;
+}
+
+/** How a run that returned ended: its counts, and a failure when it did only part of its work. */
+export interface RunEnd {
+  importCounts?: ImportCounts;
+  associationCounts?: AssociationCounts;
+  failure?: RunFailure;
+}
+
+/** Handed to the work of a run: its public id, and counts it fills in as it goes (kept when it fails part-way). */
+export interface RunHandle {
+  id: string;
+  importCounts: ImportCounts;
+}
+
+export class RunHistory {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private col() {
+    return this.store.collection<RunDoc>('imports');
+  }
+
+  /**
+   * Records a run around `work`: a `running` record first, then the outcome. The work's own failure is
+   * passed on; a failure to write the final record is logged and leaves the run to be reported abandoned.
+   */
+  async record<R>(start: RunStart, log: Logger, work: (run: RunHandle) => Promise<R>, outcome: (result: R) => RunEnd): Promise<{ result: R; runId: string }> {
+    const runId = uuid7(this.now());
+    const doc: RunDoc = {
+      id: `run-${runId}`,
+      pk: partitionKey(start.tenantId, customSourceKey(start.source)),
+      kind: 'run',
+      runId,
+      operation: start.operation,
+      source: start.source,
+      clientId: start.clientId,
+      correlationId: start.correlationId,
+      status: 'running',
+      startedAt: new Date(this.now()).toISOString(),
+      submitted: start.submitted,
+      ttl: RUN_TTL_DAYS * 24 * 3600,
+    };
+    await this.col().create(doc);
+    const handle: RunHandle = { id: publicId(runId, start.source), importCounts: { created: 0, updated: 0, deleted: 0, unchanged: 0 } };
+    const fields = { tenantId: start.tenantId, runId: handle.id, operation: start.operation };
+    let result: R;
+    try {
+      result = await work(handle);
+    } catch (err) {
+      const { status, failure } = describeFailure(err);
+      const partial = start.operation === 'import' && status === 'failed' ? { importCounts: handle.importCounts } : {};
+      await this.finish(doc, { status, failure, ...partial }, log);
+      log.info('run ended', { ...fields, status, code: failure.code });
+      throw err;
+    }
+    const end = outcome(result);
+    const status = end.failure ? 'failed' : 'completed';
+    await this.finish(doc, { status, ...end }, log);
+    log.info('run ended', { ...fields, status, ...(end.failure ? { code: end.failure.code } : {}) });
+    return { result, runId: handle.id };
+  }
+
+  private async finish(doc: RunDoc, end: Partial<RunDoc>, log: Logger): Promise<void> {
+    try {
+      await this.col().replace({ ...doc, ...end, endedAt: new Date(this.now()).toISOString() });
+    } catch (err) {
+      log.warn('run record not updated at the end of the run; it will be reported abandoned', { tenantId: doc.pk.split('|')[0], runId: publicId(doc.runId, doc.source), failure: err instanceof StoreError ? err.failure : 'unexpected' });
+    }
+  }
+
+  /** The newest runs of a source partition first (at most MAX_LISTED_RUNS). */
+  async list(pk: string, first: number): Promise<RunView[]> {
+    const top = Math.max(1, Math.min(first, MAX_LISTED_RUNS));
+    const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, "c.kind = 'run'", [], { orderBy: 'c.id DESC', maxItemCount: top });
+    return page.items.map((d) => this.view(d));
+  }
+
+  /** One run of the caller's organization by its public id; undefined when there is none. */
+  async get(tenantId: string, id: string): Promise<RunView | undefined> {
+    const parsed = parsePublicId(id);
+    if (!parsed) return undefined;
+    const doc = await this.col().read(partitionKey(tenantId, customSourceKey(parsed.source)), `run-${parsed.runId}`);
+    return doc?.kind === 'run' ? this.view(doc) : undefined;
+  }
+
+  private view(d: RunDoc): RunView {
+    const abandoned = d.status === 'running' && this.now() - Date.parse(d.startedAt) > RUN_LIMIT_MS;
+    return {
+      id: publicId(d.runId, d.source),
+      operation: d.operation,
+      source: d.source,
+      clientId: d.clientId,
+      correlationId: d.correlationId,
+      status: abandoned ? 'abandoned' : d.status,
+      startedAt: d.startedAt,
+      endedAt: d.endedAt ?? null,
+      submitted: d.submitted,
+      importCounts: d.importCounts ?? null,
+      associationCounts: d.associationCounts ?? null,
+      failure: d.failure ?? null,
+    };
+  }
+}

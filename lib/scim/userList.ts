@@ -2,18 +2,18 @@
  * SCIM list: filter, startIndex/count paging, totalResults.
  *
  * Paging is keyset-based: Users are ordered by id (UUIDv7, so creation order), and a page is
- * "the next `count` ids after the last id of the previous page". The service remembers, per
- * integration, filter and next startIndex, the id that ended the page it served, so the next
- * page costs one query of `count` items however deep the client is. Without a remembered
- * cursor (another instance served the previous page, or it expired) the start is found by
- * reading ids only, once. Because ids never change, a User present from the first page to the
- * last is returned exactly once even while others are created or deleted.
+ * "the next `count` ids after the last id of the previous page". The service keeps in the store,
+ * per integration, filter and next startIndex, the id that ended the page it served (see
+ * pageCursors.ts), so the next page costs one point read and one query of `count` items however
+ * deep the client is, whichever instance serves it. Without a cursor (it expired, or the client
+ * jumps) the start is found by reading ids only, once. Because ids never change, a User present
+ * from the first page to the last is returned exactly once even while others are created or deleted.
  */
 import type { IdentityDoc } from '../identities/model';
 import type { Store, WithEtag } from '../store/store';
-import { TtlCache } from '../util/ttlCache';
 import { ScimError } from './errors';
 import { FilterError, parseUserFilter, type UserFilter } from './filter';
+import { PageCursors } from './pageCursors';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -68,11 +68,17 @@ function rangeWhere(filter: UserFilter | undefined): { where: string; params: Pa
   return { where: parts.join(' AND '), params };
 }
 
-export class UserLister {
-  /** (partition, filter, startIndex) -> the id that ends the page before startIndex. */
-  private readonly cursors = new TtlCache<string, string>(10 * 60_000, 50_000);
+/** What a cursor is kept under inside its integration: the filter and the startIndex it leads to. */
+function listKey(where: string, params: Param[], startIndex: number): string {
+  return JSON.stringify([where, params.map((p) => p.value), startIndex]);
+}
 
-  constructor(private readonly store: Store) {}
+export class UserLister {
+  private readonly cursors: PageCursors;
+
+  constructor(private readonly store: Store) {
+    this.cursors = new PageCursors(store);
+  }
 
   private get items() {
     return this.store.collection<IdentityDoc>('identities');
@@ -83,25 +89,32 @@ export class UserLister {
     const { where, params } = rangeWhere(q.filter);
     const totalPage = await this.items.queryPartitionPage<number>(pk, 'SELECT VALUE COUNT(1)', where, params);
     const totalResults = totalPage.items[0] ?? 0;
-    if (q.count === 0 || totalResults === 0 || q.startIndex > totalResults) return { totalResults, startIndex: q.startIndex, items: [] };
+    if (q.count === 0 || totalResults === 0) return { totalResults, startIndex: q.startIndex, items: [] };
 
-    const filterKey = `${pk}|${where}|${params.map((p) => p.value).join('|')}`;
-    let after = q.startIndex === 1 ? undefined : this.cursors.get(`${filterKey}|${q.startIndex}`);
-    if (q.startIndex > 1 && after === undefined) {
-      after = await this.findCursor(pk, where, params, q.startIndex);
-      if (after !== undefined) this.cursors.set(`${filterKey}|${q.startIndex}`, after);
+    let after: string | undefined;
+    if (q.startIndex > 1) {
+      // A kept cursor is followed even past totalResults (Users deleted since the first page shrink it).
+      const key = listKey(where, params, q.startIndex);
+      after = await this.cursors.find(pk, key);
+      if (after === undefined && q.startIndex <= totalResults) {
+        after = await this.findCursor(pk, where, params, q.startIndex);
+        // Kept, so asking for this page again (a retry, a client that starts here) costs what any page does.
+        if (after !== undefined) await this.cursors.save(pk, key, after);
+      }
+      if (after === undefined) return { totalResults, startIndex: q.startIndex, items: [] };
     }
-    if (q.startIndex > 1 && after === undefined) return { totalResults, startIndex: q.startIndex, items: [] };
 
+    // One item more than the page tells whether a next page exists, so a cursor is written only then.
     const pageWhere = [where, after !== undefined ? 'c.id > @after' : ''].filter(Boolean).join(' AND ');
     const pageParams = after !== undefined ? [...params, { name: '@after', value: after }] : params;
-    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, `SELECT TOP ${q.count} *`, pageWhere, pageParams, {
+    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, `SELECT TOP ${q.count + 1} *`, pageWhere, pageParams, {
       orderBy: 'c.id',
-      maxItemCount: q.count,
+      maxItemCount: q.count + 1,
     });
-    const last = page.items[page.items.length - 1];
-    if (last && page.items.length === q.count) this.cursors.set(`${filterKey}|${q.startIndex + q.count}`, last.id);
-    return { totalResults, startIndex: q.startIndex, items: page.items };
+    const items = page.items.slice(0, q.count);
+    const last = items[items.length - 1];
+    if (last && page.items.length > q.count) await this.cursors.save(pk, listKey(where, params, q.startIndex + q.count), last.id);
+    return { totalResults, startIndex: q.startIndex, items };
   }
 
   private async listEq(pk: string, filter: Extract<UserFilter, { kind: 'eq' }>, q: ListQuery): Promise<ListResult> {
@@ -118,7 +131,7 @@ export class UserLister {
     return { totalResults, startIndex: q.startIndex, items };
   }
 
-  /** The id at position startIndex-1, read as ids only (used when no cursor is remembered). */
+  /** The id at position startIndex-1, read as ids only (used when no cursor is kept). */
   private async findCursor(pk: string, where: string, params: Param[], startIndex: number): Promise<string | undefined> {
     const skip = startIndex - 1;
     let seen = 0;

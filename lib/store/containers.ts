@@ -20,8 +20,12 @@ export const CONTAINERS = {
       ],
     },
   },
-  /** One claim per linked directory user. pk = tenantId, id = directory object id. */
-  links: { id: 'links', partitionKey: { paths: ['/pk'] } },
+  /**
+   * One claim per linked directory user (pk = tenantId, id = directory object id); background runs'
+   * cursors (pk `_service`) and SCIM list page cursors (pk `paging|<identities pk>`, with a `ttl`).
+   * Time to live is on, with no default: only items that carry a `ttl` expire.
+   */
+  links: { id: 'links', partitionKey: { paths: ['/pk'] }, defaultTtl: -1 },
   /** SCIM integrations. pk = tenantId; clientIdKey is unique within the tenant. */
   integrations: {
     id: 'integrations',

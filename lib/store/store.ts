@@ -262,11 +262,16 @@ export class Store {
     return c as unknown as Collection<T>;
   }
 
-  /** Creates the database and containers when missing (local stack and operator tooling; Bicep does it in Azure). */
+  /**
+   * Creates the database and containers when missing, and turns time to live on or off where a
+   * container's setting differs (local stack and operator tooling; Bicep does it in Azure).
+   */
   async ensureSchema(): Promise<void> {
     const { database } = await this.client.databases.createIfNotExists({ id: this.database.id });
     for (const def of Object.values(CONTAINERS)) {
-      await database.containers.createIfNotExists(structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0]);
+      const { container, resource } = await database.containers.createIfNotExists(structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0]);
+      const wanted = 'defaultTtl' in def ? def.defaultTtl : undefined;
+      if (resource && resource.defaultTtl !== wanted) await container.replace({ ...resource, defaultTtl: wanted });
     }
   }
 

@@ -11,6 +11,7 @@ import { QueryCache, type QueryOutput } from './compiledQuery';
 import { runQuery, type QueryRequest } from './queryPlanner';
 import { addCharge } from './chargeMeter';
 import { createCharge, deleteCharge, replaceCharge, type IndexingPolicy } from './requestCharge';
+import { ExpiryQueue, expiresAt } from './expiry';
 
 export interface Partition {
   key: string;
@@ -60,6 +61,10 @@ export class DocumentStore {
   private tx: Transaction | undefined;
   /** Receives every change once it is decided (one call per write, one per committed batch). */
   onChanges: ((changes: DocumentChange[]) => void) | undefined;
+  /** The clock time to live is measured with (epoch milliseconds). */
+  now: () => number = Date.now;
+  /** Documents that expire, by expiry time (entries of documents replaced or deleted since are skipped). */
+  private readonly expiry = new ExpiryQueue<Json>();
 
   constructor(
     private readonly lib: LibDocuments,
@@ -67,6 +72,8 @@ export class DocumentStore {
     uniqueKeyPaths: readonly string[],
     readonly compositeIndexes: () => unknown[],
     readonly indexingPolicy: () => IndexingPolicy = () => ({}),
+    /** The container's `defaultTtl` setting as it is now. */
+    private readonly defaultTtl: () => unknown = () => undefined,
   ) {
     const first = partitionKeyPaths[0];
     this.partitionKeyPath = !first || first === '/_partitionKey' ? ['id'] : first.slice(1).split('/');
@@ -84,18 +91,51 @@ export class DocumentStore {
   }
 
   get(partitionValue: unknown, id: string): Json | undefined {
-    return this.partitions.get(partitionKeyOf(partitionValue))?.docs.get(id);
+    const doc = this.partitions.get(partitionKeyOf(partitionValue))?.docs.get(id);
+    if (!doc) return undefined;
+    const at = expiresAt(doc, this.defaultTtl());
+    return at !== undefined && at <= this.now() ? undefined : doc;
+  }
+
+  // ---- time to live ----
+
+  /** Deletes the documents whose time to live has run out (journaled like any delete). */
+  expireDue(): void {
+    if (this.tx || this.expiry.size === 0) return;
+    const due = this.expiry.takeDue(this.now()).filter((doc) => this.partitions.get(partitionKeyOf(this.partitionValueOf(doc)))?.docs.get(String(doc.id)) === doc);
+    if (due.length === 0) return;
+    this.run(() => {
+      for (const doc of due) {
+        this.remove(doc);
+        this.record({ t: 'del', pk: this.partitionValueOf(doc), id: String(doc.id) });
+      }
+      return true;
+    });
+  }
+
+  /** The container's settings changed (its `defaultTtl` may have): expiry times are worked out again. */
+  settingsChanged(): void {
+    this.expiry.clear();
+    const defaultTtl = this.defaultTtl();
+    for (const p of this.partitions.values()) {
+      for (const doc of p.docs.values()) {
+        const at = expiresAt(doc, defaultTtl);
+        if (at !== undefined) this.expiry.push(at, doc);
+      }
+    }
   }
 
   // ---- the library's document-list interface (used by its point-operation and batch handlers) ----
 
   /** `collection.document(id, partition)` of the library. */
   _item(_keyPath: string, id: string, partition: unknown): { read(): Json | undefined } {
+    this.expireDue();
     const doc = this.get(partition ?? id, id);
     return { read: () => doc };
   }
 
   create(data: Json): Json {
+    this.expireDue();
     return this.atomically(() => this.createNow(data));
   }
 
@@ -109,7 +149,7 @@ export class DocumentStore {
     }
     this.ridCount += 1;
     const _rid = this.lib._rid(this.ridCount);
-    const doc: Json = { ...data, id, _etag: randomUUID(), _rid, _self: this.lib._self(_rid), _ts: Math.floor(Date.now() / 1000) };
+    const doc: Json = { ...data, id, _etag: randomUUID(), _rid, _self: this.lib._self(_rid), _ts: Math.floor(this.now() / 1000) };
     this.put(doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
     addCharge(() => createCharge(doc, this.indexingPolicy()));
@@ -117,6 +157,7 @@ export class DocumentStore {
   }
 
   replace(data: Json, original: Json): Json {
+    this.expireDue();
     return this.atomically(() => this.replaceNow(data, original));
   }
 
@@ -134,7 +175,7 @@ export class DocumentStore {
       const holder = p?.unique.get(path.join('/'))?.get(key);
       if (holder !== undefined && holder !== old.id) throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
     }
-    const doc: Json = { ...data, id: old.id, _etag: randomUUID(), _rid: old._rid, _self: old._self, _ts: Math.floor(Date.now() / 1000) };
+    const doc: Json = { ...data, id: old.id, _etag: randomUUID(), _rid: old._rid, _self: old._self, _ts: Math.floor(this.now() / 1000) };
     this.remove(old);
     this.put(doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
@@ -143,11 +184,13 @@ export class DocumentStore {
   }
 
   upsert(data: Json): Json {
+    this.expireDue();
     const old = this.get(this.partitionValueOf(data), String(data.id));
     return old ? this.replace(data, old) : this.create(data);
   }
 
   delete(id: string, partition: unknown): void {
+    this.expireDue();
     this.atomically(() => this.deleteNow(id, partition));
   }
 
@@ -166,6 +209,7 @@ export class DocumentStore {
 
   /** A query over one partition (`partition` given) or every partition. */
   query(body: { query: string; parameters?: Array<{ name: string; value: unknown }> }, options: Omit<QueryRequest, 'partition'>, partition?: { value: unknown }): QueryOutput {
+    this.expireDue();
     return runQuery(this, this.queries.get(body.query), body.parameters ?? [], { ...options, partition });
   }
 
@@ -177,6 +221,11 @@ export class DocumentStore {
    */
   transaction(fn: () => boolean): void {
     if (this.tx) throw new Error('nested transaction');
+    this.expireDue();
+    this.run(fn);
+  }
+
+  private run(fn: () => boolean): void {
     const tx: Transaction = { undo: [], changes: [] };
     const undoAll = () => {
       for (const undo of tx.undo.reverse()) undo();
@@ -202,7 +251,7 @@ export class DocumentStore {
   private atomically<T>(fn: () => T): T {
     if (this.tx) return fn();
     let out: T | undefined;
-    this.transaction(() => {
+    this.run(() => {
       out = fn();
       return true;
     });
@@ -270,6 +319,8 @@ export class DocumentStore {
     for (const path of this.uniquePaths) p.unique.get(path.join('/'))?.set(uniqueValueKey(valueAt(doc, path)), id);
     for (const index of this.equality.values()) index.add(key, doc);
     for (const index of this.sorted.values()) index.add(key, doc);
+    const at = expiresAt(doc, this.defaultTtl());
+    if (at !== undefined) this.expiry.push(at, doc);
     if (this.tx) this.tx.undo.push(() => this.remove(doc));
   }
 

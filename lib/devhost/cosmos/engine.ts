@@ -3,6 +3,7 @@
  * handlers), with each container's documents held by a partitioned, indexed DocumentStore, and
  * every change written to the journal when the engine persists.
  */
+import { randomUUID } from 'node:crypto';
 import { DocumentStore, type DocumentChange } from './documentStore';
 import { Journal, type JournalRecord } from './journal';
 import type { IndexingPolicy } from './requestCharge';
@@ -18,6 +19,7 @@ function attachStore(collection: LibCollection, data: Json): DocumentStore {
     uniqueKeys.flatMap((k) => k.paths),
     () => (((collection.read() ?? {}).indexingPolicy ?? {}) as { compositeIndexes?: unknown[] }).compositeIndexes ?? [],
     () => ((collection.read() ?? {}).indexingPolicy ?? {}) as IndexingPolicy,
+    () => collection.read()?.defaultTtl,
   );
   collection.documents = store;
   return store;
@@ -25,6 +27,12 @@ function attachStore(collection: LibCollection, data: Json): DocumentStore {
 
 export function storeOf(collection: LibCollection): DocumentStore | undefined {
   return collection.documents instanceof DocumentStore ? collection.documents : undefined;
+}
+
+/** New settings for an existing container (indexing policy, time to live), keeping its documents. */
+function setCollectionData(collection: LibCollection, data: Json): void {
+  collection._data = data;
+  storeOf(collection)?.settingsChanged();
 }
 
 export class Engine {
@@ -104,7 +112,9 @@ export class Engine {
         const database = this.account.database(String(rec.db));
         const data = rec.data as Json;
         if (!database.read()) return;
-        if (!database.collection(String(data.id)).read()) database.collections._set(data);
+        const existing = database.collection(String(data.id));
+        if (existing.read()) setCollectionData(existing, data);
+        else database.collections._set(data);
         database.collections._ridCount = Math.max(database.collections._ridCount, Number(rec.rc));
         return;
       }
@@ -173,6 +183,16 @@ export class Engine {
     colls.delete = (id: string, partition: string) => {
       remove(id, partition);
       this.write({ t: 'dropColl', db: dbId(), id });
+    };
+    // The library replaces a container by deleting it and creating an empty one; Cosmos DB keeps its items.
+    colls.replace = (data: Json, original: Json) => {
+      const collection = database.collection(String(original.id));
+      const current = collection.read();
+      if (!current || data.id !== current.id) throw Object.assign(new Error('replacing id is not allowed'), { badRequest: true });
+      const out: Json = { ...data, _rid: current._rid, _self: current._self, _etag: randomUUID(), _ts: Math.floor(Date.now() / 1000) };
+      setCollectionData(collection, out);
+      this.write({ t: 'coll', db: dbId(), data: out, rc: colls._ridCount });
+      return out;
     };
   }
 }

@@ -20,11 +20,14 @@ export interface LibItems<T extends LibItem> {
   _newItem(data: Json): T;
   _set(data: Json): Json;
   create(data: Json): Json;
+  replace(data: Json, original: Json): Json;
   delete(idOrRid: string, partition: string): void;
   _item(keyPath: string, value: string, partition: string): T;
 }
 
 export interface LibCollection extends LibItem {
+  /** What `read()` returns (the container's settings). */
+  _data: Json | undefined;
   documents: unknown;
 }
 

@@ -11,6 +11,8 @@ import { buildSync } from 'esbuild';
 import { CosmosClient, type Container, type SqlParameter } from '@azure/cosmos';
 import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../../lib/devhost/cosmosServer';
 import parseQuery from '@zeit/cosmosdb-query';
+import { createStore } from '../../../lib/store/store';
+import { CONTAINERS } from '../../../lib/store/containers';
 
 const CONTAINER = { id: 'items', partitionKey: { paths: ['/pk'] }, uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/key'] }] } };
 
@@ -203,6 +205,52 @@ describe('local Cosmos engine: persistence', () => {
     const { resources: rids } = await container.items.query<string>('SELECT VALUE c._rid FROM c', { partitionKey: 'P' }).fetchAll();
     expect(new Set(rids).size).toBe(rids.length);
     expect(fresh).toBeDefined();
+    client.dispose();
+    await cosmos.close();
+  });
+
+  it('time to live: turned on for a container that has documents (they stay), items expire through the SDK, and both hold across a restart', async () => {
+    let cosmos = await startLocalCosmos({ port: 0, dataDir: dir });
+    let { client, container } = await open(cosmos);
+    for (let i = 0; i < 5; i++) await container.items.create(docOf('L', i));
+    const { resource: definition } = await container.read();
+    await container.replace({ ...definition!, defaultTtl: -1 });
+    expect((await container.read()).resource?.defaultTtl).toBe(-1);
+    await container.items.create({ ...docOf('L', 10), ttl: 1 });
+    await container.items.create({ ...docOf('L', 11), ttl: 3600 });
+    const ids = async () => (await container.items.query<string>('SELECT VALUE c.id FROM c ORDER BY c.id', { partitionKey: 'L' }).fetchAll()).resources;
+    expect(await ids()).toHaveLength(7);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await container.item('L-00010', 'L').read()).statusCode).toBe(404);
+    expect(await ids()).toEqual(['L-00000', 'L-00001', 'L-00002', 'L-00003', 'L-00004', 'L-00011']);
+    client.dispose();
+    await cosmos.close();
+
+    cosmos = await startLocalCosmos({ port: 0, dataDir: dir });
+    ({ client, container } = await open(cosmos));
+    expect((await container.read()).resource?.defaultTtl).toBe(-1);
+    expect(await ids()).toEqual(['L-00000', 'L-00001', 'L-00002', 'L-00003', 'L-00004', 'L-00011']);
+    // Still honoured after the restart.
+    await container.items.create({ ...docOf('L', 12), ttl: 1 });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await container.item('L-00012', 'L').read()).statusCode).toBe(404);
+    client.dispose();
+    await cosmos.close();
+  });
+
+  it("the service's schema step turns time to live on for a links container made before it, keeping the claims", async () => {
+    const cosmos = await startLocalCosmos({ port: 0, dataDir: dir });
+    const client = new CosmosClient({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const { database } = await client.databases.createIfNotExists({ id: 'svc' });
+    const { container: links } = await database.containers.createIfNotExists({ id: 'links', partitionKey: { paths: ['/pk'] } });
+    await links.items.create({ id: 'user-1', pk: 'tenant-1', claimedAt: '2026-01-01T00:00:00.000Z' });
+    expect((await links.read()).resource?.defaultTtl).toBeUndefined();
+    const store = createStore({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, database: 'svc' });
+    await store.ensureSchema();
+    expect((await links.read()).resource?.defaultTtl).toBe(CONTAINERS.links.defaultTtl);
+    expect((await links.item('user-1', 'tenant-1').read()).resource).toMatchObject({ claimedAt: '2026-01-01T00:00:00.000Z' });
+    await store.ensureSchema();
+    store.dispose();
     client.dispose();
     await cosmos.close();
   });

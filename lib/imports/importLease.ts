@@ -15,6 +15,12 @@ interface LeaseDoc extends StoredDoc {
 /** Longer than the 230 s HTTP limit, so a lease held by a running import never expires under it. */
 export const LEASE_MS = 10 * 60_000;
 
+/** Whether the source's lease is held, unexpired, by the run with this id. */
+export async function leaseHeldBy(store: Store, pk: string, runId: string, now = Date.now()): Promise<boolean> {
+  const lease = await store.collection<LeaseDoc>('imports').read(pk, 'lease');
+  return lease?.runId === runId && Date.parse(lease.expiresAt) > now;
+}
+
 export async function acquireImportLease(store: Store, pk: string, now = Date.now(), runId?: string): Promise<{ release(): Promise<void> }> {
   const col = store.collection<LeaseDoc>('imports');
   const holder = randomUUID();

@@ -13,12 +13,12 @@ import { uuid7 } from '../util/uuid7';
 import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
 import type { Logger } from '../log/logger';
 import { customSourceKey, type ImportCounts } from './importer';
-import { LEASE_MS } from './importLease';
+import { LEASE_MS, leaseHeldBy } from './importLease';
 import { validateSourceName } from './importInput';
 
 export type RunOperation = 'import' | 'association';
 export type RunStatus = 'running' | 'completed' | 'rejected' | 'failed';
-/** `abandoned`: still `running` in the store after the host's time limit, so the host stopped it. */
+/** `abandoned`: still `running` in the store after the host's time limit and, for an import, without its lease: the host stopped it. */
 export type ReportedRunStatus = RunStatus | 'abandoned';
 
 export interface AssociationCounts {
@@ -70,7 +70,10 @@ export interface RunView {
 }
 
 export const RUN_TTL_DAYS = 90;
-/** A run still `running` this long after its start was stopped by the host: the import lease and the host's functionTimeout (host.json) have both run out. */
+/**
+ * A run still `running` this long after its start was stopped by the host (functionTimeout in host.json)
+ * once an import no longer holds its lease (held LEASE_MS from a moment just after the start).
+ */
 export const RUN_LIMIT_MS = LEASE_MS;
 export const MAX_LISTED_RUNS = 100;
 
@@ -190,7 +193,7 @@ export class RunHistory {
   async list(pk: string, first: number): Promise<RunView[]> {
     const top = Math.max(1, Math.min(first, MAX_LISTED_RUNS));
     const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, "c.kind = 'run'", [], { orderBy: 'c.id DESC', maxItemCount: top });
-    return page.items.map((d) => this.view(d));
+    return Promise.all(page.items.map((d) => this.view(d)));
   }
 
   /** One run of the caller's organization by its public id; undefined when there is none. */
@@ -201,8 +204,13 @@ export class RunHistory {
     return doc?.kind === 'run' ? this.view(doc) : undefined;
   }
 
-  private view(d: RunDoc): RunView {
-    const abandoned = d.status === 'running' && this.now() - Date.parse(d.startedAt) > RUN_LIMIT_MS;
+  private async isAbandoned(d: RunDoc): Promise<boolean> {
+    if (d.status !== 'running' || this.now() - Date.parse(d.startedAt) <= RUN_LIMIT_MS) return false;
+    return d.operation !== 'import' || !(await leaseHeldBy(this.store, d.pk, publicId(d.runId, d.source), this.now()));
+  }
+
+  private async view(d: RunDoc): Promise<RunView> {
+    const abandoned = await this.isAbandoned(d);
     return {
       id: publicId(d.runId, d.source),
       operation: d.operation,

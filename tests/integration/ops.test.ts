@@ -4,7 +4,7 @@ import { opsTarget } from '../../scripts/opsTarget';
 import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
 
-describe('operator command: tenants', () => {
+describe('operator commands: tenants and runs', () => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack();
@@ -58,6 +58,30 @@ describe('operator command: tenants', () => {
     expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/' }).store).toEqual({ endpoint: 'https://cosmos-abc.documents.azure.com:443', key: undefined, database: 'business-identities' });
     expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/', COSMOS_KEY: 'k', COSMOS_DATABASE: 'd' }).store).toEqual({ endpoint: 'https://cosmos-abc.documents.azure.com:443', key: 'k', database: 'd' });
     expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/' }).note).toBeUndefined();
+  });
+
+  it('lists the recent import and association runs of a custom source, newest first', async () => {
+    const env = { COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT, COSMOS_KEY: stack.env.COSMOS_KEY, COSMOS_DATABASE: stack.env.COSMOS_DATABASE };
+    const token = await stack.token(DEV_CLIENTS.admin);
+    const importSet = (identities: unknown[]) =>
+      call<{ data?: { importBusinessIdentities: { runId: string } } }>(`${stack.base}/graphql`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { runId } }', variables: { i: { source: 'Ops Source', identities } } }),
+      });
+    const first = (await importSet([{ externalId: 'O1', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }])).body.data!.importBusinessIdentities.runId;
+    await importSet([{ externalId: 'O1', affiliationType: 'EMPLOYMENT', firstName: '', lastName: 'L' }]);
+    const listed = await runOps(['runs', DEV_TENANT_ID.toUpperCase(), 'Ops Source'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toHaveLength(2);
+    expect(listed.out[0]).toMatch(new RegExp(`^\\S+\\timport\\trejected\\t${DEV_CLIENTS.admin.clientId}\\t\\S+\\t\\S+\\tsubmitted=1\\t-\\tBAD_USER_INPUT: `));
+    expect(listed.out[1]).toMatch(new RegExp(`^${first.replace(/[.]/g, '\\.')}\\timport\\tcompleted\\t.*\\tcreated=1 updated=0 deleted=0 unchanged=0$`));
+    expect((await runOps(['runs', DEV_TENANT_ID, 'Ops Source', '1'], env)).out).toHaveLength(1);
+    expect((await runOps(['runs', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual(['no runs of that source in the last 90 days']);
+    for (const argv of [['runs', 'x', 'S'], ['runs', DEV_TENANT_ID, 'manual'], ['runs', DEV_TENANT_ID], ['runs', DEV_TENANT_ID, 'S', '0'], ['runs', DEV_TENANT_ID, 'S', '101']]) {
+      expect((await runOps(argv, env)).code).toBe(2);
+    }
   });
 
   it('refuses bad arguments with exit code 2', async () => {

@@ -4,6 +4,9 @@ import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 import { RunHistory, RUN_LIMIT_MS } from '../../lib/imports/runHistory';
+import { acquireImportLease } from '../../lib/imports/importLease';
+import { customSourceKey } from '../../lib/imports/importer';
+import { partitionKey } from '../../lib/identities/model';
 
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: { code?: string; runId?: string } }> };
 type Counts = { created: number; updated: number; deleted: number; unchanged: number };
@@ -143,6 +146,12 @@ describe('run history of imports and associations', () => {
     expect(stack.logs.some((l) => l.includes('run record not updated') && l.includes(runId))).toBe(true);
     const later = new RunHistory(services().store, () => Date.now() + RUN_LIMIT_MS + 1000);
     expect((await later.get(DEV_TENANT_ID, runId))?.status).toBe('abandoned');
+
+    // While a stopped import still holds its lease (taken just after its start), it is not yet abandoned.
+    const lease = await acquireImportLease(services().store, partitionKey(DEV_TENANT_ID, customSourceKey('Killed')), Date.now() + RUN_LIMIT_MS, runId);
+    expect((await later.get(DEV_TENANT_ID, runId))?.status).toBe('running');
+    await lease.release();
+    expect((await later.get(DEV_TENANT_ID, runId))?.status).toBe('abandoned');
   });
 
   it('records association runs with their counts', async () => {
@@ -174,6 +183,34 @@ describe('run history of imports and associations', () => {
     const rejected = await gql(ASSOCIATE, { i: { source: 'Linked', associations: [twice, twice] } });
     expect(rejected.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect((await runs('Linked', 1))[0]).toMatchObject({ operation: 'ASSOCIATION', status: 'REJECTED', failure: { code: 'BAD_USER_INPUT' } });
+  });
+
+  it('records an association that left pairs to send again (ASSOCIATION_INCOMPLETE) as failed, with what it did', async () => {
+    await importSet('Partly', [person(7000), person(7001)]);
+    stack.directory.createUser(DEV_TENANT_ID, 'partly.one@dev.example.com');
+    stack.directory.createUser(DEV_TENANT_ID, 'partly.two@dev.example.com');
+    const stuck = stack.directory.findByUpn(DEV_TENANT_ID, 'partly.two@dev.example.com')!;
+    setFaultInjector((op, container, target) => {
+      if (container === 'links' && op === 'create' && target?.id === stuck.id) throw new StoreError('unavailable', 'injected fault', 20);
+    });
+    const res = await gql<{ associateBusinessIdentities: { runId: string } }>(ASSOCIATE, {
+      i: {
+        source: 'Partly',
+        associations: [
+          { externalId: 'R7000', userPrincipalName: 'partly.one@dev.example.com' },
+          { externalId: 'R7001', userPrincipalName: 'partly.two@dev.example.com' },
+        ],
+      },
+    });
+    setFaultInjector(undefined);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('ASSOCIATION_INCOMPLETE');
+    const recorded = await run(res.body.data!.associateBusinessIdentities.runId);
+    expect(recorded).toMatchObject({
+      status: 'FAILED',
+      associationCounts: { associated: 1, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0, notDone: 1 },
+      failure: { code: 'ASSOCIATION_INCOMPLETE' },
+    });
+    expect(JSON.stringify(recorded)).not.toMatch(/R7001|partly/);
   });
 
   it('runs are for administrators only; an unknown or malformed id is null; Manual and SCIM integrations have none', async () => {

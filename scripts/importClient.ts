@@ -162,7 +162,8 @@ async function graphql(service: string, accessToken: string, query: string, vari
     const code = first?.extensions?.code ?? 'ERROR';
     throw new ServiceError([`${code}: ${first?.message}`, ...problems].join('\n'), code, first?.extensions?.runId);
   }
-  return body.data ?? {};
+  if (!body.data) throw new Error(`the service answered HTTP ${res.status} without a GraphQL result (is --service the service's address?)`);
+  return body.data;
 }
 
 /** The run the command line asks for; --local fills in the local stack and its dev-admin client. */

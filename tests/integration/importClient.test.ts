@@ -78,6 +78,7 @@ describe('reference import client', () => {
     await expect(run(file)).rejects.toThrow(/BAD_USER_INPUT[\s\S]*identities\[0\]\.firstName/);
     await expect(run(file)).rejects.not.toThrow(/9999999999/);
     await expect(run(file, 'wrong')).rejects.toThrow(/token request failed \(HTTP 401\)/);
+    await expect(client('Nightly', file, { service: `${stack.base}/elsewhere` })).rejects.toThrow(/^the service answered HTTP 404 without a GraphQL result/);
   });
 
   it('reports progress: rows read, the upload and each association part', async () => {

@@ -80,6 +80,10 @@ describe('run history of imports and associations', () => {
       [firstId, { created: 3, updated: 0, deleted: 0, unchanged: 0 }],
     ]);
     expect((await runs('History', 1)).map((r) => r.id)).toEqual([secondId]);
+    // Kept 90 days: the record carries its ttl and the container has time to live on.
+    const stored = await services().store.collection<{ id: string; pk: string; ttl?: number }>('imports').read(partitionKey(DEV_TENANT_ID, customSourceKey('History')), `run-${firstId.split('.')[0]}`);
+    expect(stored?.ttl).toBe(90 * 24 * 3600);
+    expect((await services().store.database.container('imports').read()).resource?.defaultTtl).toBe(-1);
     // The import log line names the run, and the run names the request's correlation id.
     expect(stack.logs.some((l) => l.includes('"import finished"') && l.includes(secondId))).toBe(true);
     expect(stack.logs.some((l) => l.includes(recorded!.correlationId))).toBe(true);

@@ -14,9 +14,13 @@ const { startLocalStack } = require('../../lib/devhost/stack') as typeof StackMo
 
 export type Stack = Awaited<ReturnType<typeof startLocalStack>>;
 
-/** The local stack for a benchmark: in memory unless `cosmosDataDir` names a folder for the engine's data. */
-export async function startBenchStack(env: Record<string, string> = {}, cosmosDataDir?: string): Promise<Stack & { base: string }> {
-  const stack = await startLocalStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env }, cosmosDataDir });
+/**
+ * The local stack for a benchmark: in memory unless `cosmosDataDir` names a folder for the engine's
+ * data; with `cosmosRuPerSecond` each container of the engine serves that many request units per
+ * second and answers 429 beyond (5,000 = a serverless container).
+ */
+export async function startBenchStack(env: Record<string, string> = {}, cosmosDataDir?: string, cosmosRuPerSecond?: number): Promise<Stack & { base: string }> {
+  const stack = await startLocalStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env }, cosmosDataDir, cosmosRuPerSecond });
   return { ...stack, base: stack.env.PUBLIC_BASE_URL ?? stack.host.url };
 }
 

@@ -5,8 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
+import { forEachBounded, withThrottleRetry } from '../util/concurrency';
 
 export const MANIFEST_SHARDS = 64;
+/**
+ * Shards written at once. A shard of a large source is a large item (hundreds of RU to write), and
+ * 64 at once on a throttled container leave most of them refused more often than the store client
+ * retries; a few at a time, each retried after the store's wait, go through.
+ */
+export const MANIFEST_WRITE_PARALLELISM = 4;
 
 /** `hash` is null while a write for the entry may be under way (written before the identity). */
 export interface ManifestEntry {
@@ -56,9 +63,9 @@ export class ImportManifest {
       if (target) target[externalId] = entry;
     }
     const col = this.store.collection<ManifestShardDoc>('imports');
-    await Promise.all(
-      [...byShard].map(([shard, entries]) => col.upsert({ id: `manifest-${shard}`, pk: this.pk, kind: 'manifestShard', shard, entries })),
-    );
+    await forEachBounded([...byShard], MANIFEST_WRITE_PARALLELISM, async ([shard, entries]) => {
+      await withThrottleRetry(() => col.upsert({ id: `manifest-${shard}`, pk: this.pk, kind: 'manifestShard', shard, entries }));
+    });
     return shards.size;
   }
 }

@@ -39,8 +39,15 @@ export const CONTAINERS = {
   /**
    * Import manifests (externalId -> content hash, sharded), import leases and the run history.
    * pk = `<tenantId>|<source>`. Time to live on, per item: run records carry `ttl`, the rest never expire.
+   * Manifest entries are read whole, never queried: indexing their thousands of keys per shard would
+   * make each shard write cost over a thousand RU at 200,000 identities instead of about a hundred.
    */
-  imports: { id: 'imports', partitionKey: { paths: ['/pk'] }, defaultTtl: -1 },
+  imports: {
+    id: 'imports',
+    partitionKey: { paths: ['/pk'] },
+    defaultTtl: -1,
+    indexingPolicy: { indexingMode: 'consistent', includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/entries/*' }, { path: '/"_etag"/?' }] },
+  },
 } as const satisfies Record<string, ContainerDefinition>;
 
 export type ContainerName = keyof typeof CONTAINERS;

@@ -262,6 +262,8 @@ export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
 export const DEFAULT_TIMEOUT_MS = 225_000;
 /** How long a timed-out request may take to show up in the run history before the client gives up on it. */
 export const RUN_APPEARS_WITHIN_MS = 120_000;
+/** Tries of one look at the run history while the service is busy or unreachable. */
+const LOOK_ATTEMPTS = 10;
 /** Sends of the set while other imports of the source keep running. */
 const MAX_IMPORT_ATTEMPTS = 3;
 
@@ -300,7 +302,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Imports the set; follows the service's run when the request gives up or another import holds the source. */
 async function importFollowingRuns(o: ImportRun, service: string, accessToken: string, identities: unknown[], progress: Progress, followed: FollowedRun[]): Promise<{ counts: ImportCounts; runId: string }> {
   const pollMs = o.pollMs ?? 5_000;
-  const call = (query: string, variables: unknown) => graphql(service, accessToken, query, variables);
+  // A look at the run history is tried again while the service is busy or unreachable (the run goes on meanwhile).
+  const call = async (query: string, variables: unknown) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await graphql(service, accessToken, query, variables, pollMs + 30_000);
+      } catch (err) {
+        const passing = (err instanceof ServiceError && err.code === 'SERVICE_BUSY') || err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed');
+        if (!passing || attempt >= LOOK_ATTEMPTS) throw err;
+        await sleep(pollMs);
+      }
+    }
+  };
   const getRun = async (id: string) => (await call(`query($id: ID!) { importRun(id: $id) { ${RUN_FIELDS} } }`, { id })).importRun as ServiceRun | null;
   const recentRuns = async () => (await call(`query($s: String!) { importRuns(source: $s, first: 20) { ${RUN_FIELDS} } }`, { s: o.source })).importRuns as ServiceRun[];
   const follow = async (id: string): Promise<ServiceRun> => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../lib/devhost/devData';
 import { importRunFromArgs, readCsv, resultLines, runImport, UsageError, type ImportRun } from '../../scripts/importClient';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector, type FaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 
@@ -13,17 +13,18 @@ import { services } from '../../lib/services';
  * after ms/3, inside the importer's retry budget (five waits), so the import runs on, slowly.
  * Resolves when the first write was held (the import then holds its source's lease).
  */
-function holdIdentityWrites(ms: number, then?: () => void): Promise<void> {
+function holdIdentityWrites(ms: number, options: { then?: () => void; also?: FaultInjector } = {}): Promise<void> {
   let until: number | undefined;
   return new Promise((held) => {
-    setFaultInjector((op, container) => {
+    setFaultInjector((op, container, target) => {
+      options.also?.(op, container, target);
       if (container !== 'identities' || (op !== 'create' && op !== 'replace')) return;
       until ??= Date.now() + ms;
       if (Date.now() < until) {
         held();
         throw new StoreError('throttled', 'injected: held', Math.ceil(ms / 3));
       }
-      then?.();
+      options.then?.();
     });
   });
 }
@@ -148,6 +149,23 @@ describe('reference import client', () => {
     expect((await services().runs.get(DEV_TENANT_ID, again.importRunId))?.importCounts).toEqual(again.import);
   });
 
+  it('keeps following its run while looks at the run history are answered SERVICE_BUSY', async () => {
+    const file = people('busy-store.csv', 10);
+    let busyReads = 0;
+    // Besides the held identity writes, the first three reads of a run record (importRun) are throttled.
+    void holdIdentityWrites(1500, {
+      also: (op, container, target) => {
+        if (container === 'imports' && op === 'read' && target?.id.startsWith('run-') && busyReads < 3) {
+          busyReads++;
+          throw new StoreError('throttled', 'injected: busy', 10);
+        }
+      },
+    });
+    const result = await client('BusyStore', file, { timeoutMs: 500 });
+    expect(busyReads).toBe(3);
+    expect(result.import).toEqual({ created: 10, updated: 0, deleted: 0, unchanged: 0 });
+  });
+
   it('answered IMPORT_IN_PROGRESS, follows the running import to its end, then sends its set again', async () => {
     const file = people('busy.csv', 30);
     progress.length = 0;
@@ -164,8 +182,10 @@ describe('reference import client', () => {
 
   it('fails with the run\'s error code when the run it follows fails', async () => {
     const file = people('fails.csv', 20);
-    void holdIdentityWrites(1200, () => {
-      throw new StoreError('unavailable', 'injected fault', 1000);
+    void holdIdentityWrites(1200, {
+      then: () => {
+        throw new StoreError('unavailable', 'injected fault', 1000);
+      },
     });
     await expect(client('Fails', file, { timeoutMs: 500 })).rejects.toThrow(/^import run \S+ failed: STORE_UNAVAILABLE: /);
   });

@@ -136,6 +136,27 @@ function streamingRequest(req: http.IncomingMessage, method: string, url: URL, h
   return new HttpRequest({ nativeRequest, params } as unknown as ConstructorParameters<typeof HttpRequest>[0]);
 }
 
+/** How long the host waits for a sender to close after answering a request whose body it did not read. */
+const LINGER_MS = 5000;
+
+/**
+ * After answering a request whose body was not read to its end: the host reads no more of it (the
+ * sender's TCP window closes, so it cannot push the rest), ends the connection after the answer, and
+ * resets it if the sender has not closed within LINGER_MS. Nothing is reset at once: a sender still
+ * writing would get the reset before it reads the answer.
+ */
+function closeUnread(req: http.IncomingMessage): void {
+  const socket = req.socket;
+  // For a request that said "Connection: close", node:http resets the connection as soon as the answer
+  // is written (with the body unread, the sender sees a reset instead of the answer).
+  socket.removeListener('finish', socket.destroy);
+  // node:http resumes an unread request (on the next tick) to read and discard the rest of its body.
+  socket.pause();
+  setImmediate(() => socket.pause());
+  socket.end();
+  socket.setTimeout(LINGER_MS, () => socket.destroy());
+}
+
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
@@ -172,6 +193,9 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    res.once('finish', () => {
+      if (!req.complete) closeUnread(req);
+    });
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const method = (req.method ?? 'GET').toUpperCase();
 
@@ -201,10 +225,7 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
       return sendJson(res, pathMatched ? 405 : 404, { error: pathMatched ? 'Method not allowed' : 'Not found' });
     }
 
-    if (Number(req.headers['content-length'] ?? '0') > MAX_BODY_BYTES) {
-      res.shouldKeepAlive = false;
-      return sendJson(res, 413, { error: 'Request body too large' });
-    }
+    if (Number(req.headers['content-length'] ?? '0') > MAX_BODY_BYTES) return sendJson(res, 413, { error: 'Request body too large' });
     // Repeated headers are joined with ", " as the Functions host does (node:http alone would keep only
     // the first Authorization header, and the request would be judged by whichever came first).
     const headers: Record<string, string> = {};
@@ -214,11 +235,7 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
     const request = streamingRequest(req, method, url, headers, matched.params);
     const ctx = contextFor(matched.fn.name, opts.log);
     try {
-      const result = await matched.fn.handler(request, ctx);
-      // A body the function did not read to its end is not read by the host either: the connection
-      // closes after the answer, so the sender cannot make the host take in the rest.
-      if (!req.complete) res.shouldKeepAlive = false;
-      await writeResponse(res, result);
+      await writeResponse(res, await matched.fn.handler(request, ctx));
     } catch (err) {
       opts.log('error', `Function ${matched.fn.name} failed (invocation ${ctx.invocationId}): ${(err as Error).name}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error', correlationId: ctx.invocationId });

@@ -34,6 +34,14 @@ export class AuditLog {
     });
   }
 
+  /** Writes entries of one tenant in transactional batches (one request per 100); returns the entries not written. */
+  async writeMany(tenantId: string, entries: AuditInput[]): Promise<AuditInput[]> {
+    const at = new Date().toISOString();
+    const docs: AuditEntry[] = entries.map((entry) => ({ id: randomUUID(), pk: tenantId, tenantId, at, ...entry }));
+    const outcomes = await this.store.collection<AuditEntry>('audit').batchCreate(tenantId, docs);
+    return entries.filter((_, i) => outcomes[i] !== 'created');
+  }
+
   async list(tenantId: string, targetId?: string): Promise<AuditEntry[]> {
     const page = await this.store
       .collection<AuditEntry>('audit')

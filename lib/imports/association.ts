@@ -5,7 +5,7 @@
  */
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
-import type { IdentityDoc } from '../identities/model';
+import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
 import { DirectoryUnavailableError, type DirectoryClient, type DirectoryUser } from '../directory/directoryClient';
 import { REQUESTS_PER_BATCH, UPNS_PER_FILTER } from '../directory/directoryClient';
@@ -15,10 +15,10 @@ import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded, MAX_CHANGED_ATTEMPTS } from '../util/concurrency';
 import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
-import { ImportManifest } from './manifest';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
+import { afterLinks, BatchLinker, failureKind, linkedVersion, PAIRS_PER_UNIT, type LinkCandidate } from './associationBatches';
 
 export interface AssociationInput {
   externalId: string;
@@ -40,8 +40,13 @@ export interface AssociationOutcome extends AssociationResult {
 
 const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MAX_UPN_LENGTH = 1024;
-/** Pairs processed at once; each is a read, a claim, a replace and an audit entry in sequence. */
+/** Pairs done one by one at once (those a batch handed back); each is a read, a claim, a replace and an audit entry. */
 export const ASSOCIATION_PARALLELISM = 64;
+/** Units of new links (one transactional batch each) in flight at once. */
+const UNIT_PARALLELISM = 8;
+/** externalIds per query of the stored links, and those queries in flight at once. */
+const PAIRS_PER_QUERY = 500;
+const QUERY_PARALLELISM = 4;
 /** UPNs looked up per directory call: one Graph `$batch` of filter queries. */
 const UPNS_PER_LOOKUP = UPNS_PER_FILTER * REQUESTS_PER_BATCH;
 /** Graph `$batch` requests in flight at once. */
@@ -71,15 +76,9 @@ export function validateAssociations(associations: AssociationInput[]): void {
 
 type PairOutcome = 'associated' | 'unchanged' | 'conflict' | 'unknownExternalId' | 'unknownUpn';
 
-/** What kind of failure a pair had, for the log (never a value). */
-function failureKind(err: unknown): string {
-  if (isStoreError(err)) return `store.${err.failure}`;
-  if (err instanceof DomainError) return err.code;
-  return err instanceof Error ? err.name : 'unknown';
-}
-
 export class Associator {
   private readonly repo: IdentityRepository;
+  private readonly batches: BatchLinker;
 
   constructor(
     private readonly store: Store,
@@ -89,6 +88,7 @@ export class Associator {
     private readonly maxPairs = Number.POSITIVE_INFINITY,
   ) {
     this.repo = new IdentityRepository(store);
+    this.batches = new BatchLinker(store, claims, audit);
   }
 
   async associate(tenantId: string, sourceInput: unknown, associations: AssociationInput[], actor: Actor, log?: Logger): Promise<AssociationOutcome> {
@@ -106,36 +106,104 @@ export class Associator {
       return false;
     });
     const lookup = await this.lookUp(tenantId, pairs.filter((a) => isUpnShaped(a.userPrincipalName)).map((a) => a.userPrincipalName));
-    const manifest = await ImportManifest.load(this.store, pk);
+    const stored = await this.readLinks(pk, pairs);
 
     const unknownUpns = new Set<string>();
     const conflicting = new Set<string>();
     const failures = new Map<string, number>();
-    await forEachBounded(pairs, ASSOCIATION_PARALLELISM, async (a) => {
-      if (lookup.unavailable.has(a.userPrincipalName.toLowerCase())) {
-        outcome.sendAgain.push(a.externalId);
-        failures.set('directory', (failures.get('directory') ?? 0) + 1);
-        return;
-      }
-      let result: PairOutcome;
-      try {
-        result = await withTransientRetry(() => this.pair(tenantId, pk, manifest, lookup.users, a, actor, log));
-      } catch (err) {
-        // The pair is reported for sending again; the others go on.
-        outcome.sendAgain.push(a.externalId);
-        const kind = failureKind(err);
-        failures.set(kind, (failures.get(kind) ?? 0) + 1);
-        return;
-      }
+    const failed = (a: AssociationInput, kind: string) => {
+      outcome.sendAgain.push(a.externalId);
+      failures.set(kind, (failures.get(kind) ?? 0) + 1);
+    };
+    const record = (a: AssociationInput, result: PairOutcome) => {
       if (result === 'unknownExternalId') outcome.unknownExternalIds.push(a.externalId);
       else if (result === 'unknownUpn') unknownUpns.add(a.userPrincipalName);
       else if (result === 'conflict') conflicting.add(a.userPrincipalName);
       else outcome[result]++;
+    };
+
+    // A pair whose link already stands is known from the query; new links go in batches of one unit each.
+    const oneByOne: Array<{ pair: AssociationInput; identityId?: string }> = [];
+    const candidates: LinkCandidate[] = [];
+    const batchedUsers = new Set<string>();
+    for (const a of pairs) {
+      if (stored.unread.has(a.externalId)) {
+        oneByOne.push({ pair: a });
+        continue;
+      }
+      const identity = stored.links.get(a.externalId);
+      const upn = a.userPrincipalName.toLowerCase();
+      const user = isUpnShaped(a.userPrincipalName) ? lookup.users.get(upn) : undefined;
+      if (!identity) record(a, 'unknownExternalId');
+      else if (lookup.unavailable.has(upn)) failed(a, 'directory');
+      else if (!user) record(a, 'unknownUpn');
+      else if (identity.link.status === 'linked' && identity.link.userId === user.id) record(a, 'unchanged');
+      // A user named by more than one pair is decided one by one, after the batches (one of them may conflict).
+      else if (batchedUsers.has(user.id)) oneByOne.push({ pair: a, identityId: identity.id });
+      else {
+        batchedUsers.add(user.id);
+        candidates.push({ pair: a, identityId: identity.id, userId: user.id });
+      }
+    }
+    const units: LinkCandidate[][] = [];
+    for (let i = 0; i < candidates.length; i += PAIRS_PER_UNIT) units.push(candidates.slice(i, i + PAIRS_PER_UNIT));
+    await forEachBounded(units, UNIT_PARALLELISM, async (unit) => {
+      try {
+        const done = await this.batches.link(tenantId, pk, unit, actor, log);
+        outcome.associated += done.associated.length;
+        for (const c of done.oneByOne) oneByOne.push({ pair: c.pair, identityId: c.identityId });
+      } catch {
+        // The unit's reads or batches failed as a whole: its pairs are done one by one, with retries.
+        for (const c of unit) oneByOne.push({ pair: c.pair, identityId: c.identityId });
+      }
+    });
+
+    await forEachBounded(oneByOne, ASSOCIATION_PARALLELISM, async ({ pair: a, identityId }) => {
+      if (isUpnShaped(a.userPrincipalName) && lookup.unavailable.has(a.userPrincipalName.toLowerCase())) {
+        failed(a, 'directory');
+        return;
+      }
+      try {
+        record(a, await withTransientRetry(() => this.pair(tenantId, pk, identityId, lookup.users, a, actor, log)));
+      } catch (err) {
+        // The pair is reported for sending again; the others go on.
+        failed(a, failureKind(err));
+      }
     });
     if (failures.size > 0) log?.warn('association pairs not done; the caller is told to send them again', { tenantId, pairsNotDone: outcome.sendAgain.length, ...Object.fromEntries([...failures].map(([k, v]) => [`failed.${k}`, v])) });
     outcome.unknownUserPrincipalNames = [...unknownUpns];
     outcome.conflictingUserPrincipalNames = [...conflicting];
     return outcome;
+  }
+
+  /**
+   * The stored link of each pair's identity, by externalId: one query per part of the list, reading
+   * only the id and the link. A part whose query still fails after retries is left `unread` (its pairs
+   * are then done one by one).
+   */
+  private async readLinks(pk: string, pairs: AssociationInput[]): Promise<{ links: Map<string, { id: string; link: DirectoryLink }>; unread: Set<string> }> {
+    const links = new Map<string, { id: string; link: DirectoryLink }>();
+    const unread = new Set<string>();
+    const parts: AssociationInput[][] = [];
+    for (let i = 0; i < pairs.length; i += PAIRS_PER_QUERY) parts.push(pairs.slice(i, i + PAIRS_PER_QUERY));
+    await forEachBounded(parts, QUERY_PARALLELISM, async (part) => {
+      const names = part.map((_, i) => `@e${i}`);
+      try {
+        const rows = await withTransientRetry(() =>
+          this.store.collection<IdentityDoc>('identities').queryAll<{ id: string; externalIdKey: string; link: DirectoryLink }>(
+            {
+              query: `SELECT c.id, c.externalIdKey, c.link FROM c WHERE c.pk = @pk AND c.externalIdKey IN (${names.join(', ')})`,
+              parameters: [{ name: '@pk', value: pk }, ...part.map((a, i) => ({ name: names[i] ?? '', value: a.externalId }))],
+            },
+            { partitionKey: pk, maxItemCount: part.length },
+          ),
+        );
+        for (const r of rows) links.set(r.externalIdKey, { id: r.id, link: r.link });
+      } catch {
+        for (const a of part) unread.add(a.externalId);
+      }
+    });
+    return { links, unread };
   }
 
   /**
@@ -163,9 +231,8 @@ export class Associator {
     return { users, unavailable };
   }
 
-  private async pair(tenantId: string, pk: string, manifest: ImportManifest, users: Map<string, DirectoryUser>, a: AssociationInput, actor: Actor, log: Logger | undefined): Promise<PairOutcome> {
-    const entry = manifest.entries.get(a.externalId);
-    const identity = entry ? await this.repo.get(pk, entry.id) : await this.repo.findOne(pk, 'externalIdKey', a.externalId);
+  private async pair(tenantId: string, pk: string, identityId: string | undefined, users: Map<string, DirectoryUser>, a: AssociationInput, actor: Actor, log: Logger | undefined): Promise<PairOutcome> {
+    const identity = (identityId ? await this.repo.get(pk, identityId) : undefined) ?? (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
     if (!identity) return 'unknownExternalId';
     const user = isUpnShaped(a.userPrincipalName) ? users.get(a.userPrincipalName.toLowerCase()) : undefined;
     if (!user) return 'unknownUpn';
@@ -195,41 +262,14 @@ export class Associator {
   private async link(tenantId: string, identity: IdentityDoc, userId: string, actor: Actor, log: Logger | undefined): Promise<'associated' | 'unchanged' | 'conflict'> {
     if (identity.link.status === 'linked' && identity.link.userId === userId) return 'unchanged';
     if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') return 'conflict';
-    const previousUser = identity.link.status === 'linked' ? identity.link.userId : undefined;
-    const { _etag, ...rest } = identity as IdentityDoc & { _etag?: string };
     try {
-      await this.repo.replace(
-        { ...rest, link: { status: 'linked', source: 'asserted', userId }, lastModified: new Date().toISOString(), version: identity.version + 1 },
-        _etag ?? '',
-      );
+      await this.repo.replace(linkedVersion(identity, userId), (identity as IdentityDoc & { _etag?: string })._etag ?? '');
     } catch (err) {
       // A release that fails too leaves an orphan claim, which the background run repairs.
       await this.claims.release(tenantId, userId, identity).catch(() => undefined);
       throw err;
     }
-    await this.afterLink(tenantId, identity, previousUser, userId, actor, log);
+    await afterLinks(this.claims, this.audit, tenantId, [{ before: identity, userId }], actor, log);
     return 'associated';
-  }
-
-  /**
-   * After the link is stored: release the user the identity gave up and write the audit entry. The
-   * link stands whatever happens here, so the pair counts as associated; a step that still fails after
-   * its retries is logged (an orphan claim is repaired by the background run).
-   */
-  private async afterLink(tenantId: string, identity: IdentityDoc, previousUser: string | undefined, userId: string, actor: Actor, log: Logger | undefined): Promise<void> {
-    try {
-      if (previousUser) await withTransientRetry(() => this.claims.release(tenantId, previousUser, identity));
-      await withTransientRetry(() =>
-        this.audit.write(tenantId, {
-          actor,
-          action: 'link.associated',
-          target: { type: 'businessIdentity', id: identity.id },
-          before: { status: identity.link.status, userId: previousUser ?? null },
-          after: { status: 'linked', userId },
-        }),
-      );
-    } catch (err) {
-      log?.error('association: a link was stored but its audit entry or the release of the user it replaced failed', { tenantId, identityId: identity.id, failure: failureKind(err) });
-    }
   }
 }

@@ -65,6 +65,33 @@ export class LinkClaims {
     return 'heldByOther';
   }
 
+  /** Who holds the claims on these users now (one query per call; users without a claim are absent). */
+  async holders(tenantId: string, userIds: string[]): Promise<Map<string, { identityPk: string; identityId: string }>> {
+    const out = new Map<string, { identityPk: string; identityId: string }>();
+    if (userIds.length === 0) return out;
+    const names = userIds.map((_, i) => `@u${i}`);
+    const rows = await this.claims.queryAll<{ id: string; identityPk: string; identityId: string }>(
+      {
+        query: `SELECT c.id, c.identityPk, c.identityId FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`,
+        parameters: [{ name: '@pk', value: tenantId }, ...userIds.map((value, i) => ({ name: names[i] ?? '', value }))],
+      },
+      { partitionKey: tenantId },
+    );
+    for (const r of rows) out.set(r.id, { identityPk: r.identityPk, identityId: r.identityId });
+    return out;
+  }
+
+  /**
+   * Claims users that nobody holds, for their identities, in transactional batches (one request per
+   * 100). Per item: true when claimed; false when not (held meanwhile, or its batch failed), in which
+   * case `claim` decides for that item alone.
+   */
+  async claimMany(tenantId: string, items: Array<{ userId: string; identity: { pk: string; id: string } }>, now = new Date()): Promise<boolean[]> {
+    const docs: LinkClaim[] = items.map(({ userId, identity }) => ({ id: userId, pk: tenantId, tenantId, identityPk: identity.pk, identityId: identity.id, claimedAt: now.toISOString() }));
+    const outcomes = await this.claims.batchCreate(tenantId, docs);
+    return outcomes.map((o) => o === 'created');
+  }
+
   /**
    * Releases the identity's claim on a user it no longer needs (its write failed or was skipped, it moved
    * to another user, or it was deleted): only if this identity holds the claim and, as stored now, does not

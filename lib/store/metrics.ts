@@ -9,11 +9,13 @@ export interface StoreCounters {
   identityWrites: number;
   /** Transactional batch requests (each carries up to 100 of the writes above). */
   batchRequests: number;
+  /** The writes above that went in transactional batches (requests = writes - batchedWrites + batchRequests). */
+  batchedWrites: number;
   requestCharge: number;
 }
 
 export function emptyCounters(): StoreCounters {
-  return { pointReads: 0, queries: 0, queryPages: 0, itemsReturned: 0, writes: 0, identityWrites: 0, batchRequests: 0, requestCharge: 0 };
+  return { pointReads: 0, queries: 0, queryPages: 0, itemsReturned: 0, writes: 0, identityWrites: 0, batchRequests: 0, batchedWrites: 0, requestCharge: 0 };
 }
 
 const counters: StoreCounters = emptyCounters();

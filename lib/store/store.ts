@@ -125,6 +125,7 @@ export class Collection<T extends StoredDoc> {
     for (const group of splitForBatches(send)) {
       this.countWrites(group.length);
       count('batchRequests');
+      count('batchedWrites', group.length);
       let results: Array<{ statusCode: number; requestCharge?: number }>;
       try {
         const res = await this.container.items.batch(
@@ -151,6 +152,55 @@ export class Collection<T extends StoredDoc> {
       });
     }
     return docs.map((doc) => outcomes.get(doc) ?? new StoreError('unavailable', 'Batch create failed', 1000));
+  }
+
+  /**
+   * Replaces items of one partition in transactional batches, each only if it still has its entity tag
+   * (one request per batch of up to 100 items). A batch is all or nothing: when one item changed or is
+   * gone, none of its batch is written. Per item: 'replaced', or why not, so a caller can go on one by one.
+   */
+  async batchReplace(pk: string, items: Array<{ doc: T; ifMatch: string }>): Promise<Array<'replaced' | StoreError>> {
+    const outcomes = new Map<T, 'replaced' | StoreError>();
+    const send: Array<{ doc: T; ifMatch: string }> = [];
+    for (const item of items) {
+      try {
+        faultInjector?.('replace', this.name, item.doc); // per item, as for single writes
+        send.push(item);
+      } catch (err) {
+        const mapped = toStoreError(err);
+        outcomes.set(item.doc, mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Write failed', 1000));
+      }
+    }
+    const notWritten = new StoreError('unavailable', 'Another item of the batch failed', 0);
+    for (const group of splitForBatches(send)) {
+      this.countWrites(group.length);
+      count('batchRequests');
+      count('batchedWrites', group.length);
+      let results: Array<{ statusCode: number; requestCharge?: number }>;
+      try {
+        const res = await this.container.items.batch(
+          group.map(({ doc, ifMatch }) => ({ operationType: 'Replace' as const, id: doc.id, partitionKey: pk, resourceBody: doc as unknown as JSONObject, ifMatch })),
+          pk,
+        );
+        results = res.result ?? [];
+      } catch (err) {
+        const mapped = toStoreError(err);
+        const failure = mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch replace failed', 1000);
+        for (const { doc } of group) outcomes.set(doc, failure);
+        continue;
+      }
+      group.forEach(({ doc }, j) => {
+        const r = results[j];
+        count('requestCharge', r?.requestCharge ?? 0);
+        const status = r?.statusCode ?? 0;
+        if (status === 200 || status === 201) outcomes.set(doc, 'replaced');
+        else {
+          const mapped = status === 424 ? notWritten : toStoreError({ code: status });
+          outcomes.set(doc, mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch replace failed', 1000));
+        }
+      });
+    }
+    return items.map(({ doc }) => outcomes.get(doc) ?? new StoreError('unavailable', 'Batch replace failed', 1000));
   }
 
   /** Replaces the item; with `ifMatch` the write fails with preconditionFailed when the item changed. */

@@ -43,9 +43,15 @@ async function graphql(stack: Stack & { base: string }, token: string, query: st
 const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
 const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged } }';
 
+/** Store requests: point reads, query pages, single writes and transactional batches (each one request). */
+function storeRequests(ops: ReturnType<typeof diffCounters>): number {
+  return ops.pointReads + ops.queryPages + (ops.writes - ops.batchedWrites) + ops.batchRequests;
+}
+
 async function main(): Promise<void> {
   const rows: Array<Record<string, string | number>> = [];
   const ruRows: Array<Record<string, string | number>> = [];
+  const associationRows: Array<Record<string, string | number>> = [];
   for (const n of SIZES) {
     // CPU of parse-free validation + hashing + diff, in this process.
     const set = people(n);
@@ -109,6 +115,7 @@ async function main(): Promise<void> {
       const associate = async (label: string) => {
         stack.directory.resetStats();
         const before = storeCounters();
+        const ruBefore = stack.cosmosRequestUnits().charged;
         let ms = 0;
         const totals = { associated: 0, unchanged: 0 };
         // In parts, as the reference client sends them (ASSOCIATION_MAX_PAIRS).
@@ -120,7 +127,25 @@ async function main(): Promise<void> {
           totals.unchanged += counts.unchanged ?? 0;
         }
         const ops = diffCounters(storeCounters(), before);
-        rows.push({ N: n, step: `${label} (${Math.ceil(n / DEFAULT_ASSOCIATION_CHUNK)} calls, ${stack.directory.stats().filterQueries} Graph queries)`, s: (ms / 1000).toFixed(2), created: 0, updated: totals.associated, deleted: 0, unchanged: totals.unchanged, 'identity writes': ops.identityWrites, 'batch requests': ops.batchRequests, 'store writes': ops.writes, 'point reads': ops.pointReads, queries: ops.queries });
+        const requests = storeRequests(ops);
+        const ru = stack.cosmosRequestUnits().charged - ruBefore;
+        associationRows.push({
+          N: n,
+          step: `${label} (${Math.ceil(n / DEFAULT_ASSOCIATION_CHUNK)} calls, ${stack.directory.stats().filterQueries} Graph queries)`,
+          s: (ms / 1000).toFixed(2),
+          associated: totals.associated,
+          unchanged: totals.unchanged,
+          'store requests': requests,
+          'per pair': (requests / n).toFixed(3),
+          'per new link': totals.associated > 0 ? (requests / totals.associated).toFixed(3) : '–',
+          'batch requests': ops.batchRequests,
+          'store writes': ops.writes,
+          'point reads': ops.pointReads,
+          'query pages': ops.queryPages,
+          'RU charged': Math.round(ru),
+          'RU per new link': totals.associated > 0 ? (ru / totals.associated).toFixed(1) : '–',
+          'RU per pair': (ru / n).toFixed(2),
+        });
       };
       await associate('associate all');
       await associate('associate again');
@@ -130,6 +155,8 @@ async function main(): Promise<void> {
     }
   }
   printTable(rows);
+  console.log('\nAssociation (store requests: point reads, query pages, single writes and transactional batches)');
+  printTable(associationRows);
   console.log('\nRequest units charged by the local engine (Cosmos DB model; see README)');
   printTable(ruRows);
 }

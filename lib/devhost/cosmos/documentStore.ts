@@ -5,7 +5,7 @@
  * operations and batches work unchanged) and adds partition-scoped, index-answered queries.
  */
 import { randomUUID } from 'node:crypto';
-import { EqualityIndex, SortedIndex, insertSorted, removeSorted, valueAt } from './indexes';
+import { EqualityIndex, SortedIds, SortedIndex, valueAt } from './indexes';
 import type { Json, LibDocuments } from './library';
 import { QueryCache, type QueryOutput } from './compiledQuery';
 import { runQuery, type QueryRequest } from './queryPlanner';
@@ -17,7 +17,7 @@ export interface Partition {
   key: string;
   docs: Map<string, Json>;
   /** Ids in ascending order (keyset paging, id ranges). */
-  ids: string[];
+  ids: SortedIds;
   /** Unique-key path -> value key -> id. */
   unique: Map<string, Map<string, string>>;
 }
@@ -176,8 +176,7 @@ export class DocumentStore {
       if (holder !== undefined && holder !== old.id) throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
     }
     const doc: Json = { ...data, id: old.id, _etag: randomUUID(), _rid: old._rid, _self: old._self, _ts: Math.floor(this.now() / 1000) };
-    this.remove(old);
-    this.put(doc);
+    this.swap(old, doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
     addCharge(() => replaceCharge(old, doc, this.indexingPolicy()));
     return doc;
@@ -310,18 +309,47 @@ export class DocumentStore {
     const key = partitionKeyOf(this.partitionValueOf(doc));
     let p = this.partitions.get(key);
     if (!p) {
-      p = { key, docs: new Map(), ids: [], unique: new Map(this.uniquePaths.map((path) => [path.join('/'), new Map<string, string>()])) };
+      p = { key, docs: new Map(), ids: new SortedIds(), unique: new Map(this.uniquePaths.map((path) => [path.join('/'), new Map<string, string>()])) };
       this.partitions.set(key, p);
     }
     const id = String(doc.id);
     p.docs.set(id, doc);
-    insertSorted(p.ids, id);
+    p.ids.insert(id);
     for (const path of this.uniquePaths) p.unique.get(path.join('/'))?.set(uniqueValueKey(valueAt(doc, path)), id);
     for (const index of this.equality.values()) index.add(key, doc);
     for (const index of this.sorted.values()) index.add(key, doc);
     const at = expiresAt(doc, this.defaultTtl());
     if (at !== undefined) this.expiry.push(at, doc);
     if (this.tx) this.tx.undo.push(() => this.remove(doc));
+  }
+
+  /**
+   * Puts `doc` in the place of `old` (same partition and id). The id keeps its place in the partition's
+   * id order and index entries whose value did not change stay: a replace costs no shift of the sorted
+   * lists, whatever the partition's size.
+   */
+  private swap(old: Json, doc: Json): void {
+    const key = partitionKeyOf(this.partitionValueOf(doc));
+    const p = this.partitions.get(key);
+    const id = String(doc.id);
+    if (!p || p.docs.get(id) !== old) throw new Error('swap of a document that is not stored');
+    p.docs.set(id, doc);
+    for (const path of this.uniquePaths) {
+      const values = p.unique.get(path.join('/'));
+      const before = uniqueValueKey(valueAt(old, path));
+      const after = uniqueValueKey(valueAt(doc, path));
+      if (before === after || !values) continue;
+      if (values.get(before) === id) values.delete(before);
+      values.set(after, id);
+    }
+    for (const index of [...this.equality.values(), ...this.sorted.values()]) {
+      if (valueAt(old, index.path) === valueAt(doc, index.path)) continue;
+      index.remove(key, old);
+      index.add(key, doc);
+    }
+    const at = expiresAt(doc, this.defaultTtl());
+    if (at !== undefined) this.expiry.push(at, doc);
+    if (this.tx) this.tx.undo.push(() => this.swap(doc, old));
   }
 
   private remove(doc: Json): void {
@@ -331,7 +359,7 @@ export class DocumentStore {
     const id = String(doc.id);
     if (p.docs.get(id) !== doc) return;
     p.docs.delete(id);
-    removeSorted(p.ids, id);
+    p.ids.remove(id);
     for (const path of this.uniquePaths) {
       const values = p.unique.get(path.join('/'));
       const vk = uniqueValueKey(valueAt(doc, path));

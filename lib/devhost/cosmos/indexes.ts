@@ -48,6 +48,49 @@ export function removeSorted<T>(arr: T[], value: T): void {
   if (arr[at] === value) arr.splice(at, 1);
 }
 
+/**
+ * The ids of a partition in ascending order. An id that does not sort last waits in a pending list
+ * and is merged in when the order is next needed, so a run of writes with random ids (claims keyed by
+ * directory object id, audit entries) costs a sort and one merge instead of a shift of the list per write.
+ */
+export class SortedIds {
+  private list: string[] = [];
+  private pending: string[] = [];
+
+  get size(): number {
+    return this.list.length + this.pending.length;
+  }
+
+  insert(id: string): void {
+    const last = this.list[this.list.length - 1];
+    if (this.pending.length === 0 && (last === undefined || last < id)) this.list.push(id);
+    else this.pending.push(id);
+  }
+
+  remove(id: string): void {
+    removeSorted(this.sorted(), id);
+  }
+
+  /** The ids in order (merging what is pending first). */
+  sorted(): string[] {
+    if (this.pending.length > 0) this.merge();
+    return this.list;
+  }
+
+  private merge(): void {
+    const add = this.pending.sort();
+    const merged: string[] = new Array<string>(this.list.length + add.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < this.list.length && j < add.length) merged[k++] = (this.list[i] as string) < (add[j] as string) ? (this.list[i++] as string) : (add[j++] as string);
+    while (i < this.list.length) merged[k++] = this.list[i++] as string;
+    while (j < add.length) merged[k++] = add[j++] as string;
+    this.list = merged;
+    this.pending = [];
+  }
+}
+
 /** Ids by exact scalar value of one path (one id kept as a string: most values of key fields are unique). */
 export class EqualityIndex {
   private readonly byPartition = new Map<string, Map<string, string | Set<string>>>();

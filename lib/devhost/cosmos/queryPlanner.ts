@@ -144,21 +144,22 @@ function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
     offer(index.count(p.key, range), () => docsOf(p, index.ids(p.key, range)));
   }
   const { idFrom, idRange } = plan;
-  const start = idFrom ? lowerBound(p.ids, idFrom.value, !idFrom.inclusive) : 0;
-  const end = idRange?.upper ? lowerBound(p.ids, idRange.upper.value as string, idRange.upper.inclusive) : p.ids.length;
+  const ids = idFrom || idRange?.upper || plan.shape.orderById ? p.ids.sorted() : [];
+  const start = idFrom ? lowerBound(ids, idFrom.value, !idFrom.inclusive) : 0;
+  const end = idRange?.upper ? lowerBound(ids, idRange.upper.value as string, idRange.upper.inclusive) : ids.length;
   if (plan.shape.orderById && plan.understood && Number.isFinite(plan.need)) {
     // Keyset walk: expected cost is the page size divided by the share of documents that match.
     const share = best ? Math.max(best.cost, 1) / Math.max(p.docs.size, 1) : 1;
     offer(plan.need / share, () => {
       const out: Json[] = [];
       for (let i = start; i < end && out.length < plan.need; i++) {
-        const doc = p.docs.get(p.ids[i] as string);
+        const doc = p.docs.get(ids[i] as string);
         if (doc && matches(doc, conditions)) out.push(doc);
       }
       return out;
     });
   }
-  if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => docsOf(p, p.ids.slice(start, end)));
+  if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => docsOf(p, ids.slice(start, end)));
   offer(p.docs.size, () => [...p.docs.values()]);
   return (best as unknown as { take: () => Json[] }).take();
 }

@@ -1,0 +1,139 @@
+/**
+ * New links of an association in transactional batches: per unit of up to 100 pairs one query for the
+ * identities, one for the claims held on their users, one batch of claim creates (tenant partition),
+ * one batch of identity replaces with their entity tags (source partition) and one batch of audit
+ * entries. The order is the one of a single link (claim, identity, audit), so the guarantees hold: a
+ * user is claimed before an identity links to it, and a claim is released only when the stored identity
+ * does not link to it. A batch is all or nothing: the pairs of a failed batch are handed back to be
+ * done one by one, so one pair's conflict or change never fails the others.
+ */
+import type { Collection, Store, WithEtag } from '../store/store';
+import type { IdentityDoc } from '../identities/model';
+import type { LinkClaims } from '../links/claims';
+import type { Actor, AuditInput, AuditLog } from '../audit/auditLog';
+import type { Logger } from '../log/logger';
+import { isStoreError } from '../store/errors';
+import { DomainError } from '../util/domainError';
+import { withTransientRetry } from './transientRetry';
+import type { AssociationInput } from './association';
+
+/** A pair whose identity is to be linked to a user it does not link to now. */
+export interface LinkCandidate {
+  pair: AssociationInput;
+  identityId: string;
+  userId: string;
+}
+
+/** A link that was stored: the identity as it was before, and the user it gave up (if any). */
+export interface StoredLink {
+  before: IdentityDoc;
+  userId: string;
+}
+
+/** Pairs per unit: one transactional batch (a Cosmos DB limit of 100 operations). */
+export const PAIRS_PER_UNIT = 100;
+
+/** What kind of failure a pair had, for the log (never a value). */
+export function failureKind(err: unknown): string {
+  if (isStoreError(err)) return `store.${err.failure}`;
+  if (err instanceof DomainError) return err.code;
+  return err instanceof Error ? err.name : 'unknown';
+}
+
+/**
+ * After links are stored: release the users the identities gave up and write the audit entries (in
+ * batches). The links stand whatever happens here; a step that still fails after its retries is logged
+ * (an orphan claim is repaired by the background run).
+ */
+export async function afterLinks(claims: LinkClaims, audit: AuditLog, tenantId: string, links: StoredLink[], actor: Actor, log: Logger | undefined): Promise<void> {
+  const problem = (err: unknown, identityId: string) =>
+    log?.error('association: a link was stored but its audit entry or the release of the user it replaced failed', { tenantId, identityId, failure: failureKind(err) });
+  for (const { before } of links) {
+    const previousUser = before.link.status === 'linked' ? before.link.userId : undefined;
+    if (previousUser) await withTransientRetry(() => claims.release(tenantId, previousUser, before)).catch((err: unknown) => problem(err, before.id));
+  }
+  const entries: AuditInput[] = links.map(({ before, userId }) => ({
+    actor,
+    action: 'link.associated',
+    target: { type: 'businessIdentity', id: before.id },
+    before: { status: before.link.status, userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null },
+    after: { status: 'linked', userId },
+  }));
+  let unwritten: AuditInput[];
+  try {
+    unwritten = await audit.writeMany(tenantId, entries);
+  } catch {
+    unwritten = entries;
+  }
+  for (const entry of unwritten) await withTransientRetry(() => audit.write(tenantId, entry)).catch((err: unknown) => problem(err, entry.target.id));
+}
+
+/** The identity with the new link, as it is written at `now` (its lastModified is the time of this write). */
+export function linkedVersion(identity: IdentityDoc, userId: string, now = new Date().toISOString()): IdentityDoc {
+  const { _etag: _ignored, ...rest } = identity as IdentityDoc & { _etag?: string };
+  return { ...rest, link: { status: 'linked', source: 'asserted', userId }, lastModified: now, version: identity.version + 1 };
+}
+
+export class BatchLinker {
+  constructor(
+    private readonly store: Store,
+    private readonly claims: LinkClaims,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private get identities(): Collection<IdentityDoc> {
+    return this.store.collection<IdentityDoc>('identities');
+  }
+
+  /** Links a unit (at most PAIRS_PER_UNIT pairs, each user once); returns the pairs linked and those to do one by one. */
+  async link(tenantId: string, pk: string, unit: LinkCandidate[], actor: Actor, log: Logger | undefined): Promise<{ associated: LinkCandidate[]; oneByOne: LinkCandidate[] }> {
+    const oneByOne: LinkCandidate[] = [];
+    const names = unit.map((_, i) => `@i${i}`);
+    const [docs, held] = await Promise.all([
+      this.identities.queryAll<WithEtag<IdentityDoc>>(
+        { query: `SELECT * FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`, parameters: [{ name: '@pk', value: pk }, ...unit.map((c, i) => ({ name: names[i] ?? '', value: c.identityId }))] },
+        { partitionKey: pk },
+      ),
+      this.claims.holders(
+        tenantId,
+        unit.map((c) => c.userId),
+      ),
+    ]);
+    const byId = new Map(docs.map((d) => [d.id, d]));
+
+    // Users nobody holds are claimed in one batch; a user this identity already holds needs no claim.
+    const toClaim: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }> = [];
+    const claimed: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }> = [];
+    for (const candidate of unit) {
+      const doc = byId.get(candidate.identityId);
+      const holder = held.get(candidate.userId);
+      // Gone, linked meanwhile, or a user another identity holds: judged one by one (unknown, unchanged, conflict or orphan).
+      if (!doc || (doc.link.status === 'linked' && doc.link.userId === candidate.userId)) oneByOne.push(candidate);
+      else if (!holder) toClaim.push({ candidate, doc });
+      else if (holder.identityPk === pk && holder.identityId === doc.id) claimed.push({ candidate, doc });
+      else oneByOne.push(candidate);
+    }
+    const created = await this.claims.claimMany(
+      tenantId,
+      toClaim.map(({ candidate, doc }) => ({ userId: candidate.userId, identity: doc })),
+    );
+    toClaim.forEach((item, i) => (created[i] ? claimed.push(item) : oneByOne.push(item.candidate)));
+
+    // One batch of identity writes, each only if the identity is as it was read.
+    const now = new Date().toISOString();
+    const replaced = await this.identities.batchReplace(
+      pk,
+      claimed.map(({ candidate, doc }) => ({ doc: linkedVersion(doc, candidate.userId, now), ifMatch: doc._etag })),
+    );
+    const associated: LinkCandidate[] = [];
+    const stored: StoredLink[] = [];
+    claimed.forEach(({ candidate, doc }, i) => {
+      if (replaced[i] === 'replaced') {
+        associated.push(candidate);
+        stored.push({ before: doc, userId: candidate.userId });
+      } else oneByOne.push(candidate); // its claim is kept: the one-by-one link finds it held by this identity
+    });
+    await afterLinks(this.claims, this.audit, tenantId, stored, actor, log);
+    return { associated, oneByOne };
+  }
+}

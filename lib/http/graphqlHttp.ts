@@ -6,7 +6,7 @@ import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
 import { toGraphQLError } from '../graphql/errors';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
 import type { Logger } from '../log/logger';
-import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, readBodyText } from './request';
+import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, MIN_BODY_BYTES_PER_SECOND, readBodyText } from './request';
 
 let server: GraphQLServer | undefined;
 
@@ -14,9 +14,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list. Refusals of the HTTP request
- * itself, before GraphQL is involved, keep their status: an oversized body (413), repeated credentials (400).
+ * itself, before GraphQL is involved, keep their status: an oversized body (413), a body too slow (408),
+ * repeated credentials (400).
  */
-function errorResponse(status: 200 | 400 | 413, errors: GraphQLError[], correlationId: string, withNullData: boolean): HttpResponseInit {
+function errorResponse(status: 200 | 400 | 408 | 413, errors: GraphQLError[], correlationId: string, withNullData: boolean): HttpResponseInit {
   const body = withNullData ? { errors: errors.map(cleanError), data: null } : { errors: errors.map(cleanError) };
   return { status, headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': correlationId }, body: JSON.stringify(body) };
 }
@@ -81,6 +82,10 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     const max = svc.settings.graphqlMaxBodyBytes;
     const text = await readBodyText(request, max);
     if (text === 'tooLarge') return done(errorResponse(413, [badRequest(`The request body is larger than ${max} bytes`, 'PAYLOAD_TOO_LARGE')], correlationId, false), 'PAYLOAD_TOO_LARGE');
+    if (text === 'tooSlow') {
+      const late = badRequest(`The request body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`, 'REQUEST_TIMEOUT');
+      return done(errorResponse(408, [late], correlationId, false), 'REQUEST_TIMEOUT');
+    }
     if (text === 'invalidEncoding') return done(errorResponse(200, [badRequest('The request body is not valid UTF-8')], correlationId, false), BAD_REQUEST);
     body = text;
   }

@@ -39,19 +39,38 @@ export const SECURITY_HEADERS: Record<string, string> = {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Time a body may take before it must keep up MIN_BODY_BYTES_PER_SECOND. */
+export const BODY_GRACE_MS = 10_000;
 /**
- * Reads the body with a size limit; 'tooLarge' past it, 'invalidEncoding' when it is not UTF-8.
+ * The slowest a body may arrive on average after the grace time: far below any real client's upload,
+ * so a caller that trickles its body (or declares more than it sends) stops holding the invocation.
+ */
+export const MIN_BODY_BYTES_PER_SECOND = 10_240;
+
+export type BodyText = string | 'tooLarge' | 'invalidEncoding' | 'tooSlow';
+
+/**
+ * Reads the body with a size limit; 'tooLarge' past it, 'invalidEncoding' when it is not UTF-8, 'tooSlow'
+ * when the body falls behind BODY_GRACE_MS plus one second per MIN_BODY_BYTES_PER_SECOND received.
  * The body arrives as a stream: reading stops at the limit, so at most `maxBytes` (plus one chunk) is held.
  */
-export async function readBodyText(request: HttpRequest, maxBytes: number): Promise<string | 'tooLarge' | 'invalidEncoding'> {
+export async function readBodyText(request: HttpRequest, maxBytes: number): Promise<BodyText> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) return 'tooLarge';
   const stream = request.body as ReadableStream<Uint8Array> | null;
   const chunks: Uint8Array[] = [];
   if (stream) {
     const reader = stream.getReader();
+    const started = Date.now();
     let size = 0;
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    for (;;) {
+      const next = await withDeadline(reader.read(), started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND - Date.now());
+      if (next === 'late') {
+        // Released, not cancelled: cancelling would close the connection before the answer is sent.
+        reader.releaseLock();
+        return 'tooSlow';
+      }
+      if (next.done) break;
       size += next.value.byteLength;
       if (size > maxBytes) {
         reader.releaseLock();
@@ -65,6 +84,14 @@ export async function readBodyText(request: HttpRequest, maxBytes: number): Prom
   } catch {
     return 'invalidEncoding';
   }
+}
+
+/** The read, or 'late' when it has not settled within `ms` (the read is then abandoned: its failure is ignored). */
+function withDeadline<T>(read: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, ms))));
+  read.catch(() => undefined);
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 
 /**

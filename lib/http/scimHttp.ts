@@ -13,7 +13,7 @@ import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
-import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, readBodyText } from './request';
+import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, MIN_BODY_BYTES_PER_SECOND, readBodyText } from './request';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 
@@ -126,6 +126,7 @@ async function parseJsonBody(request: HttpRequest): Promise<unknown> {
   const max = services().settings.scimMaxBodyBytes;
   const text = await readBodyText(request, max);
   if (text === 'tooLarge') throw new ScimError(413, undefined, `The body is larger than ${max} bytes`);
+  if (text === 'tooSlow') throw new ScimError(408, undefined, `The body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`);
   if (text === 'invalidEncoding') throw invalidSyntax('The body is not valid UTF-8');
   try {
     return JSON.parse(text) as unknown;

@@ -63,15 +63,17 @@ export function invalidJsonBody(size: number, salt: number, shared?: Map<string,
 
 /**
  * POSTs a body of `size` bytes in 64 KB chunks, each written only when the socket has taken the last
- * (so what is sent is what the server let in), and stops sending once the answer arrives.
+ * (so what is sent is what the server let in), and stops sending once the answer arrives. With
+ * `chunked` the body has no Content-Length (Transfer-Encoding: chunked).
  */
-export function postStreamed(url: string, headers: Record<string, string>, size: number, chunkAt: BodyChunks): Promise<StreamedAnswer> {
+export function postStreamed(url: string, headers: Record<string, string>, size: number, chunkAt: BodyChunks, options: { chunked?: boolean } = {}): Promise<StreamedAnswer> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let closed = false;
     let answer: { status: number; bytesSent: number; chunks: Buffer[] } | undefined;
     let wake: (() => void) | undefined;
-    const req = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(size) } }, (res) => {
+    const length = options.chunked ? {} : { 'content-length': String(size) };
+    const req = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, ...length } }, (res) => {
       const got = (answer = { status: res.statusCode ?? 0, bytesSent: sent, chunks: [] as Buffer[] });
       wake?.();
       res.on('data', (c: Buffer) => got.chunks.push(c));

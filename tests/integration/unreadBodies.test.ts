@@ -51,7 +51,15 @@ describe('a refused caller cannot make the service take in its body', () => {
     expect(answer.bytesSent).toBeLessThan(8 * MB);
   });
 
-  it('a sender that ignores the answer and keeps sending is cut off: the connection ends after the answer', async () => {
+  it('a SCIM body without a Content-Length is read only up to the 1 MB limit: 413 after a small part of 20 MB was sent', async () => {
+    const headers = { 'content-type': 'application/scim+json', authorization: `Bearer ${await stack.token(DEV_CLIENTS.scim)}` };
+    const answer = await postStreamed(`${stack.base}/scim/v2/Users`, headers, 20 * MB, largeGraphQLBody(20 * MB, 6), { chunked: true });
+    expect(answer.status).toBe(413);
+    expect(answer.complete).toBe(false);
+    expect(answer.bytesSent).toBeLessThan(8 * MB);
+  });
+
+  it('a sender that ignores the answer and keeps sending gets no more in: the connection ends after the answer and is reset within 5 s', async () => {
     const sender = await sendIgnoringAnswer(graphql(), json, 20 * MB, largeGraphQLBody(20 * MB, 5));
     expect(sender.answered).toBe(true);
     expect(sender.complete).toBe(false);

@@ -3,10 +3,12 @@
  * like a Cosmos DB container with that many RU/s (a serverless container serves at most 5,000 RU/s:
  * https://learn.microsoft.com/azure/cosmos-db/serverless-performance).
  *
- * The budget is a bucket per container holding at most one second of request units, refilled
- * continuously. A request is admitted while the bucket is above zero and then takes its whole
- * charge (a large batch may take it below zero); while it is at or below zero, requests are refused
- * with the time until it is above zero again.
+ * As Cosmos DB does (https://learn.microsoft.com/azure/cosmos-db/nosql/troubleshoot-request-rate-too-large:
+ * when the operations of a second consume more than the RU/s, it answers 429; the RU available are
+ * reset every second), each container has a budget per one-second window: a request is admitted
+ * while the window's charges are below the budget and then counts its whole charge; beyond, requests
+ * are refused until the next window. What an admitted request took beyond the budget counts against
+ * the next window, so the rate over time never exceeds the budget.
  */
 export interface ContainerUsage {
   /** Request units charged to admitted requests. */
@@ -22,8 +24,8 @@ export interface ThroughputUsage extends ContainerUsage {
 }
 
 interface Bucket extends ContainerUsage {
-  balance: number;
-  at: number;
+  windowStart: number;
+  used: number;
 }
 
 export class Throughput {
@@ -36,15 +38,16 @@ export class Throughput {
   ) {}
 
   private bucket(container: string): Bucket {
+    const t = this.now();
     let b = this.buckets.get(container);
     if (!b) {
-      b = { balance: this.ruPerSecond ?? 0, at: this.now(), charged: 0, requests: 0, throttled: 0 };
+      b = { windowStart: t, used: 0, charged: 0, requests: 0, throttled: 0 };
       this.buckets.set(container, b);
     }
-    if (this.ruPerSecond) {
-      const t = this.now();
-      b.balance = Math.min(this.ruPerSecond, b.balance + ((t - b.at) * this.ruPerSecond) / 1000);
-      b.at = t;
+    if (this.ruPerSecond && t >= b.windowStart + 1000) {
+      const windows = Math.floor((t - b.windowStart) / 1000);
+      b.windowStart += windows * 1000;
+      b.used = Math.max(0, b.used - windows * this.ruPerSecond);
     }
     return b;
   }
@@ -53,16 +56,18 @@ export class Throughput {
   admit(container: string): number | undefined {
     if (!this.ruPerSecond) return undefined;
     const b = this.bucket(container);
-    if (b.balance > 0) return undefined;
+    if (b.used < this.ruPerSecond) return undefined;
     b.throttled++;
-    return Math.max(1, Math.ceil((-b.balance * 1000) / this.ruPerSecond));
+    // The window in which the debt is paid off, then its start.
+    const windows = Math.floor(b.used / this.ruPerSecond);
+    return Math.max(1, Math.ceil(b.windowStart + windows * 1000 - this.now()));
   }
 
   charge(container: string, ru: number): void {
     const b = this.bucket(container);
     b.charged += ru;
     b.requests++;
-    if (this.ruPerSecond) b.balance -= ru;
+    if (this.ruPerSecond) b.used += ru;
   }
 
   usage(): ThroughputUsage {

@@ -76,25 +76,32 @@ describe('request-unit model', () => {
 });
 
 describe('request-unit budget per container', () => {
-  it('admits while the second\'s budget lasts, then answers with the wait until it refills', () => {
+  it('admits while the second\'s budget lasts, then refuses until the window in which the excess is paid off', () => {
     let now = 0;
     const t = new Throughput(100, () => now);
     expect(t.admit('db/c')).toBeUndefined();
     t.charge('db/c', 150);
-    expect(t.admit('db/c')).toBe(500);
+    expect(t.admit('db/c')).toBe(1000);
     expect(t.admit('db/other')).toBeUndefined();
-    now = 495;
-    expect(t.admit('db/c')).toBe(5);
-    now = 501;
+    now = 400;
+    expect(t.admit('db/c')).toBe(600);
+    // Next second: the 50 RU taken beyond the first second's budget count against it.
+    now = 1000;
     expect(t.admit('db/c')).toBeUndefined();
-    // The bucket holds at most one second's budget however long it was idle.
-    t.charge('db/c', 0.1);
+    t.charge('db/c', 60);
+    expect(t.admit('db/c')).toBe(1000);
+    // A charge far beyond the budget keeps the container refused for as many seconds as it takes.
+    now = 2500;
+    t.charge('db/c', 390);
+    expect(t.admit('db/c')).toBe(3500);
+    // However long it was idle, a window offers one second's budget.
     now = 60_000;
+    expect(t.admit('db/c')).toBeUndefined();
     t.charge('db/c', 100);
-    expect(t.admit('db/c')).toBe(1);
+    expect(t.admit('db/c')).toBe(1000);
     const usage = t.usage();
-    expect(usage.charged).toBeCloseTo(250.1, 5);
-    expect([usage.requests, usage.throttled]).toEqual([3, 3]);
+    expect(usage.charged).toBeCloseTo(700, 5);
+    expect([usage.requests, usage.throttled]).toEqual([4, 5]);
     expect(usage.byContainer['db/other']).toEqual({ charged: 0, requests: 0, throttled: 0 });
   });
 

@@ -7,6 +7,8 @@ import { importRunFromArgs, readCsv, resultLines, runImport, UsageError, type Im
 import { setFaultInjector, type FaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
+import { partitionKey } from '../../lib/identities/model';
+import { customSourceKey } from '../../lib/imports/importer';
 
 /**
  * Holds the identity writes of the store for `ms` from the first one: each is throttled and retried
@@ -164,6 +166,26 @@ describe('reference import client', () => {
     const result = await client('BusyStore', file, { timeoutMs: 500 });
     expect(busyReads).toBe(3);
     expect(result.import).toEqual({ created: 10, updated: 0, deleted: 0, unchanged: 0 });
+  });
+
+  it('when an association part times out, follows its run and adds up the counts the run reports', async () => {
+    const file = path.join(dir, 'assoc-slow.csv');
+    const upns = [1, 2, 3].map((i) => `slow.assoc.${i}@dev.example.com`);
+    for (const upn of upns.slice(0, 2)) stack.directory.createUser(DEV_TENANT_ID, upn);
+    fs.writeFileSync(file, ['externalId,affiliationType,firstName,lastName,userPrincipalName', ...upns.map((upn, i) => `AS${i},employment,F,L,${upn}`)].join('\n'));
+    progress.length = 0;
+    // Claims (the links container) are throttled for 900 ms from the first: each pair waits, inside its retries.
+    let until: number | undefined;
+    setFaultInjector((op, container) => {
+      if (container !== 'links' || op !== 'create') return;
+      until ??= Date.now() + 900;
+      if (Date.now() < until) throw new StoreError('throttled', 'injected: held', 500);
+    });
+    const result = await client('SlowAssoc', file, { timeoutMs: 400, associationChunk: 2 });
+    expect(result.associate).toEqual({ associated: 2, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 1, conflictingUserPrincipalNames: 0 });
+    expect(progress).toContainEqual(expect.stringMatching(/^the request timed out after \d+\.\d s; following the association's run$/));
+    const runs = await services().runs.list(partitionKey(DEV_TENANT_ID, customSourceKey('SlowAssoc')), 10);
+    expect(runs.filter((r) => r.operation === 'association').map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
   it('answered IMPORT_IN_PROGRESS, follows the running import to its end, then sends its set again', async () => {

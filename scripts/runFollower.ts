@@ -1,0 +1,239 @@
+/*
+ * The reference client's GraphQL calls, and following a run in the service's run history: when an
+ * import or association request gives up (its timeout, or the 502/504 of Azure's front end after
+ * 230 s) the service keeps working, so the client finds the run the request started and polls it to
+ * its end; when an import is answered IMPORT_IN_PROGRESS, it follows the running import first.
+ */
+
+/** Progress lines (stderr by default). */
+export type Progress = (line: string) => void;
+
+/** A GraphQL error answer, with its code and (for IMPORT_IN_PROGRESS) the running run's id. */
+export class ServiceError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly runId?: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+/** The request got no answer in time (or the gateway in front of the service gave up on it). */
+export class RequestGaveUp extends Error {}
+
+export async function graphql(service: string, accessToken: string, query: string, variables: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${service}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+      ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+    });
+    text = await res.text();
+  } catch (err) {
+    // fetch rejects with a DOMException (not always an instance of this realm's Error).
+    const name = typeof err === 'object' && err !== null && 'name' in err ? err.name : undefined;
+    if (name === 'TimeoutError' || name === 'AbortError') throw new RequestGaveUp('the request timed out');
+    throw err;
+  }
+  // Azure's front end answers 502/504 without a GraphQL body when a request outlives its 230 s limit.
+  if (res.status === 502 || res.status === 504) throw new RequestGaveUp(`the request was given up (HTTP ${res.status})`);
+  let body: { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string; runId?: string; problems?: Array<{ field: string; problem: string }> } }> };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    throw new Error(`the service answered HTTP ${res.status} without a GraphQL body`);
+  }
+  if (body.errors?.length) {
+    const first = body.errors[0];
+    const problems = (first?.extensions?.problems ?? []).slice(0, 20).map((p) => `  ${p.field}: ${p.problem}`);
+    const code = first?.extensions?.code ?? 'ERROR';
+    throw new ServiceError([`${code}: ${first?.message}`, ...problems].join('\n'), code, first?.extensions?.runId);
+  }
+  if (!body.data) throw new Error(`the service answered HTTP ${res.status} without a GraphQL result (is --service the service's address?)`);
+  return body.data;
+}
+
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+}
+
+export interface AssociationCounts {
+  associated: number;
+  unchanged: number;
+  unknownExternalIds: number;
+  unknownUserPrincipalNames: number;
+  conflictingUserPrincipalNames: number;
+}
+
+export type RunOperation = 'IMPORT' | 'ASSOCIATION';
+
+/** A run of the service's run history, as the client reads it. */
+export interface ServiceRun {
+  id: string;
+  operation: RunOperation;
+  status: string;
+  clientId: string;
+  importCounts: ImportCounts | null;
+  associationCounts: AssociationCounts | null;
+  failure: { code: string; message: string } | null;
+}
+
+/** Another run the client waited for before its own import could start. */
+export interface FollowedRun {
+  runId: string;
+  status: string;
+  importCounts: ImportCounts | null;
+  failure: { code: string; message: string } | null;
+}
+
+const RUN_FIELDS =
+  'id operation status clientId importCounts { created updated deleted unchanged } associationCounts { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } failure { code message }';
+
+/** A run that ended without completing: the process exits non-zero. */
+export class RunFailed extends Error {
+  constructor(
+    readonly run: ServiceRun,
+    what: string,
+  ) {
+    super(`${what} ${run.status.toLowerCase()}${run.failure ? `: ${run.failure.code}: ${run.failure.message}` : ''}`);
+    this.name = 'RunFailed';
+  }
+}
+
+/** How long a request that gave up may take to show up in the run history before the client gives up on it. */
+export const RUN_APPEARS_WITHIN_MS = 120_000;
+/** Tries of one look at the run history while the service is busy or unreachable. */
+const LOOK_ATTEMPTS = 10;
+/** Sends of an import while other imports of the source keep running. */
+const MAX_IMPORT_ATTEMPTS = 3;
+
+/** The counts of a completed run (a completed run always has them). */
+function countsOf<K extends 'importCounts' | 'associationCounts'>(run: ServiceRun, key: K): NonNullable<ServiceRun[K]> {
+  const counts = run[key];
+  if (!counts) throw new Error(`run ${run.id} completed without counts`);
+  return counts as NonNullable<ServiceRun[K]>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface FollowerOptions {
+  service: string;
+  accessToken: string;
+  source: string;
+  clientId: string;
+  /** How long a mutation may take before the client follows its run instead. */
+  timeoutMs: number;
+  /** Between two looks at a followed run. */
+  pollMs: number;
+  progress: Progress;
+}
+
+/** Sends imports and associations of one source and follows their runs when the requests give up. */
+export class RunFollower {
+  /** Runs of other imports this client waited for. */
+  readonly followed: FollowedRun[] = [];
+
+  constructor(private readonly o: FollowerOptions) {}
+
+  /** A look at the run history, tried again while the service is busy or unreachable (the run goes on meanwhile). */
+  private async look(query: string, variables: unknown): Promise<Record<string, unknown>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await graphql(this.o.service, this.o.accessToken, query, variables, this.o.pollMs + 30_000);
+      } catch (err) {
+        const passing = (err instanceof ServiceError && err.code === 'SERVICE_BUSY') || err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed');
+        if (!passing || attempt >= LOOK_ATTEMPTS) throw err;
+        await sleep(this.o.pollMs);
+      }
+    }
+  }
+
+  private async recentRuns(): Promise<ServiceRun[]> {
+    return (await this.look(`query($s: String!) { importRuns(source: $s, first: 20) { ${RUN_FIELDS} } }`, { s: this.o.source })).importRuns as ServiceRun[];
+  }
+
+  /** Polls the run until it is no longer RUNNING. */
+  async follow(id: string): Promise<ServiceRun> {
+    for (;;) {
+      const run = (await this.look(`query($id: ID!) { importRun(id: $id) { ${RUN_FIELDS} } }`, { id })).importRun as ServiceRun | null;
+      if (!run) throw new Error(`run ${id} is not in the run history`);
+      if (run.status !== 'RUNNING') return run;
+      await sleep(this.o.pollMs);
+    }
+  }
+
+  /**
+   * Sends one mutation. When the request gives up, finds the run it started (the oldest run of this
+   * operation and client newer than the newest run before the request) and follows it to its end.
+   */
+  private async send(operation: RunOperation, query: string, variables: unknown): Promise<{ data: Record<string, unknown> } | { run: ServiceRun }> {
+    const before = (await this.recentRuns())[0]?.id;
+    const sentAt = Date.now();
+    try {
+      return { data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs) };
+    } catch (err) {
+      if (!(err instanceof RequestGaveUp)) throw err;
+      this.o.progress(`${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`);
+    }
+    let mine: ServiceRun | undefined;
+    for (const giveUpAt = Date.now() + RUN_APPEARS_WITHIN_MS; !mine; await sleep(this.o.pollMs)) {
+      const runs = await this.recentRuns();
+      const at = before === undefined ? -1 : runs.findIndex((r) => r.id === before);
+      // Newest first: the runs before the marker started after the request was sent (all of them when the marker is not among them).
+      const newer = at >= 0 ? runs.slice(0, at) : runs;
+      mine = newer.filter((r) => r.operation === operation && r.clientId === this.o.clientId.toLowerCase()).at(-1);
+      if (!mine && Date.now() > giveUpAt) throw new Error('the request timed out and its run did not appear in the run history; send it again');
+    }
+    this.o.progress(`following run ${mine.id}`);
+    const ended = await this.follow(mine.id);
+    if (ended.status !== 'COMPLETED') throw new RunFailed(ended, `${operation === 'IMPORT' ? 'import' : 'association'} run ${ended.id}`);
+    return { run: ended };
+  }
+
+  /** Imports the set: its counts and run id, from the answer or from the run the client followed. */
+  async importSet(identities: unknown[]): Promise<{ counts: ImportCounts; runId: string }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const sent = await this.send('IMPORT', 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }', {
+          i: { source: this.o.source, identities },
+        });
+        if ('run' in sent) return { counts: countsOf(sent.run, 'importCounts'), runId: sent.run.id };
+        const { runId, ...counts } = sent.data.importBusinessIdentities as ImportCounts & { runId: string };
+        return { counts, runId };
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.code === 'IMPORT_IN_PROGRESS' && err.runId && attempt < MAX_IMPORT_ATTEMPTS)) throw err;
+        this.o.progress(`another import of source ${this.o.source} is running (run ${err.runId}); following it`);
+        const other = await this.follow(err.runId);
+        this.followed.push({ runId: other.id, status: other.status, importCounts: other.importCounts, failure: other.failure });
+        this.o.progress(`run ${other.id} ended ${other.status.toLowerCase()}; sending the set again`);
+      }
+    }
+  }
+
+  /** Associates one part of the list: its counts, from the answer or from the run the client followed. */
+  async associate(associations: unknown[]): Promise<AssociationCounts> {
+    const sent = await this.send(
+      'ASSOCIATION',
+      'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }',
+      { i: { source: this.o.source, associations } },
+    );
+    if ('run' in sent) return countsOf(sent.run, 'associationCounts');
+    const r = sent.data.associateBusinessIdentities as Record<keyof AssociationCounts, unknown[] | number>;
+    const count = (v: unknown[] | number | undefined) => (Array.isArray(v) ? v.length : (v ?? 0));
+    return {
+      associated: count(r.associated),
+      unchanged: count(r.unchanged),
+      unknownExternalIds: count(r.unknownExternalIds),
+      unknownUserPrincipalNames: count(r.unknownUserPrincipalNames),
+      conflictingUserPrincipalNames: count(r.conflictingUserPrincipalNames),
+    };
+  }
+}

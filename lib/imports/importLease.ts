@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
+import { withThrottleRetry } from '../util/concurrency';
 
 interface LeaseDoc extends StoredDoc {
   kind: 'lease';
@@ -28,15 +29,16 @@ export async function acquireImportLease(store: Store, pk: string, now = Date.no
   const inProgress = (holderRunId: string | undefined) =>
     new DomainError('IMPORT_IN_PROGRESS', 'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished', [], holderRunId ? { runId: holderRunId } : {});
   const holderOfLease = async () => (await col.read(pk, 'lease').catch(() => undefined))?.runId;
+  // The lease shares its partition with the manifest, whose writes may use up the container's request units: throttling is waited out.
   try {
-    await col.create(doc);
+    await withThrottleRetry(() => col.create(doc));
   } catch (err) {
     if (!isStoreError(err, 'conflict')) throw err;
-    const existing = await col.read(pk, 'lease');
+    const existing = await withThrottleRetry(() => col.read(pk, 'lease'));
     if (existing && Date.parse(existing.expiresAt) > now) throw inProgress(existing.runId);
     try {
-      if (existing) await col.replace(doc, existing._etag);
-      else await col.create(doc);
+      if (existing) await withThrottleRetry(() => col.replace(doc, existing._etag));
+      else await withThrottleRetry(() => col.create(doc));
     } catch (e) {
       if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict')) throw inProgress(await holderOfLease());
       throw e;
@@ -44,8 +46,8 @@ export async function acquireImportLease(store: Store, pk: string, now = Date.no
   }
   return {
     release: async () => {
-      const current = await col.read(pk, 'lease');
-      if (current?.holder === holder) await col.delete(pk, 'lease', current._etag).catch(() => undefined);
+      const current = await withThrottleRetry(() => col.read(pk, 'lease'));
+      if (current?.holder === holder) await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
     },
   };
 }

@@ -10,6 +10,7 @@ import { StoreError } from '../store/errors';
 import { partitionKey } from '../identities/model';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
+import { withThrottleRetry } from '../util/concurrency';
 import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
 import type { Logger } from '../log/logger';
 import { customSourceKey, type ImportCounts } from './importer';
@@ -161,7 +162,8 @@ export class RunHistory {
       submitted: start.submitted,
       ttl: RUN_TTL_DAYS * 24 * 3600,
     };
-    await this.col().create(doc);
+    // Run records share the source's partition with the manifest, whose writes may use up the container's request units.
+    await withThrottleRetry(() => this.col().create(doc));
     const handle: RunHandle = { id: publicId(runId, start.source), importCounts: { created: 0, updated: 0, deleted: 0, unchanged: 0 } };
     const fields = { tenantId: start.tenantId, runId: handle.id, operation: start.operation };
     let result: R;
@@ -183,7 +185,8 @@ export class RunHistory {
 
   private async finish(doc: RunDoc, end: Partial<RunDoc>, log: Logger): Promise<void> {
     try {
-      await this.col().replace({ ...doc, ...end, endedAt: new Date(this.now()).toISOString() });
+      const ended = { ...doc, ...end, endedAt: new Date(this.now()).toISOString() };
+      await withThrottleRetry(() => this.col().replace(ended));
     } catch (err) {
       log.warn('run record not updated at the end of the run; it will be reported abandoned', { tenantId: doc.pk.split('|')[0], runId: publicId(doc.runId, doc.source), failure: err instanceof StoreError ? err.failure : 'unexpected' });
     }

@@ -217,6 +217,25 @@ describe('run history of imports and associations', () => {
     expect(JSON.stringify(recorded)).not.toMatch(/R7001|partly/);
   });
 
+  it('throttling of the run record, the lease and its release is waited out: the import completes and the source is free again', async () => {
+    const throttled = new Map<string, number>();
+    setFaultInjector((op, container, target) => {
+      if (container !== 'imports' || !target || target.id.startsWith('manifest')) return;
+      const key = `${op} ${target.id === 'lease' ? 'lease' : 'run'}`;
+      const n = throttled.get(key) ?? 0;
+      if (n < 2) {
+        throttled.set(key, n + 1);
+        throw new StoreError('throttled', 'injected: request units used up', 10);
+      }
+    });
+    const res = await importSet('Busy Partition', [person(8000)]);
+    setFaultInjector(undefined);
+    expect(res.body.data?.importBusinessIdentities).toMatchObject({ created: 1 });
+    expect([...throttled.keys()].sort()).toEqual(['create lease', 'create run', 'delete lease', 'read lease', 'replace run']);
+    expect(await run(res.body.data!.importBusinessIdentities.runId)).toMatchObject({ status: 'COMPLETED' });
+    expect((await importSet('Busy Partition', [person(8000)])).body.data?.importBusinessIdentities).toMatchObject({ unchanged: 1 });
+  });
+
   it('runs are for administrators only; an unknown or malformed id is null; Manual and SCIM integrations have none', async () => {
     const scimToken = await stack.token(DEV_CLIENTS.scim);
     expect((await gql(RUNS, { s: 'History' }, scimToken)).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHORIZED');

@@ -8,9 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
+import { isStoreError } from '../store/errors';
 
 /** Seconds a page cursor lives after the page that wrote it. */
 export const PAGE_CURSOR_TTL_SECONDS = 600;
+/** Writes of one cursor while other readers write the same key at the same moment. */
+const MAX_SAVE_ATTEMPTS = 3;
 
 interface PageCursorDoc extends StoredDoc {
   /** The identities partition (tenant and integration) whose list the cursor belongs to. */
@@ -42,7 +45,34 @@ export class PageCursors {
     return doc && doc.scope === scope && typeof doc.after === 'string' ? doc.after : undefined;
   }
 
+  /**
+   * Keeps `after` as the cursor for the key, unless a live cursor there names an earlier id: two
+   * readers of one list share its cursors (the client sends only startIndex), and after Users of the
+   * first pages are deleted the later reader's page ends further on. Keeping the earlier id means the
+   * earlier reader's next page skips nothing; the later reader may get a User it already has (it never
+   * misses one). The earlier cursor is not renewed by the later reader, so it lives 10 minutes from the
+   * page of the reader that wrote it.
+   */
   async save(scope: string, listKey: string, after: string): Promise<void> {
-    await this.docs.upsert({ id: cursorId(scope, listKey), pk: pageCursorPartition(scope), scope, after, ttl: PAGE_CURSOR_TTL_SECONDS });
+    const doc: PageCursorDoc = { id: cursorId(scope, listKey), pk: pageCursorPartition(scope), scope, after, ttl: PAGE_CURSOR_TTL_SECONDS };
+    try {
+      await this.docs.create(doc);
+      return;
+    } catch (err) {
+      if (!isStoreError(err, 'conflict')) throw err;
+    }
+    for (let attempt = 1; ; attempt++) {
+      const kept = await this.docs.read(doc.pk, doc.id);
+      try {
+        if (!kept) await this.docs.create(doc);
+        else if (kept.scope === scope && typeof kept.after === 'string' && kept.after < after) return;
+        else await this.docs.replace(doc, kept._etag);
+        return;
+      } catch (err) {
+        // Another reader wrote the key meanwhile: decide again against what it wrote.
+        if (attempt < MAX_SAVE_ATTEMPTS && (isStoreError(err, 'conflict') || isStoreError(err, 'preconditionFailed'))) continue;
+        throw err;
+      }
+    }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * SCIM paging whichever instance serves each page: two instances (separate processes, so nothing is
  * shared but the store) and Users deleted and created between pages. Every User that exists from the
- * first page to the last is returned exactly once. A cursor belongs to its integration only.
+ * first page to the last is returned exactly once to a lone reader, and at least once to readers of the
+ * same list at the same time. A cursor belongs to its integration only.
  */
 import { startTestStack, type TestStack } from '../support/stack';
 import { scim, userBody } from '../support/scim';
@@ -86,6 +87,37 @@ describe('SCIM paging across instances', () => {
     expect(deleted.size).toBeGreaterThan(5);
     expect(new Set(seen).size).toBe(seen.length);
     expect(stable.filter((id) => !seen.includes(id))).toEqual([]);
+  });
+
+  it('two readers of one list: the later reader\'s page 1 does not move the earlier reader past Users it has not seen', async () => {
+    const { a, b } = await apis(DEV_CLIENTS.scim);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const created = await createUsers(a, 30);
+    const filter = `&filter=${encodeURIComponent(`meta.lastModified ge "${since}"`)}`;
+    const list = async (api: Api, startIndex: number) => {
+      const res = await api.list(`?startIndex=${startIndex}&count=10${filter}`);
+      expect(res.status).toBe(200);
+      return res.body.Resources.map((r) => r.id);
+    };
+    const readAll = async (api: Api, first: string[]) => {
+      const seen = [...first];
+      for (let startIndex = 11; ; startIndex += 10) {
+        const ids = await list(api, startIndex);
+        seen.push(...ids);
+        if (ids.length < 10) return seen;
+      }
+    };
+    const earlierFirst = await list(a, 1);
+    const deleted = [earlierFirst[1], earlierFirst[4], earlierFirst[8]] as string[];
+    for (const id of deleted) expect((await a.delete(id)).status).toBe(204);
+    // The later reader's page 1 ends three Users further on.
+    const laterFirst = await list(b, 1);
+    const stable = created.filter((id) => !deleted.includes(id));
+    const earlier = await readAll(a, earlierFirst);
+    expect(stable.filter((id) => !earlier.includes(id))).toEqual([]);
+    expect(new Set(earlier).size).toBe(earlier.length);
+    const later = await readAll(b, laterFirst);
+    expect(stable.filter((id) => !later.includes(id))).toEqual([]);
   });
 
   it('a cursor of one integration is never used for another: same filter, same startIndex, its own Users', async () => {

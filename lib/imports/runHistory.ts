@@ -3,7 +3,9 @@
  * `imports` container (beside its lease and manifest), written when the run starts and again when it
  * ends, and removed by the container's time to live after RUN_TTL_DAYS. A record holds who started the
  * run (the client application), when, the outcome and the counts; a failure is described by an error
- * code and a message of the service's own words, never a submitted value.
+ * code and a message of the service's own words, never a submitted value. A run's id is a plain UUID
+ * (it says nothing the caller sent); a pointer in the organization's `_runs` partition names the source
+ * partition its record is in.
  */
 import type { Store, StoredDoc } from '../store/store';
 import { StoreError } from '../store/errors';
@@ -15,7 +17,6 @@ import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/dir
 import type { Logger } from '../log/logger';
 import { customSourceKey, type ImportCounts } from './importer';
 import { LEASE_MS, leaseHeldBy } from './importLease';
-import { validateSourceName } from './importInput';
 
 export type RunOperation = 'import' | 'association';
 export type RunStatus = 'running' | 'completed' | 'rejected' | 'failed';
@@ -81,19 +82,17 @@ export const MAX_LISTED_RUNS = 100;
 /** Codes of requests refused before anything was written. */
 const REJECTIONS = new Set(['BAD_USER_INPUT', 'IMPORT_TOO_LARGE', 'IMPORT_DELETE_LIMIT_EXCEEDED', 'ASSOCIATION_TOO_LARGE', 'IMPORT_IN_PROGRESS']);
 
-/** The run's public id names the source as well, so one id finds the run inside the caller's organization. */
-function publicId(runId: string, source: string): string {
-  return `${runId}.${Buffer.from(source, 'utf8').toString('base64url')}`;
+interface RunPointerDoc extends StoredDoc {
+  kind: 'runPointer';
+  source: string;
+  ttl: number;
 }
 
-function parsePublicId(id: string): { runId: string; source: string } | undefined {
-  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{1,200})$/.exec(id);
-  if (!m?.[1] || !m[2]) return undefined;
-  try {
-    return { runId: m[1], source: validateSourceName(Buffer.from(m[2], 'base64url').toString('utf8')) };
-  } catch {
-    return undefined;
-  }
+const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The partition of an organization's run pointers (custom sources are `src:<name>`, so no source has this key). */
+function pointerPartition(tenantId: string): string {
+  return partitionKey(tenantId, '_runs');
 }
 
 /** What failed, in the service's words: domain messages never carry values, other failures get a fixed text. */
@@ -148,6 +147,8 @@ export class RunHistory {
    */
   async record<R>(start: RunStart, log: Logger, work: (run: RunHandle) => Promise<R>, outcome: (result: R) => RunEnd): Promise<{ result: R; runId: string }> {
     const runId = uuid7(this.now());
+    const ttl = RUN_TTL_DAYS * 24 * 3600;
+    const pointer: RunPointerDoc = { id: runId, pk: pointerPartition(start.tenantId), kind: 'runPointer', source: start.source, ttl };
     const doc: RunDoc = {
       id: `run-${runId}`,
       pk: partitionKey(start.tenantId, customSourceKey(start.source)),
@@ -160,11 +161,12 @@ export class RunHistory {
       status: 'running',
       startedAt: new Date(this.now()).toISOString(),
       submitted: start.submitted,
-      ttl: RUN_TTL_DAYS * 24 * 3600,
+      ttl,
     };
     // Run records share the source's partition with the manifest, whose writes may use up the container's request units.
+    await withThrottleRetry(() => this.store.collection<RunPointerDoc>('imports').create(pointer));
     await withThrottleRetry(() => this.col().create(doc));
-    const handle: RunHandle = { id: publicId(runId, start.source), importCounts: { created: 0, updated: 0, deleted: 0, unchanged: 0 } };
+    const handle: RunHandle = { id: runId, importCounts: { created: 0, updated: 0, deleted: 0, unchanged: 0 } };
     const fields = { tenantId: start.tenantId, runId: handle.id, operation: start.operation };
     let result: R;
     try {
@@ -188,7 +190,7 @@ export class RunHistory {
       const ended = { ...doc, ...end, endedAt: new Date(this.now()).toISOString() };
       await withThrottleRetry(() => this.col().replace(ended));
     } catch (err) {
-      log.warn('run record not updated at the end of the run; it will be reported abandoned', { tenantId: doc.pk.split('|')[0], runId: publicId(doc.runId, doc.source), failure: err instanceof StoreError ? err.failure : 'unexpected' });
+      log.warn('run record not updated at the end of the run; it will be reported abandoned', { tenantId: doc.pk.split('|')[0], runId: doc.runId, failure: err instanceof StoreError ? err.failure : 'unexpected' });
     }
   }
 
@@ -199,23 +201,24 @@ export class RunHistory {
     return Promise.all(page.items.map((d) => this.view(d)));
   }
 
-  /** One run of the caller's organization by its public id; undefined when there is none. */
+  /** One run of the caller's organization by its id; undefined when there is none. */
   async get(tenantId: string, id: string): Promise<RunView | undefined> {
-    const parsed = parsePublicId(id);
-    if (!parsed) return undefined;
-    const doc = await this.col().read(partitionKey(tenantId, customSourceKey(parsed.source)), `run-${parsed.runId}`);
+    if (!UUID7.test(id)) return undefined;
+    const pointer = await this.store.collection<RunPointerDoc>('imports').read(pointerPartition(tenantId), id);
+    if (pointer?.kind !== 'runPointer') return undefined;
+    const doc = await this.col().read(partitionKey(tenantId, customSourceKey(pointer.source)), `run-${id}`);
     return doc?.kind === 'run' ? this.view(doc) : undefined;
   }
 
   private async isAbandoned(d: RunDoc): Promise<boolean> {
     if (d.status !== 'running' || this.now() - Date.parse(d.startedAt) <= RUN_LIMIT_MS) return false;
-    return d.operation !== 'import' || !(await leaseHeldBy(this.store, d.pk, publicId(d.runId, d.source), this.now()));
+    return d.operation !== 'import' || !(await leaseHeldBy(this.store, d.pk, d.runId, this.now()));
   }
 
   private async view(d: RunDoc): Promise<RunView> {
     const abandoned = await this.isAbandoned(d);
     return {
-      id: publicId(d.runId, d.source),
+      id: d.runId,
       operation: d.operation,
       source: d.source,
       clientId: d.clientId,

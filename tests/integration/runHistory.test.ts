@@ -81,8 +81,9 @@ describe('run history of imports and associations', () => {
     ]);
     expect((await runs('History', 1)).map((r) => r.id)).toEqual([secondId]);
     // Kept 90 days: the record carries its ttl and the container has time to live on.
-    const stored = await services().store.collection<{ id: string; pk: string; ttl?: number }>('imports').read(partitionKey(DEV_TENANT_ID, customSourceKey('History')), `run-${firstId.split('.')[0]}`);
-    expect(stored?.ttl).toBe(90 * 24 * 3600);
+    const imports = services().store.collection<{ id: string; pk: string; ttl?: number }>('imports');
+    expect((await imports.read(partitionKey(DEV_TENANT_ID, customSourceKey('History')), `run-${firstId}`))?.ttl).toBe(90 * 24 * 3600);
+    expect((await imports.read(partitionKey(DEV_TENANT_ID, '_runs'), firstId))?.ttl).toBe(90 * 24 * 3600);
     expect((await services().store.database.container('imports').read()).resource?.defaultTtl).toBe(-1);
     // The import log line names the run, and the run names the request's correlation id.
     expect(stack.logs.some((l) => l.includes('"import finished"') && l.includes(secondId))).toBe(true);
@@ -241,8 +242,9 @@ describe('run history of imports and associations', () => {
     expect((await gql(RUNS, { s: 'History' }, scimToken)).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHORIZED');
     expect((await gql(RUN, { id: 'x' }, scimToken)).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHORIZED');
     const [known] = await runs('History', 1);
-    const otherSource = known!.id.replace(/\..*$/, `.${Buffer.from('Elsewhere').toString('base64url')}`);
-    for (const id of ['nothing', otherSource, `${known!.id}x`, known!.id.replace(/^.{8}/, '00000000')]) expect(await run(id)).toBeNull();
+    // A run id is a UUID that says nothing of the source or anything else the caller sent.
+    expect(known!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    for (const id of ['nothing', `${known!.id}x`, known!.id.replace(/^.{8}/, '00000000'), 'lease', 'manifest-1', `run-${known!.id}`]) expect(await run(id)).toBeNull();
     expect(await runs('Manual')).toEqual([]);
     const integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
     expect(await runs(integrationId)).toEqual([]);

@@ -1,5 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../lib/devhost/devData';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
@@ -249,5 +249,23 @@ describe('run history of imports and associations', () => {
     const integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
     expect(await runs(integrationId)).toEqual([]);
     expect((await gql(RUNS, { s: 'History', first: 101 })).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('an administrator of another organization finds none of these runs, by id or by source name: null and [] as for runs that do not exist', async () => {
+    const [known] = await runs('History', 1);
+    await services().tenants.register(UNREGISTERED_TENANT_ID);
+    try {
+      const other = await stack.token(DEV_CLIENTS.otherAdmin);
+      const missing = known!.id.replace(/^([0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-)[0-9a-f]{12}/, '$1000000000000');
+      const foreign = await gql<{ importRun: Run | null }>(RUN, { id: known!.id }, other);
+      const absent = await gql<{ importRun: Run | null }>(RUN, { id: missing }, other);
+      expect(foreign.body).toEqual({ data: { importRun: null } });
+      expect(foreign.body).toEqual(absent.body);
+      expect((await gql<{ importRuns: Run[] }>(RUNS, { s: 'History' }, other)).body).toEqual({ data: { importRuns: [] } });
+      // The organization's own administrator still reads it.
+      expect((await run(known!.id))?.id).toBe(known!.id);
+    } finally {
+      await services().tenants.remove(UNREGISTERED_TENANT_ID);
+    }
   });
 });

@@ -245,6 +245,17 @@ describe('run history of imports and associations', () => {
     // A run id is a UUID that says nothing of the source or anything else the caller sent.
     expect(known!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     for (const id of ['nothing', `${known!.id}x`, known!.id.replace(/^.{8}/, '00000000'), 'lease', 'manifest-1', `run-${known!.id}`]) expect(await run(id)).toBeNull();
+    // Another organization's administrator finds neither the run by its id nor the source's runs.
+    await services().tenants.register(UNREGISTERED_TENANT_ID);
+    services().tenants.clearCache();
+    try {
+      const other = await stack.token(DEV_CLIENTS.otherAdmin);
+      expect((await gql<{ importRun: Run | null }>(RUN, { id: known!.id }, other)).body.data?.importRun).toBeNull();
+      expect((await gql<{ importRuns: Run[] }>(RUNS, { s: 'History' }, other)).body.data?.importRuns).toEqual([]);
+    } finally {
+      await services().tenants.remove(UNREGISTERED_TENANT_ID);
+      services().tenants.clearCache();
+    }
     expect(await runs('Manual')).toEqual([]);
     const integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
     expect(await runs(integrationId)).toEqual([]);

@@ -3,7 +3,7 @@
  * Only list-level rules refuse the call; each pair is processed on its own and a pair that fails
  * does not stop the others. The mutation never removes a link except to replace it.
  */
-import type { Store } from '../store/store';
+import type { Store, WithEtag } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
@@ -18,7 +18,7 @@ import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
-import { afterLinks, BatchLinker, failureKind, linkedVersion, PAIRS_PER_UNIT, type LinkCandidate } from './associationBatches';
+import { afterLinks, BatchLinker, failureKind, linkedVersion, PAIRS_PER_PART, type LinkCandidate } from './associationBatches';
 
 export interface AssociationInput {
   externalId: string;
@@ -42,8 +42,8 @@ const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MAX_UPN_LENGTH = 1024;
 /** Pairs done one by one at once (those a batch handed back); each is a read, a claim, a replace and an audit entry. */
 export const ASSOCIATION_PARALLELISM = 64;
-/** Units of new links (one transactional batch each) in flight at once. */
-const UNIT_PARALLELISM = 8;
+/** Parts of new links (PAIRS_PER_PART pairs, written in batches of 100) in flight at once. */
+const PART_PARALLELISM = 3;
 /** externalIds per query of the stored links, and those queries in flight at once. */
 const PAIRS_PER_QUERY = 500;
 const QUERY_PARALLELISM = 4;
@@ -75,6 +75,15 @@ export function validateAssociations(associations: AssociationInput[]): void {
 }
 
 type PairOutcome = 'associated' | 'unchanged' | 'conflict' | 'unknownExternalId' | 'unknownUpn';
+
+/** An identity's link as read; `doc` is the whole identity when it is not linked now. */
+interface StoredIdentity {
+  id: string;
+  link: DirectoryLink;
+  doc?: WithEtag<IdentityDoc>;
+}
+
+type LinkRow = { id: string; externalIdKey: string; link: DirectoryLink };
 
 export class Associator {
   private readonly repo: IdentityRepository;
@@ -122,7 +131,7 @@ export class Associator {
       else outcome[result]++;
     };
 
-    // A pair whose link already stands is known from the query; new links go in batches of one unit each.
+    // A pair whose link already stands is known from the query; new links are written part by part in batches.
     const oneByOne: Array<{ pair: AssociationInput; identityId?: string }> = [];
     const candidates: LinkCandidate[] = [];
     const batchedUsers = new Set<string>();
@@ -142,19 +151,19 @@ export class Associator {
       else if (batchedUsers.has(user.id)) oneByOne.push({ pair: a, identityId: identity.id });
       else {
         batchedUsers.add(user.id);
-        candidates.push({ pair: a, identityId: identity.id, userId: user.id });
+        candidates.push({ pair: a, identityId: identity.id, userId: user.id, doc: identity.doc });
       }
     }
-    const units: LinkCandidate[][] = [];
-    for (let i = 0; i < candidates.length; i += PAIRS_PER_UNIT) units.push(candidates.slice(i, i + PAIRS_PER_UNIT));
-    await forEachBounded(units, UNIT_PARALLELISM, async (unit) => {
+    const parts: LinkCandidate[][] = [];
+    for (let i = 0; i < candidates.length; i += PAIRS_PER_PART) parts.push(candidates.slice(i, i + PAIRS_PER_PART));
+    await forEachBounded(parts, PART_PARALLELISM, async (part) => {
       try {
-        const done = await this.batches.link(tenantId, pk, unit, actor, log);
+        const done = await this.batches.link(tenantId, pk, part, actor, log);
         outcome.associated += done.associated.length;
         for (const c of done.oneByOne) oneByOne.push({ pair: c.pair, identityId: c.identityId });
       } catch {
-        // The unit's reads or batches failed as a whole: its pairs are done one by one, with retries.
-        for (const c of unit) oneByOne.push({ pair: c.pair, identityId: c.identityId });
+        // The part's reads or batches failed as a whole: its pairs are done one by one, with retries.
+        for (const c of part) oneByOne.push({ pair: c.pair, identityId: c.identityId });
       }
     });
 
@@ -177,12 +186,13 @@ export class Associator {
   }
 
   /**
-   * The stored link of each pair's identity, by externalId: one query per part of the list, reading
-   * only the id and the link. A part whose query still fails after retries is left `unread` (its pairs
-   * are then done one by one).
+   * The stored link of each pair's identity, by externalId: one query per part of the list. An identity
+   * linked now comes as its id and link only (mostly an `unchanged` pair); any other comes whole, as its
+   * new link will be written from it. A part whose query still fails after retries is left `unread` (its
+   * pairs are then done one by one).
    */
-  private async readLinks(pk: string, pairs: AssociationInput[]): Promise<{ links: Map<string, { id: string; link: DirectoryLink }>; unread: Set<string> }> {
-    const links = new Map<string, { id: string; link: DirectoryLink }>();
+  private async readLinks(pk: string, pairs: AssociationInput[]): Promise<{ links: Map<string, StoredIdentity>; unread: Set<string> }> {
+    const links = new Map<string, StoredIdentity>();
     const unread = new Set<string>();
     const parts: AssociationInput[][] = [];
     for (let i = 0; i < pairs.length; i += PAIRS_PER_QUERY) parts.push(pairs.slice(i, i + PAIRS_PER_QUERY));
@@ -190,15 +200,15 @@ export class Associator {
       const names = part.map((_, i) => `@e${i}`);
       try {
         const rows = await withTransientRetry(() =>
-          this.store.collection<IdentityDoc>('identities').queryAll<{ id: string; externalIdKey: string; link: DirectoryLink }>(
+          this.store.collection<IdentityDoc>('identities').queryAll<LinkRow | WithEtag<IdentityDoc>>(
             {
-              query: `SELECT c.id, c.externalIdKey, c.link FROM c WHERE c.pk = @pk AND c.externalIdKey IN (${names.join(', ')})`,
+              query: `SELECT VALUE (c.link.status = 'linked' ? { id: c.id, externalIdKey: c.externalIdKey, link: c.link } : c) FROM c WHERE c.pk = @pk AND c.externalIdKey IN (${names.join(', ')})`,
               parameters: [{ name: '@pk', value: pk }, ...part.map((a, i) => ({ name: names[i] ?? '', value: a.externalId }))],
             },
             { partitionKey: pk, maxItemCount: part.length },
           ),
         );
-        for (const r of rows) links.set(r.externalIdKey, { id: r.id, link: r.link });
+        for (const r of rows) links.set(r.externalIdKey, { id: r.id, link: r.link, doc: 'pk' in r ? r : undefined });
       } catch {
         for (const a of part) unread.add(a.externalId);
       }

@@ -1,8 +1,8 @@
 /**
- * New links of an association in transactional batches: per unit of up to 100 pairs one query for the
- * identities, one for the claims held on their users, one batch of claim creates (tenant partition),
- * one batch of identity replaces with their entity tags (source partition) and one batch of audit
- * entries. The order is the one of a single link (claim, identity, audit), so the guarantees hold: a
+ * New links of an association in transactional batches: per part of up to 500 pairs one query for the
+ * claims held on their users (and one for identities that did not come whole with their links), then per 100 pairs one batch of claim creates
+ * (tenant partition), one batch of identity replaces with their entity tags (source partition) and one
+ * batch of audit entries. The order is the one of a single link (claim, identity, audit), so the guarantees hold: a
  * user is claimed before an identity links to it, and a claim is released only when the stored identity
  * does not link to it. A batch is all or nothing: the pairs of a failed batch are handed back to be
  * done one by one, so one pair's conflict or change never fails the others.
@@ -12,7 +12,8 @@ import type { IdentityDoc } from '../identities/model';
 import type { LinkClaims } from '../links/claims';
 import type { Actor, AuditInput, AuditLog } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
-import { isStoreError } from '../store/errors';
+import { isStoreError, type StoreError } from '../store/errors';
+import { MAX_BATCH_OPERATIONS } from '../store/batches';
 import { DomainError } from '../util/domainError';
 import { withTransientRetry } from './transientRetry';
 import type { AssociationInput } from './association';
@@ -22,6 +23,8 @@ export interface LinkCandidate {
   pair: AssociationInput;
   identityId: string;
   userId: string;
+  /** The identity as read with the links, when it came whole. */
+  doc?: WithEtag<IdentityDoc>;
 }
 
 /** A link that was stored: the identity as it was before, and the user it gave up (if any). */
@@ -30,8 +33,8 @@ export interface StoredLink {
   userId: string;
 }
 
-/** Pairs per unit: one transactional batch (a Cosmos DB limit of 100 operations). */
-export const PAIRS_PER_UNIT = 100;
+/** Pairs per part: read with one query each for identities and claims, written in batches of 100 (a Cosmos DB limit). */
+export const PAIRS_PER_PART = 500;
 
 /** What kind of failure a pair had, for the log (never a value). */
 export function failureKind(err: unknown): string {
@@ -85,26 +88,31 @@ export class BatchLinker {
     return this.store.collection<IdentityDoc>('identities');
   }
 
-  /** Links a unit (at most PAIRS_PER_UNIT pairs, each user once); returns the pairs linked and those to do one by one. */
-  async link(tenantId: string, pk: string, unit: LinkCandidate[], actor: Actor, log: Logger | undefined): Promise<{ associated: LinkCandidate[]; oneByOne: LinkCandidate[] }> {
+  /** Links a part (at most PAIRS_PER_PART pairs, each user once); returns the pairs linked and those to do one by one. */
+  async link(tenantId: string, pk: string, part: LinkCandidate[], actor: Actor, log: Logger | undefined): Promise<{ associated: LinkCandidate[]; oneByOne: LinkCandidate[] }> {
     const oneByOne: LinkCandidate[] = [];
-    const names = unit.map((_, i) => `@i${i}`);
-    const [docs, held] = await Promise.all([
-      this.identities.queryAll<WithEtag<IdentityDoc>>(
-        { query: `SELECT * FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`, parameters: [{ name: '@pk', value: pk }, ...unit.map((c, i) => ({ name: names[i] ?? '', value: c.identityId }))] },
-        { partitionKey: pk },
-      ),
+    // Identities not read whole with the links (linked to another user now) are read in one query.
+    const missing = part.filter((c) => !c.doc);
+    const names = missing.map((_, i) => `@i${i}`);
+    const [read, held] = await Promise.all([
+      missing.length === 0
+        ? Promise.resolve([])
+        : this.identities.queryAll<WithEtag<IdentityDoc>>(
+            { query: `SELECT * FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`, parameters: [{ name: '@pk', value: pk }, ...missing.map((c, i) => ({ name: names[i] ?? '', value: c.identityId }))] },
+            { partitionKey: pk },
+          ),
       this.claims.holders(
         tenantId,
-        unit.map((c) => c.userId),
+        part.map((c) => c.userId),
       ),
     ]);
+    const docs = [...part.flatMap((c) => (c.doc ? [c.doc] : [])), ...read];
     const byId = new Map(docs.map((d) => [d.id, d]));
 
-    // Users nobody holds are claimed in one batch; a user this identity already holds needs no claim.
+    // Users nobody holds are claimed in batches; a user this identity already holds needs no claim.
     const toClaim: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }> = [];
     const claimed: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }> = [];
-    for (const candidate of unit) {
+    for (const candidate of part) {
       const doc = byId.get(candidate.identityId);
       const holder = held.get(candidate.userId);
       // Gone, linked meanwhile, or a user another identity holds: judged one by one (unknown, unchanged, conflict or orphan).
@@ -119,12 +127,13 @@ export class BatchLinker {
     );
     toClaim.forEach((item, i) => (created[i] ? claimed.push(item) : oneByOne.push(item.candidate)));
 
-    // One batch of identity writes, each only if the identity is as it was read.
-    const now = new Date().toISOString();
-    const replaced = await this.identities.batchReplace(
-      pk,
-      claimed.map(({ candidate, doc }) => ({ doc: linkedVersion(doc, candidate.userId, now), ifMatch: doc._etag })),
-    );
+    // Identity writes in batches, each only if the identity is as it was read; lastModified is taken per batch, as it is sent.
+    const replaced: Array<'replaced' | StoreError> = [];
+    for (let i = 0; i < claimed.length; i += MAX_BATCH_OPERATIONS) {
+      const now = new Date().toISOString();
+      const group = claimed.slice(i, i + MAX_BATCH_OPERATIONS);
+      replaced.push(...(await this.identities.batchReplace(pk, group.map(({ candidate, doc }) => ({ doc: linkedVersion(doc, candidate.userId, now), ifMatch: doc._etag })))));
+    }
     const associated: LinkCandidate[] = [];
     const stored: StoredLink[] = [];
     claimed.forEach(({ candidate, doc }, i) => {

@@ -102,8 +102,10 @@ function rulesOf(policy: IndexingPolicy): PathRule[] {
 }
 
 function matches(rule: PathRule, path: readonly string[]): boolean {
-  if (rule.subtree ? path.length < rule.segments.length : path.length !== rule.segments.length) return false;
-  return rule.segments.every((s, i) => s === path[i]);
+  const segments = rule.segments;
+  if (rule.subtree ? path.length < segments.length : path.length !== segments.length) return false;
+  for (let i = 0; i < segments.length; i++) if (segments[i] !== path[i]) return false;
+  return true;
 }
 
 function isIndexed(rules: readonly PathRule[], path: readonly string[]): boolean {
@@ -119,19 +121,26 @@ export function indexTerms(doc: Json, policy: IndexingPolicy = {}): string[] {
   if (policy.indexingMode === 'none') return [];
   const rules = rulesOf(policy);
   const out: string[] = [];
-  const walk = (value: unknown, path: string[]) => {
+  // One path stack for the whole walk: every item write is charged, so the walk allocates only the terms.
+  const path: string[] = [];
+  const walk = (value: unknown): void => {
     if (Array.isArray(value)) {
-      for (const v of value) walk(v, [...path, '[]']);
+      path.push('[]');
+      for (const v of value) walk(v);
+      path.pop();
     } else if (typeof value === 'object' && value !== null) {
-      for (const [k, v] of Object.entries(value)) {
-        if (path.length === 0 && k.startsWith('_')) continue;
-        walk(v, [...path, k]);
+      const top = path.length === 0;
+      for (const k in value) {
+        if (top && k.startsWith('_')) continue;
+        path.push(k);
+        walk((value as Record<string, unknown>)[k]);
+        path.pop();
       }
     } else if (isIndexed(rules, path)) {
       out.push(`${path.join('/')}=${JSON.stringify(value ?? null)}`);
     }
   };
-  walk(doc, []);
+  walk(doc);
   return out;
 }
 
@@ -145,13 +154,69 @@ export function createCharge(doc: Json, policy?: IndexingPolicy): number {
   return writeChargeOfSize(sizeOf(doc)) + INDEX_TERM_RU * indexTerms(doc, policy).length;
 }
 
-export function replaceCharge(old: Json, doc: Json, policy?: IndexingPolicy): number {
-  const before = new Set(indexTerms(old, policy));
-  const after = new Set(indexTerms(doc, policy));
-  let changed = 0;
-  for (const t of before) if (!after.has(t)) changed++;
-  for (const t of after) if (!before.has(t)) changed++;
+export function replaceCharge(old: Json, doc: Json, policy: IndexingPolicy = {}): number {
+  const changed = policy.indexingMode === 'none' ? 0 : changedTerms(old, doc, rulesOf(policy));
   return writeChargeOfSize(sizeOf(old)) + writeChargeOfSize(sizeOf(doc)) + INDEX_TERM_RU * changed;
+}
+
+/** Terms of one side of a replace, as a set (array elements can repeat a term). */
+function termSet(value: unknown, path: string[], rules: readonly PathRule[], top: boolean): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, isTop: boolean): void => {
+    if (Array.isArray(v)) {
+      path.push('[]');
+      for (const x of v) walk(x, false);
+      path.pop();
+    } else if (typeof v === 'object' && v !== null) {
+      for (const k in v) {
+        if (isTop && k.startsWith('_')) continue;
+        path.push(k);
+        walk((v as Record<string, unknown>)[k], false);
+        path.pop();
+      }
+    } else if (isIndexed(rules, path)) {
+      out.add(`${path.join('/')}=${JSON.stringify(v ?? null)}`);
+    }
+  };
+  walk(value, top);
+  return out;
+}
+
+/**
+ * The number of indexed terms in one item and not the other (the symmetric difference of their term
+ * sets), walking both items together: equal scalars cost no term string, only parts that differ do.
+ */
+function changedTerms(old: unknown, doc: unknown, rules: readonly PathRule[]): number {
+  const path: string[] = [];
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const diff = (a: unknown, b: unknown, top: boolean): number => {
+    if (isObject(a) && isObject(b)) {
+      let n = 0;
+      for (const k in a) {
+        if (top && k.startsWith('_')) continue;
+        path.push(k);
+        n += k in b ? diff(a[k], b[k], false) : termSet(a[k], path, rules, false).size;
+        path.pop();
+      }
+      for (const k in b) {
+        if ((top && k.startsWith('_')) || k in a) continue;
+        path.push(k);
+        n += termSet(b[k], path, rules, false).size;
+        path.pop();
+      }
+      return n;
+    }
+    const scalar = (v: unknown) => typeof v !== 'object' || v === null;
+    if (scalar(a) && scalar(b)) return (a ?? null) === (b ?? null) || JSON.stringify(a ?? null) === JSON.stringify(b ?? null) || !isIndexed(rules, path) ? 0 : 2;
+    // Arrays, or a value that changed kind: compare the term sets of the two sides.
+    const before = termSet(a, path, rules, top);
+    const after = termSet(b, path, rules, top);
+    let n = 0;
+    for (const t of before) if (!after.has(t)) n++;
+    for (const t of after) if (!before.has(t)) n++;
+    return n;
+  };
+  return diff(old, doc, true);
 }
 
 export function deleteCharge(doc: Json, policy?: IndexingPolicy): number {

@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
 import { scimHandler } from '../lib/http/scimHttp';
 import { scopeOf } from '../lib/http/scimActor';
-import { parseListQuery } from '../lib/scim/userList';
+import { JUMP_IDS_PER_REQUEST, parseListQuery } from '../lib/scim/userList';
 import { projectAttributes, toScimUser } from '../lib/scim/userResource';
 import { LIST_RESPONSE_SCHEMA } from '../lib/scim/schema';
 import { partitionKey } from '../lib/identities/model';
@@ -15,7 +15,10 @@ app.http('scimUsersList', {
     const svc = services();
     const { scope } = scopeOf(call);
     const query = parseListQuery(call.query);
-    const result = await svc.userLister.list(partitionKey(scope.tenantId, scope.integrationId), query);
+    // A page without a cursor reads ids up to its start: every 1,000 beyond the first count as one more request of the integration.
+    const result = await svc.userLister.list(partitionKey(scope.tenantId, scope.integrationId), query, (idsRead) =>
+      svc.scimRateLimiter.charge(scope.integrationId, Math.floor(idsRead / JUMP_IDS_PER_REQUEST)),
+    );
     const resources = result.items.map((doc) =>
       projectAttributes(toScimUser(doc, svc.settings.publicBaseUrl), call.query.get('attributes'), call.query.get('excludedAttributes')),
     );

@@ -8,17 +8,33 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Takes one token; returns 0 when allowed, otherwise the seconds to wait. */
-  take(key: string): number {
+  private bucket(key: string): { tokens: number; at: number } {
     const t = this.now();
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: t };
     b.tokens = Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.perSecond);
     b.at = t;
     this.buckets.set(key, b);
+    return b;
+  }
+
+  /** Takes one token; returns 0 when allowed, otherwise the seconds to wait. */
+  take(key: string): number {
+    const b = this.bucket(key);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
     }
     return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+  }
+
+  /**
+   * Takes `units` more tokens for work a request already admitted turned out to need (a SCIM jump that
+   * read many ids): the bucket may go below zero, so the key's next requests wait for it, at most a
+   * minute's worth.
+   */
+  charge(key: string, units: number): void {
+    if (units <= 0) return;
+    const b = this.bucket(key);
+    b.tokens = Math.max(-this.perSecond * 60, b.tokens - units);
   }
 }

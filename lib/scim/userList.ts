@@ -16,6 +16,8 @@ import { FilterError, parseUserFilter, type UserFilter } from './filter';
 import { PageCursors } from './pageCursors';
 
 export const MAX_PAGE_SIZE = 100;
+/** Ids a page without a cursor may read to find its start for the price of one request (the rest is charged to the integration's rate limit). */
+export const JUMP_IDS_PER_REQUEST = 1000;
 
 export interface ListQuery {
   filter?: UserFilter;
@@ -84,7 +86,8 @@ export class UserLister {
     return this.store.collection<IdentityDoc>('identities');
   }
 
-  async list(pk: string, q: ListQuery): Promise<ListResult> {
+  /** `jumped` is told how many ids a page without a cursor had to read to find its start. */
+  async list(pk: string, q: ListQuery, jumped: (idsRead: number) => void = () => undefined): Promise<ListResult> {
     if (q.filter?.kind === 'eq') return this.listEq(pk, q.filter, q);
     const { where, params } = rangeWhere(q.filter);
     const totalPage = await this.items.queryPartitionPage<number>(pk, 'SELECT VALUE COUNT(1)', where, params);
@@ -97,7 +100,9 @@ export class UserLister {
       const key = listKey(where, params, q.startIndex);
       after = await this.cursors.find(pk, key);
       if (after === undefined && q.startIndex <= totalResults) {
-        after = await this.findCursor(pk, where, params, q.startIndex);
+        const found = await this.findCursor(pk, where, params, q.startIndex);
+        jumped(found.read);
+        after = found.after;
         // Kept, so asking for this page again (a retry, a client that starts here) costs what any page does.
         if (after !== undefined) await this.cursors.save(pk, key, after);
       }
@@ -132,16 +137,16 @@ export class UserLister {
   }
 
   /** The id at position startIndex-1, read as ids only (used when no cursor is kept). */
-  private async findCursor(pk: string, where: string, params: Param[], startIndex: number): Promise<string | undefined> {
+  private async findCursor(pk: string, where: string, params: Param[], startIndex: number): Promise<{ after: string | undefined; read: number }> {
     const skip = startIndex - 1;
     let seen = 0;
     let continuationToken: string | undefined;
     do {
       const page = await this.items.queryPartitionPage<string>(pk, 'SELECT VALUE c.id', where, params, { orderBy: 'c.id', maxItemCount: 1000, continuationToken });
-      if (seen + page.items.length >= skip) return page.items[skip - seen - 1];
+      if (seen + page.items.length >= skip) return { after: page.items[skip - seen - 1], read: seen + page.items.length };
       seen += page.items.length;
       continuationToken = page.continuationToken;
     } while (continuationToken);
-    return undefined;
+    return { after: undefined, read: seen };
   }
 }

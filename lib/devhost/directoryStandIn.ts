@@ -32,6 +32,8 @@ export interface DirectoryStandIn {
   throttleTenant(tenantId: string, retryAfterSeconds: number | undefined): void;
   /** The next `count` requests inside a `$batch` answer 429 with `Retry-After` (the batch itself is 200, as Graph does). */
   throttleNextInBatch(count: number, retryAfterSeconds: number): void;
+  /** Every request inside a `$batch` that looks this UPN up answers 429 (`Retry-After: 0`) until called with undefined. */
+  throttleUpnInBatch(upn: string | undefined): void;
   stats(): DirectoryStats;
   resetStats(): void;
   /** Throws when the UPN exists in the tenant. */
@@ -358,7 +360,16 @@ interface RouteContext {
   directory: TenantDirectory;
   counters: DirectoryStats;
   tenantId: string;
-  batchThrottle: { remaining: number; retryAfterSeconds: number };
+  batchThrottle: { remaining: number; retryAfterSeconds: number; upn?: string };
+}
+
+/** The URL of a `$batch` request as text (left as it is when it is not valid percent-encoding). */
+function safeDecode(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
 }
 
 function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
@@ -465,10 +476,12 @@ function runBatch(ctx: RouteContext, body: unknown): Answer {
   const items = parseBatch(body);
   if (isAnswer(items)) return items;
   const responses = items.map((item) => {
-    if (ctx.batchThrottle.remaining > 0) {
-      ctx.batchThrottle.remaining--;
+    const upn = ctx.batchThrottle.upn;
+    const namesUpn = upn !== undefined && safeDecode(item.url).toLowerCase().includes(`'${upn}'`);
+    if (ctx.batchThrottle.remaining > 0 || namesUpn) {
+      if (!namesUpn) ctx.batchThrottle.remaining--;
       const a = graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.');
-      return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json', 'Retry-After': String(ctx.batchThrottle.retryAfterSeconds) }, body: a.body };
+      return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json', 'Retry-After': String(namesUpn ? 0 : ctx.batchThrottle.retryAfterSeconds) }, body: a.body };
     }
     const a = route(ctx, item.method, item.url, item.body);
     return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json' }, ...(a.body === undefined ? {} : { body: a.body }) };
@@ -505,7 +518,7 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
   const keyFor = opts.tokenKeyProvider ?? jwksKeyProvider(opts.idpUrl);
   const throttle = { remaining: 0, retryAfterSeconds: 1 };
   const throttledTenants = new Map<string, number>();
-  const batchThrottle = { remaining: 0, retryAfterSeconds: 1 };
+  const batchThrottle: RouteContext['batchThrottle'] = { remaining: 0, retryAfterSeconds: 1 };
   for (const u of opts.seedUsers ?? []) directory.create(u.tenantId, u);
 
   const serve = async (req: http.IncomingMessage): Promise<Answer> => {
@@ -553,6 +566,9 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     url,
     throttleNext: (count, retryAfterSeconds) => Object.assign(throttle, { remaining: count, retryAfterSeconds }),
     throttleNextInBatch: (count, retryAfterSeconds) => Object.assign(batchThrottle, { remaining: count, retryAfterSeconds }),
+    throttleUpnInBatch: (upn) => {
+      batchThrottle.upn = upn?.toLowerCase();
+    },
     throttleTenant: (tenantId, retryAfterSeconds) => {
       if (retryAfterSeconds === undefined) throttledTenants.delete(tenantId.toLowerCase());
       else throttledTenants.set(tenantId.toLowerCase(), retryAfterSeconds);

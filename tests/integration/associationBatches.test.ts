@@ -5,6 +5,7 @@ import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import type { AuditEntry } from '../../lib/audit/auditLog';
+import type { IdentityDoc } from '../../lib/identities/model';
 
 type Result = { associated: number; unchanged: number; unknownExternalIds: string[]; unknownUserPrincipalNames: string[]; conflictingUserPrincipalNames: string[] };
 type Gql = { data?: { associateBusinessIdentities: Result } | null; errors?: Array<{ message: string; extensions?: { code?: string; externalIds?: string[] } }> };
@@ -87,6 +88,22 @@ describe('association in batches', () => {
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 20, unchanged: 0 });
     for (const p of people) expect((await claimOf(p.userId))?.identityPk).toMatch(/\|src:Moving$/);
+  });
+
+  it('the same 700 pairs sent twice at once: batches that lose fall back pair by pair; each pair counted once associated and once unchanged, every claim held by its identity', async () => {
+    const people = await prepare('Twins', 700); // two parts of pairs per call, 7 batches of each kind
+    const answers = await Promise.all([1, 2].map(() => gql(ASSOCIATE, { i: { source: 'Twins', associations: pairsOf(people) } })));
+    for (const a of answers) expect(a.body.errors).toBeUndefined();
+    const counts = answers.map((a) => a.body.data!.associateBusinessIdentities);
+    expect(counts[0]!.associated + counts[1]!.associated).toBe(700);
+    expect(counts[0]!.unchanged + counts[1]!.unchanged).toBe(700);
+    for (const c of counts) expect(c.conflictingUserPrincipalNames).toEqual([]);
+    const claims = await Promise.all(people.map((p) => claimOf(p.userId)));
+    expect(new Set(claims.map((c) => c?.identityId)).size).toBe(700);
+    for (const c of claims) expect(c?.identityPk).toMatch(/\|src:Twins$/);
+    // Each identity holding a claim links to that user.
+    const identities = services().store.collection<IdentityDoc>('identities');
+    for (const [i, c] of claims.entries()) expect((await identities.read(c!.identityPk, c!.identityId))?.link).toMatchObject({ status: 'linked', userId: people[i]!.userId });
   });
 
   it('two users named in one list for two identities: one is linked, the other reported in conflict', async () => {

@@ -105,4 +105,15 @@ describe('association: each pair on its own', () => {
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.associateBusinessIdentities).toEqual({ associated: 40, unchanged: 0, unknownExternalIds: [], unknownUserPrincipalNames: [], conflictingUserPrincipalNames: [] });
   });
+
+  it('when the directory keeps throttling the look-up of one part of the list, only that part is sent again; the rest is associated and nothing is unknown', async () => {
+    const pairs = await prepare('Parted', 301); // UPNs are looked up 300 to a $batch: the last one alone
+    const last = pairs[300]!;
+    stack.directory.throttleUpnInBatch(last.upn);
+    const res = await gql(ASSOCIATE, { i: { source: 'Parted', associations: pairs.map((p) => ({ externalId: p.externalId, userPrincipalName: p.upn })) } });
+    stack.directory.throttleUpnInBatch(undefined);
+    expect(res.body.data?.associateBusinessIdentities).toEqual({ associated: 300, unchanged: 0, unknownExternalIds: [], unknownUserPrincipalNames: [], conflictingUserPrincipalNames: [] });
+    expect(res.body.errors?.map((e) => e.extensions)).toEqual([{ code: 'ASSOCIATION_INCOMPLETE', externalIds: [last.externalId] }]);
+    expect(res.text).not.toContain(last.upn);
+  });
 });

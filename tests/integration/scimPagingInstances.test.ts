@@ -9,6 +9,7 @@ import { scim, userBody } from '../support/scim';
 import { startSecondInstance, type SecondInstance } from '../support/secondInstance';
 import { DEV_CLIENTS, type DevClient } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
+import { partitionKey } from '../../lib/identities/model';
 import { PAGE_CURSOR_TTL_SECONDS, PageCursors, pageCursorPartition } from '../../lib/scim/pageCursors';
 
 type Api = ReturnType<typeof scim>;
@@ -147,5 +148,20 @@ describe('SCIM paging across instances', () => {
     const [yDoc] = (await links.queryPartitionPage(pageCursorPartition(scopeY), 'SELECT *', '')).items;
     await links.upsert({ id: yDoc!.id, pk: pageCursorPartition(scopeY), scope: scopeX, after: 'id-of-x', ttl: 600 });
     expect(await cursors.find(scopeY, 'same filter and startIndex')).toBeUndefined();
+  });
+
+  it('a cursor holds no filter value: only the integration, an identity id and a digest of the filter and startIndex', async () => {
+    const { a } = await apis(DEV_CLIENTS.scim2);
+    const marker = '2001-02-03T04:05:06.789Z';
+    const res = await a.list(`?startIndex=1&count=2&filter=${encodeURIComponent(`meta.lastModified gt "${marker}"`)}`);
+    expect(res.status).toBe(200);
+    const integration = (await services().integrations.findByClientId(DEV_CLIENTS.scim2.tenantId, DEV_CLIENTS.scim2.clientId))!;
+    const links = services().store.collection<{ id: string; pk: string }>('links');
+    const docs = (await links.queryPartitionPage(pageCursorPartition(partitionKey(DEV_CLIENTS.scim2.tenantId, integration.id)), 'SELECT *', '')).items;
+    expect(docs.length).toBeGreaterThan(0);
+    for (const doc of docs) {
+      expect(Object.keys(doc).filter((k) => !k.startsWith('_')).sort()).toEqual(['after', 'id', 'pk', 'scope', 'ttl']);
+      expect(JSON.stringify(doc)).not.toMatch(/2001-02-03|04:05:06|lastModified/);
+    }
   });
 });

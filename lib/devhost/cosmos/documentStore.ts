@@ -262,8 +262,8 @@ export class DocumentStore {
   restore(change: DocumentChange): void {
     if (change.t === 'put') {
       const old = this.get(this.partitionValueOf(change.doc), String(change.doc.id));
-      if (old) this.remove(old);
-      this.put(change.doc);
+      if (old) this.swap(old, change.doc);
+      else this.put(change.doc);
       this.ridCount = Math.max(this.ridCount, change.rc);
     } else {
       const old = this.get(change.pk, change.id);

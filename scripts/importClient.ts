@@ -218,7 +218,7 @@ export async function runImport(o: ImportRun): Promise<{ import: ImportCounts; i
   const rows: Row[] = file.endsWith('.json') ? (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[]) : await readCsv(file, { delimiter: o.delimiter, progress });
   progress(`read ${rows.length} identities`);
   const accessToken = await token(o.authority, o.tenant, o.clientId, o.secret, o.scope);
-  const runs = new RunFollower({ service: o.service.replace(/\/+$/, ''), accessToken, source: o.source, clientId: o.clientId, timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS, pollMs: o.pollMs ?? 5_000, progress });
+  const runs = new RunFollower({ service: o.service.replace(/\/+$/, ''), accessToken, source: o.source, timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS, pollMs: o.pollMs ?? 5_000, progress });
   const identities = rows.map(({ userPrincipalName: _upn, ...identity }) => identity);
   progress(`uploading ${identities.length} identities to source ${o.source}`);
   const startedAt = Date.now();

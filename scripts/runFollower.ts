@@ -4,6 +4,7 @@
  * 230 s) the service keeps working, so the client finds the run the request started and polls it to
  * its end; when an import is answered IMPORT_IN_PROGRESS, it follows the running import first.
  */
+import { randomBytes } from 'node:crypto';
 
 /** Progress lines (stderr by default). */
 export type Progress = (line: string) => void;
@@ -23,13 +24,13 @@ export class ServiceError extends Error {
 /** The request got no answer in time (or the gateway in front of the service gave up on it). */
 export class RequestGaveUp extends Error {}
 
-export async function graphql(service: string, accessToken: string, query: string, variables: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
+export async function graphql(service: string, accessToken: string, query: string, variables: unknown, timeoutMs?: number, correlationId?: string): Promise<Record<string, unknown>> {
   let res: Response;
   let text: string;
   try {
     res = await fetch(`${service}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...(correlationId ? { 'x-correlation-id': correlationId } : {}) },
       body: JSON.stringify({ query, variables }),
       ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
@@ -81,6 +82,7 @@ export interface ServiceRun {
   operation: RunOperation;
   status: string;
   clientId: string;
+  correlationId: string;
   importCounts: ImportCounts | null;
   associationCounts: AssociationCounts | null;
   failure: { code: string; message: string } | null;
@@ -95,7 +97,7 @@ export interface FollowedRun {
 }
 
 const RUN_FIELDS =
-  'id operation status clientId importCounts { created updated deleted unchanged } associationCounts { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } failure { code message }';
+  'id operation status clientId correlationId importCounts { created updated deleted unchanged } associationCounts { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } failure { code message }';
 
 /** A run that ended without completing: the process exits non-zero. */
 export class RunFailed extends Error {
@@ -124,11 +126,15 @@ function countsOf<K extends 'importCounts' | 'associationCounts'>(run: ServiceRu
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Letters only: the service keeps a caller's correlation id only when it holds no run of digits that could be a personal number. */
+function newCorrelationId(): string {
+  return `import-client-${[...randomBytes(16)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+}
+
 export interface FollowerOptions {
   service: string;
   accessToken: string;
   source: string;
-  clientId: string;
   /** How long a mutation may take before the client follows its run instead. */
   timeoutMs: number;
   /** Between two looks at a followed run. */
@@ -171,25 +177,22 @@ export class RunFollower {
   }
 
   /**
-   * Sends one mutation. When the request gives up, finds the run it started (the oldest run of this
-   * operation and client newer than the newest run before the request) and follows it to its end.
+   * Sends one mutation under a correlation id of its own. When the request gives up, finds the run it
+   * started by that id (the service keeps it in the run record) and follows it to its end; another
+   * process importing the same source with the same credentials meanwhile is never taken for it.
    */
   private async send(operation: RunOperation, query: string, variables: unknown): Promise<{ data: Record<string, unknown> } | { run: ServiceRun }> {
-    const before = (await this.recentRuns())[0]?.id;
+    const correlationId = newCorrelationId();
     const sentAt = Date.now();
     try {
-      return { data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs) };
+      return { data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId) };
     } catch (err) {
       if (!(err instanceof RequestGaveUp)) throw err;
       this.o.progress(`${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`);
     }
     let mine: ServiceRun | undefined;
     for (const giveUpAt = Date.now() + RUN_APPEARS_WITHIN_MS; !mine; await sleep(this.o.pollMs)) {
-      const runs = await this.recentRuns();
-      const at = before === undefined ? -1 : runs.findIndex((r) => r.id === before);
-      // Newest first: the runs before the marker started after the request was sent (all of them when the marker is not among them).
-      const newer = at >= 0 ? runs.slice(0, at) : runs;
-      mine = newer.filter((r) => r.operation === operation && r.clientId === this.o.clientId.toLowerCase()).at(-1);
+      mine = (await this.recentRuns()).find((r) => r.operation === operation && r.correlationId === correlationId);
       if (!mine && Date.now() > giveUpAt) throw new Error('the request timed out and its run did not appear in the run history; send it again');
     }
     this.o.progress(`following run ${mine.id}`);

@@ -151,6 +151,32 @@ describe('reference import client', () => {
     expect((await services().runs.get(DEV_TENANT_ID, again.importRunId))?.importCounts).toEqual(again.import);
   });
 
+  it('finds its own run by its correlation id, not a run the same credentials started just before it elsewhere', async () => {
+    const file = people('own-run.csv', 5);
+    progress.length = 0;
+    let heldOther = false;
+    // The other process's run record is written late (its first write is throttled), after this client's request began.
+    void holdIdentityWrites(1500, {
+      also: (op, container) => {
+        if (container !== 'imports' || op !== 'create' || heldOther) return;
+        heldOther = true;
+        throw new StoreError('throttled', 'injected: held', 700);
+      },
+    });
+    const other = client('OwnRun', file, { progress: () => undefined });
+    await new Promise((r) => setTimeout(r, 150));
+    const mine = await client('OwnRun', file, { timeoutMs: 400 });
+    expect(heldOther).toBe(true);
+    expect(progress).toContainEqual(expect.stringMatching(/^the request timed out after \d+\.\d s; following the import's run$/));
+    expect(mine.import).toEqual({ created: 5, updated: 0, deleted: 0, unchanged: 0 });
+    const runs = await services().runs.list(partitionKey(DEV_TENANT_ID, customSourceKey('OwnRun')), 10);
+    const mineRecorded = runs.find((r) => r.id === mine.importRunId);
+    expect(mineRecorded).toMatchObject({ status: 'completed', correlationId: expect.stringMatching(/^import-client-[a-z]{16}$/) });
+    // The other run began first (an older id) and was refused while this one held the source.
+    expect(runs.some((r) => r.id < mine.importRunId && r.status === 'rejected')).toBe(true);
+    await other;
+  });
+
   it('keeps following its run while looks at the run history are answered SERVICE_BUSY', async () => {
     const file = people('busy-store.csv', 10);
     let busyReads = 0;

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseCsv, CsvError } from 'csv-parse';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, DEFAULT_PORTS } from '../lib/devhost/devData';
-import { RunFollower, type AssociationCounts, type FollowedRun, type ImportCounts, type Progress } from './runFollower';
+import { addAssociationCounts, RunFollower, type AssociationCounts, type FollowedRun, type ImportCounts, type Progress } from './runFollower';
 
 export type { FollowedRun, ImportCounts, Progress } from './runFollower';
 
@@ -234,8 +234,7 @@ export async function runImport(o: ImportRun): Promise<{ import: ImportCounts; i
   const totals: AssociationCounts = { associated: 0, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 };
   for (let i = 0; i < associations.length; i += part) {
     progress(`associating part ${i / part + 1} of ${parts} (${Math.min(part, associations.length - i)} pairs)`);
-    const counts = await runs.associate(associations.slice(i, i + part));
-    for (const k of Object.keys(totals) as Array<keyof AssociationCounts>) totals[k] += counts[k];
+    addAssociationCounts(totals, await runs.associate(associations.slice(i, i + part)));
   }
   return { ...done, associate: totals };
 }

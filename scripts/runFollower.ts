@@ -9,12 +9,16 @@ import { randomBytes } from 'node:crypto';
 /** Progress lines (stderr by default). */
 export type Progress = (line: string) => void;
 
-/** A GraphQL error answer, with its code and (for IMPORT_IN_PROGRESS) the running run's id. */
+/**
+ * A GraphQL error answer, with its code, the running run's id (IMPORT_IN_PROGRESS), and for
+ * ASSOCIATION_INCOMPLETE the result the service answered beside it and the externalIds to send again.
+ */
 export class ServiceError extends Error {
   constructor(
     message: string,
     readonly code: string,
     readonly runId?: string,
+    readonly partial?: { data: Record<string, unknown>; externalIds: string[] },
   ) {
     super(message);
     this.name = 'ServiceError';
@@ -43,7 +47,10 @@ export async function graphql(service: string, accessToken: string, query: strin
   }
   // Azure's front end answers 502/504 without a GraphQL body when a request outlives its 230 s limit.
   if (res.status === 502 || res.status === 504) throw new RequestGaveUp(`the request was given up (HTTP ${res.status})`);
-  let body: { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string; runId?: string; problems?: Array<{ field: string; problem: string }> } }> };
+  let body: {
+    data?: Record<string, unknown> | null;
+    errors?: Array<{ message: string; extensions?: { code?: string; runId?: string; externalIds?: string[]; problems?: Array<{ field: string; problem: string }> } }>;
+  };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
@@ -53,7 +60,9 @@ export async function graphql(service: string, accessToken: string, query: strin
     const first = body.errors[0];
     const problems = (first?.extensions?.problems ?? []).slice(0, 20).map((p) => `  ${p.field}: ${p.problem}`);
     const code = first?.extensions?.code ?? 'ERROR';
-    throw new ServiceError([`${code}: ${first?.message}`, ...problems].join('\n'), code, first?.extensions?.runId);
+    const externalIds = first?.extensions?.externalIds;
+    const partial = body.data && Array.isArray(externalIds) ? { data: body.data, externalIds } : undefined;
+    throw new ServiceError([`${code}: ${first?.message}`, ...problems].join('\n'), code, first?.extensions?.runId, partial);
   }
   if (!body.data) throw new Error(`the service answered HTTP ${res.status} without a GraphQL result (is --service the service's address?)`);
   return body.data;
@@ -221,22 +230,63 @@ export class RunFollower {
     }
   }
 
-  /** Associates one part of the list: its counts, from the answer or from the run the client followed. */
-  async associate(associations: unknown[]): Promise<AssociationCounts> {
+  /**
+   * Associates one part of the list: its counts, from the answers or from the runs the client followed.
+   * Pairs the service answers ASSOCIATION_INCOMPLETE for (a failure that outlasted its own retries) are
+   * sent again on their own after a growing wait, up to ASSOCIATION_SENDS sends in all.
+   */
+  async associate(associations: Array<{ externalId: string }>): Promise<AssociationCounts> {
+    const totals = noAssociationCounts();
+    let pending = associations;
+    for (let send = 1; ; send++) {
+      try {
+        return addAssociationCounts(totals, await this.associateOnce(pending));
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.code === 'ASSOCIATION_INCOMPLETE' && err.partial && send < ASSOCIATION_SENDS)) throw err;
+        addAssociationCounts(totals, associationCountsOf(err.partial.data.associateBusinessIdentities));
+        const again = new Set(err.partial.externalIds);
+        pending = pending.filter((p) => again.has(p.externalId));
+        if (pending.length === 0) return totals;
+        const waitMs = this.o.pollMs * 2 ** (send - 1);
+        this.o.progress(`${pending.length} ${pending.length === 1 ? 'pair was' : 'pairs were'} not done; sending ${pending.length === 1 ? 'it' : 'them'} again in ${(waitMs / 1000).toFixed(1)} s`);
+        await sleep(waitMs);
+      }
+    }
+  }
+
+  private async associateOnce(associations: unknown[]): Promise<AssociationCounts> {
     const sent = await this.send(
       'ASSOCIATION',
       'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }',
       { i: { source: this.o.source, associations } },
     );
     if ('run' in sent) return countsOf(sent.run, 'associationCounts');
-    const r = sent.data.associateBusinessIdentities as Record<keyof AssociationCounts, unknown[] | number>;
-    const count = (v: unknown[] | number | undefined) => (Array.isArray(v) ? v.length : (v ?? 0));
-    return {
-      associated: count(r.associated),
-      unchanged: count(r.unchanged),
-      unknownExternalIds: count(r.unknownExternalIds),
-      unknownUserPrincipalNames: count(r.unknownUserPrincipalNames),
-      conflictingUserPrincipalNames: count(r.conflictingUserPrincipalNames),
-    };
+    return associationCountsOf(sent.data.associateBusinessIdentities);
   }
+}
+
+/** Sends of one association part, the first included, while the service answers ASSOCIATION_INCOMPLETE. */
+const ASSOCIATION_SENDS = 3;
+
+function noAssociationCounts(): AssociationCounts {
+  return { associated: 0, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 };
+}
+
+/** Adds `counts` into `totals` and returns `totals`. */
+export function addAssociationCounts(totals: AssociationCounts, counts: AssociationCounts): AssociationCounts {
+  for (const k of Object.keys(totals) as Array<keyof AssociationCounts>) totals[k] += counts[k];
+  return totals;
+}
+
+/** The counts of an associateBusinessIdentities result (numbers, or lists counted by length). */
+function associationCountsOf(result: unknown): AssociationCounts {
+  const r = (result ?? {}) as Partial<Record<keyof AssociationCounts, unknown[] | number>>;
+  const count = (v: unknown[] | number | undefined) => (Array.isArray(v) ? v.length : (v ?? 0));
+  return {
+    associated: count(r.associated),
+    unchanged: count(r.unchanged),
+    unknownExternalIds: count(r.unknownExternalIds),
+    unknownUserPrincipalNames: count(r.unknownUserPrincipalNames),
+    conflictingUserPrincipalNames: count(r.conflictingUserPrincipalNames),
+  };
 }

@@ -214,6 +214,40 @@ describe('reference import client', () => {
     expect(runs.filter((r) => r.operation === 'association').map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
+  it('sends again, on their own, the pairs the service answers ASSOCIATION_INCOMPLETE for, and adds up the counts', async () => {
+    const file = path.join(dir, 'assoc-incomplete.csv');
+    const users = [1, 2, 3].map((i) => stack.directory.createUser(DEV_TENANT_ID, `incomplete.${i}@dev.example.com`));
+    fs.writeFileSync(file, ['externalId,affiliationType,firstName,lastName,userPrincipalName', ...users.map((u, i) => `AI${i},employment,F,L,${u.userPrincipalName}`)].join('\n'));
+    progress.length = 0;
+    // The claim of one user cannot be written through the service's own tries of the first send.
+    const stuck = users[1]!;
+    let failures = 0;
+    setFaultInjector((op, container, target) => {
+      if (container !== 'links' || op !== 'create' || target?.id !== stuck.id || failures >= 4) return;
+      failures++;
+      throw new StoreError('unavailable', 'injected: store unavailable', 20);
+    });
+    const result = await client('Incomplete', file);
+    expect(failures).toBe(4);
+    expect(result.associate).toEqual({ associated: 3, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 });
+    expect(progress).toContainEqual('1 pair was not done; sending it again in 0.1 s');
+    expect(progress.join('\n')).not.toContain('AI1');
+    const runs = await services().runs.list(partitionKey(DEV_TENANT_ID, customSourceKey('Incomplete')), 10);
+    expect(runs.filter((r) => r.operation === 'association').map((r) => r.status)).toEqual(['completed', 'failed']);
+  });
+
+  it('gives up after three sends of pairs that keep failing, with the service\'s code', async () => {
+    const file = path.join(dir, 'assoc-stuck.csv');
+    const user = stack.directory.createUser(DEV_TENANT_ID, 'stuck.for.good@dev.example.com');
+    fs.writeFileSync(file, ['externalId,affiliationType,firstName,lastName,userPrincipalName', `AS-STUCK,employment,F,L,${user.userPrincipalName}`].join('\n'));
+    setFaultInjector((op, container, target) => {
+      if (container === 'links' && op === 'create' && target?.id === user.id) throw new StoreError('unavailable', 'injected: store unavailable', 20);
+    });
+    await expect(client('StuckForGood', file)).rejects.toThrow(/^ASSOCIATION_INCOMPLETE: /);
+    const runs = await services().runs.list(partitionKey(DEV_TENANT_ID, customSourceKey('StuckForGood')), 10);
+    expect(runs.filter((r) => r.operation === 'association')).toHaveLength(3);
+  });
+
   it('answered IMPORT_IN_PROGRESS, follows the running import to its end, then sends its set again', async () => {
     const file = people('busy.csv', 30);
     progress.length = 0;

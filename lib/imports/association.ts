@@ -242,12 +242,13 @@ export class Associator {
   }
 
   private async pair(tenantId: string, pk: string, identityId: string | undefined, users: Map<string, DirectoryUser>, a: AssociationInput, actor: Actor, log: Logger | undefined): Promise<PairOutcome> {
-    const identity = (identityId ? await this.repo.get(pk, identityId) : undefined) ?? (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
-    if (!identity) return 'unknownExternalId';
     const user = isUpnShaped(a.userPrincipalName) ? users.get(a.userPrincipalName.toLowerCase()) : undefined;
-    if (!user) return 'unknownUpn';
-    const outcome = await this.linkLatest(tenantId, identity, user.id, actor, log);
-    return outcome === 'gone' ? 'unknownExternalId' : outcome;
+    const identity = (identityId ? await this.repo.get(pk, identityId) : undefined) ?? (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
+    const outcome = !identity ? 'gone' : !user ? 'unknownUpn' : await this.linkLatest(tenantId, identity, user.id, actor, log);
+    if (outcome !== 'gone') return outcome;
+    // A batch may have claimed the user for this identity before an import deleted it: that claim goes with it.
+    if (identityId && user) await this.claims.release(tenantId, user.id, { pk, id: identityId });
+    return 'unknownExternalId';
   }
 
   /**

@@ -111,6 +111,38 @@ describe('batched association under races and store failures', () => {
     );
   });
 
+  it('an identity really changed between the read and its batch (a 412 inside the batch): the whole batch is done one by one, each pair counted and audited once, the change kept', async () => {
+    const people = await prepare('Edited', 20);
+    const docs = await stored('Edited');
+    const victim = docs.find((d) => d.externalId === people[3]!.externalId)!;
+    let edit: Promise<unknown> | undefined;
+    let editedBeforeBatch: boolean | undefined;
+    let edited = false;
+    setFaultInjector((op, container, target) => {
+      // As the batch claims the victim's user, another writer changes the identity.
+      if (container === 'links' && op === 'create' && (target as { identityId?: string } | undefined)?.identityId === victim.id && !edit) {
+        const { _etag, ...rest } = victim as IdentityDoc & { _etag: string };
+        edit = identities()
+          .replace({ ...rest, givenName: 'Changed' }, _etag)
+          .then(() => (edited = true));
+      }
+      if (container === 'identities' && op === 'replace' && target?.id === victim.id && (target as IdentityDoc).link.status === 'linked' && editedBeforeBatch === undefined) editedBeforeBatch = edited;
+    });
+    const res = await gql(ASSOCIATE, { i: { source: 'Edited', associations: pairsOf(people) } });
+    await edit;
+    setFaultInjector(undefined);
+    expect(editedBeforeBatch).toBe(true);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 20, unchanged: 0 });
+    const linked = (await expectInvariants(
+      people.map((p) => p.userId),
+      ['Edited'],
+    )).get('Edited')!;
+    expect(linked).toHaveLength(20);
+    expect(linked.find((d) => d.id === victim.id)?.givenName).toBe('Changed');
+    expect(await associatedEntries(new Set(docs.map((d) => d.id)))).toBe(20);
+  });
+
   it('an import deleting half of the identities while they are associated: every claim belongs to a linked identity, counts match, a re-run converges', async () => {
     const people = await prepare('Shrink', 400);
     const keep = people.filter((_, i) => i % 2 === 0);

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { Engine } from './cosmos/engine';
+import type { CompactionOptions } from './cosmos/journal';
 import { createEngineServer } from './cosmos/server';
 import { Throughput, type ThroughputUsage } from './cosmos/throughput';
 
@@ -13,6 +14,8 @@ export interface LocalCosmosOptions {
   dataDir?: string;
   /** Request units per second each container serves before answering 429 (as Cosmos DB does); undefined = unlimited. */
   ruPerSecond?: number;
+  /** When the engine compacts its journal while it runs (defaults suit `npm start`; tests make it small). */
+  compaction?: CompactionOptions;
 }
 
 export interface LocalCosmos {
@@ -43,7 +46,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
   const ready = new Engine(host, actual);
   let loadedDocuments = 0;
   try {
-    if (options.dataDir) loadedDocuments = ready.persistTo(options.dataDir).documents;
+    if (options.dataDir) loadedDocuments = ready.persistTo(options.dataDir, options.compaction).documents;
   } catch (err) {
     server.close();
     throw err;

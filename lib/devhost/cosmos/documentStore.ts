@@ -271,6 +271,13 @@ export class DocumentStore {
     }
   }
 
+  /** Every stored document as of now (the objects themselves: a write replaces them, never changes them). */
+  documentsNow(): { rc: number; docs: Json[] } {
+    const docs: Json[] = [];
+    for (const p of this.partitions.values()) for (const doc of p.docs.values()) docs.push(doc);
+    return { rc: this.ridCount, docs };
+  }
+
   *changesForSnapshot(): Iterable<DocumentChange> {
     for (const p of this.partitions.values()) for (const doc of p.docs.values()) yield { t: 'put', doc, rc: this.ridCount };
   }
@@ -293,7 +300,7 @@ export class DocumentStore {
     let index = this.sorted.get(name);
     if (!index) {
       index = new SortedIndex(path);
-      for (const p of this.partitions.values()) index.load(p.key, p.docs.values());
+      for (const p of this.partitions.values()) for (const doc of p.docs.values()) index.add(p.key, doc);
       this.sorted.set(name, index);
     }
     return index;

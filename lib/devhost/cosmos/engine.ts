@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DocumentStore, type DocumentChange } from './documentStore';
-import { Journal, type JournalRecord } from './journal';
+import { Journal, type CompactionOptions, type JournalRecord } from './journal';
 import type { IndexingPolicy } from './requestCharge';
 import { Account, Collection, Database, type Json, type LibAccount, type LibCollection, type LibDatabase, type LibDocuments } from './library';
 
@@ -45,9 +45,9 @@ export class Engine {
     this.instrumentAccount();
   }
 
-  /** Loads the folder's state, compacts it, and from then on journals every change there. */
-  persistTo(dir: string): { documents: number } {
-    const journal = Journal.open(dir);
+  /** Loads the folder's state, compacts it, and from then on journals every change there (compacting again as the journal grows). */
+  persistTo(dir: string, compaction: CompactionOptions = {}): { documents: number } {
+    const journal = Journal.open(dir, compaction);
     this.replaying = true;
     try {
       for (const rec of journal.replay()) this.apply(rec);
@@ -67,7 +67,26 @@ export class Engine {
   }
 
   private write(rec: JournalRecord): void {
-    if (!this.replaying) this.journal?.append(rec);
+    if (this.replaying || !this.journal) return;
+    this.journal.append(rec);
+    if (this.journal.compactionDue()) this.compacted = this.journal.compactInBackground(() => this.capture());
+  }
+
+  /** The background compaction started last (settles when it is done or abandoned). */
+  compacted: Promise<void> = Promise.resolve();
+
+  /**
+   * The state as of now, for a snapshot written while requests go on: the containers' documents are
+   * collected by reference (a write puts a new object in place of a stored one and never changes
+   * it), so later writes do not reach what is written.
+   */
+  private capture(): Iterable<JournalRecord> {
+    const head = [...this.metadata()];
+    const bodies = [...this.containers()].map(({ db, coll, store }) => ({ db, coll, ...store.documentsNow() }));
+    return (function* () {
+      yield* head;
+      for (const { db, coll, rc, docs } of bodies) for (const doc of docs) yield { t: 'put', doc, rc, db, coll };
+    })();
   }
 
   private *containers(): Generator<{ db: string; coll: string; data: Json; store: DocumentStore }> {
@@ -83,6 +102,11 @@ export class Engine {
   }
 
   private *snapshot(): Generator<JournalRecord> {
+    yield* this.metadata();
+    for (const { db, coll, store } of this.containers()) for (const change of store.changesForSnapshot()) yield { ...change, db, coll };
+  }
+
+  private *metadata(): Generator<JournalRecord> {
     const dbs = this.account.databases;
     for (const database of dbs._data.values()) {
       const data = database.read();
@@ -93,7 +117,6 @@ export class Engine {
         if (cdata) yield { t: 'coll', db: data.id, data: cdata, rc: database.collections._ridCount };
       }
     }
-    for (const { db, coll, store } of this.containers()) for (const change of store.changesForSnapshot()) yield { ...change, db, coll };
   }
 
   private apply(rec: JournalRecord): void {

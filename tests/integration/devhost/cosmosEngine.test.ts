@@ -294,3 +294,123 @@ startLocalCosmos({ port: 0, dataDir: process.argv[2] }).then((c) => console.log(
     await cosmos.close();
   });
 });
+
+describe('local Cosmos engine: compaction while running', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cosmos-compact-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  type Versioned = { id: string; pk: string; key: string; v: number; pad: string };
+  const versioned = (i: number, v: number): Versioned => ({ id: `d-${pad(i)}`, pk: `p${i % 4}`, key: `k${i}`, v, pad: 'x'.repeat(200) });
+
+  async function contents(container: Container): Promise<Map<string, { v: number; etag: string }>> {
+    const { resources } = await container.items.query<{ id: string; v: number; _etag: string }>('SELECT c.id, c.v, c._etag FROM c').fetchAll();
+    return new Map(resources.map((r) => [r.id, { v: r.v, etag: r._etag }]));
+  }
+
+  const journalFiles = (folder: string) => fs.readdirSync(folder).filter((f) => /^journal(\.\d+)?\.jsonl$/.test(f));
+  const bytes = (folder: string, files: string[]) => files.reduce((sum, f) => sum + fs.statSync(path.join(folder, f)).size, 0);
+
+  it('compacts while running once the journal outgrows a quarter of the snapshot: the journal stays bounded and a restart finds the same data', async () => {
+    const data = path.join(dir, 'data');
+    const steps: string[] = [];
+    const minBytes = 30_000;
+    let cosmos = await startLocalCosmos({ port: 0, dataDir: data, compaction: { minBytes, chunkRecords: 25, onStep: (s) => steps.push(s) } });
+    let { client, container } = await open(cosmos);
+    const docs = 200;
+    let written = 0;
+    let largestJournal = 0;
+    for (let round = 0; round < 12; round++) {
+      for (let i = 0; i < docs; i++) {
+        await container.items.upsert(versioned(i, round));
+        written++;
+      }
+      largestJournal = Math.max(largestJournal, bytes(data, journalFiles(data)));
+    }
+    const ended = () => steps.filter((s) => s === 'deleted' || s === 'abandoned').length;
+    while (steps.filter((s) => s === 'rotated').length !== ended()) await new Promise((r) => setTimeout(r, 10));
+    expect(steps).not.toContain('abandoned');
+    const compactions = steps.filter((s) => s === 'deleted').length;
+    const snapshot = fs.statSync(path.join(data, 'snapshot.jsonl')).size;
+    // 2,400 writes of ~330 bytes: without compaction the journal would hold ~800 kB
+    expect(written).toBe(2400);
+    expect(compactions).toBeGreaterThanOrEqual(4);
+    expect(largestJournal).toBeLessThan(2 * Math.max(minBytes, snapshot / 4) + 2 * docs * 400);
+    expect(fs.readdirSync(data).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const before = await contents(container);
+    expect(before.size).toBe(docs);
+    expect([...before.values()].every((d) => d.v === 11)).toBe(true);
+    client.dispose();
+    await cosmos.close();
+
+    cosmos = await startLocalCosmos({ port: 0, dataDir: data });
+    ({ client, container } = await open(cosmos));
+    expect(cosmos.loadedDocuments).toBe(docs);
+    expect(await contents(container)).toEqual(before);
+    client.dispose();
+    await cosmos.close();
+  });
+
+  it('a crash at any step of a compaction loses no acknowledged write, and writes made during the compaction are kept', async () => {
+    const data = path.join(dir, 'data');
+    const docs = 300;
+    const acknowledged = new Map<string, number>();
+    const crashes: Array<{ step: string; folder: string; acknowledged: Map<string, number> }> = [];
+    let compacting = false;
+    let writesDuringCompaction = 0;
+    let compactions = 0;
+    const onStep = (step: string) => {
+      if (step === 'rotated') compacting = true;
+      // the folder as a kill -9 at this instant leaves it (every acknowledged write is with the operating system)
+      if (compactions === 0 && (step !== 'chunk' || crashes.filter((c) => c.step === 'chunk').length < 3)) {
+        const folder = path.join(dir, `crash-${crashes.length}-${step}`);
+        fs.cpSync(data, folder, { recursive: true });
+        crashes.push({ step, folder, acknowledged: new Map(acknowledged) });
+      }
+      if (step === 'deleted' || step === 'abandoned') {
+        compacting = false;
+        compactions++;
+      }
+    };
+    const cosmos = await startLocalCosmos({ port: 0, dataDir: data, compaction: { minBytes: 40_000, chunkRecords: 10, onStep } });
+    const { client, container } = await open(cosmos);
+    // four writers, each rewriting its own documents in turn, so every document's versions are acknowledged in order
+    const writer = async (w: number) => {
+      for (let round = 0; round < 3; round++) {
+        for (let i = w; i < docs; i += 4) {
+          await container.items.upsert(versioned(i, round));
+          acknowledged.set(`d-${pad(i)}`, round);
+          if (compacting) writesDuringCompaction++;
+        }
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(writer));
+    while (compacting) await new Promise((r) => setTimeout(r, 10));
+    const final = await contents(container);
+    client.dispose();
+    await cosmos.close();
+
+    expect(compactions).toBeGreaterThanOrEqual(1);
+    expect(writesDuringCompaction).toBeGreaterThan(0);
+    expect(new Set(crashes.map((c) => c.step))).toEqual(new Set(['rotated', 'chunk', 'written', 'renamed', 'deleted']));
+    expect([...final.values()].every((d) => d.v === 2)).toBe(true);
+
+    for (const crash of [...crashes, { step: 'end', folder: data, acknowledged }]) {
+      const again = await startLocalCosmos({ port: 0, dataDir: crash.folder });
+      const c = await open(again);
+      const found = await contents(c.container);
+      const lost = [...crash.acknowledged].filter(([id, v]) => (found.get(id)?.v ?? -1) < v);
+      expect({ step: crash.step, lost }).toEqual({ step: crash.step, lost: [] });
+      c.client.dispose();
+      await again.close();
+    }
+    // every document is there with its last version after the run itself
+    const again = await startLocalCosmos({ port: 0, dataDir: data });
+    const c = await open(again);
+    expect(await contents(c.container)).toEqual(final);
+    c.client.dispose();
+    await again.close();
+  });
+});

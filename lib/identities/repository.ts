@@ -36,9 +36,9 @@ export class IdentityRepository {
   }
 
   /** Replaces when the stored item still has `etag`; preconditionFailed otherwise. */
-  async replace(doc: IdentityDoc, etag: string): Promise<WithEtag<IdentityDoc>> {
+  async replace(doc: IdentityDoc, etag: string, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<IdentityDoc>> {
     try {
-      return await this.items.replace(doc, etag);
+      return await this.items.replace(doc, etag, options);
     } catch (err) {
       if (isStoreError(err, 'conflict')) throw new UniquenessError();
       throw err;

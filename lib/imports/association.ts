@@ -18,7 +18,7 @@ import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
-import { afterLinks, BatchLinker, failureKind, linkedVersion, PAIRS_PER_PART, type LinkCandidate } from './associationBatches';
+import { afterLinks, BatchLinker, failureKind, linkedVersion, PAIRS_PER_PART, throttledWait, type LinkCandidate } from './associationBatches';
 
 export interface AssociationInput {
   externalId: string;
@@ -242,12 +242,13 @@ export class Associator {
   }
 
   private async pair(tenantId: string, pk: string, identityId: string | undefined, users: Map<string, DirectoryUser>, a: AssociationInput, actor: Actor, log: Logger | undefined): Promise<PairOutcome> {
-    const identity = (identityId ? await this.repo.get(pk, identityId) : undefined) ?? (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
-    if (!identity) return 'unknownExternalId';
     const user = isUpnShaped(a.userPrincipalName) ? users.get(a.userPrincipalName.toLowerCase()) : undefined;
-    if (!user) return 'unknownUpn';
-    const outcome = await this.linkLatest(tenantId, identity, user.id, actor, log);
-    return outcome === 'gone' ? 'unknownExternalId' : outcome;
+    const identity = (identityId ? await this.repo.get(pk, identityId) : undefined) ?? (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
+    const outcome = !identity ? 'gone' : !user ? 'unknownUpn' : await this.linkLatest(tenantId, identity, user.id, actor, log);
+    if (outcome !== 'gone') return outcome;
+    // A batch may have claimed the user for this identity before an import deleted it: that claim goes with it.
+    if (identityId && user) await this.claims.release(tenantId, user.id, { pk, id: identityId });
+    return 'unknownExternalId';
   }
 
   /**
@@ -273,7 +274,7 @@ export class Associator {
     if (identity.link.status === 'linked' && identity.link.userId === userId) return 'unchanged';
     if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') return 'conflict';
     try {
-      await this.repo.replace(linkedVersion(identity, userId), (identity as IdentityDoc & { _etag?: string })._etag ?? '');
+      await this.replaceStamped(identity, userId);
     } catch (err) {
       // A release that fails too leaves an orphan claim, which the background run repairs.
       await this.claims.release(tenantId, userId, identity).catch(() => undefined);
@@ -281,5 +282,21 @@ export class Associator {
     }
     await afterLinks(this.claims, this.audit, tenantId, [{ before: identity, userId }], actor, log);
     return 'associated';
+  }
+
+  /** Writes the link; after throttling, again with a new lastModified (see BatchLinker.replaceStamped). */
+  private async replaceStamped(identity: IdentityDoc, userId: string): Promise<void> {
+    const etag = (identity as IdentityDoc & { _etag?: string })._etag ?? '';
+    for (let waited = 0; ; ) {
+      try {
+        await this.repo.replace(linkedVersion(identity, userId), etag, { retryThrottled: false });
+        return;
+      } catch (err) {
+        const wait = throttledWait(err, waited);
+        if (wait === undefined) throw err;
+        await new Promise((r) => setTimeout(r, wait));
+        waited += wait;
+      }
+    }
   }
 }

@@ -33,6 +33,17 @@ export interface StoredLink {
   userId: string;
 }
 
+/** Waiting out a throttled identity write: the wait when the store names none, and at most this much per write in all (as the store client would). */
+const THROTTLED_BATCH_WAIT_MS = 1_000;
+const MAX_THROTTLED_BATCH_WAIT_MS = 10_000;
+
+/** How long to wait before writing again after throttling, or undefined when the waits so far used up the allowance. */
+export function throttledWait(err: unknown, waitedMs: number): number | undefined {
+  if (!isStoreError(err, 'throttled')) return undefined;
+  const wait = err.retryAfterMs ?? THROTTLED_BATCH_WAIT_MS;
+  return waitedMs + wait > MAX_THROTTLED_BATCH_WAIT_MS ? undefined : wait;
+}
+
 /** Pairs per part: read with one query each for identities and claims, written in batches of 100 (a Cosmos DB limit). */
 export const PAIRS_PER_PART = 500;
 
@@ -129,11 +140,7 @@ export class BatchLinker {
 
     // Identity writes in batches, each only if the identity is as it was read; lastModified is taken per batch, as it is sent.
     const replaced: Array<'replaced' | StoreError> = [];
-    for (let i = 0; i < claimed.length; i += MAX_BATCH_OPERATIONS) {
-      const now = new Date().toISOString();
-      const group = claimed.slice(i, i + MAX_BATCH_OPERATIONS);
-      replaced.push(...(await this.identities.batchReplace(pk, group.map(({ candidate, doc }) => ({ doc: linkedVersion(doc, candidate.userId, now), ifMatch: doc._etag })))));
-    }
+    for (let i = 0; i < claimed.length; i += MAX_BATCH_OPERATIONS) replaced.push(...(await this.replaceStamped(pk, claimed.slice(i, i + MAX_BATCH_OPERATIONS))));
     const associated: LinkCandidate[] = [];
     const stored: StoredLink[] = [];
     claimed.forEach(({ candidate, doc }, i) => {
@@ -144,5 +151,27 @@ export class BatchLinker {
     });
     await afterLinks(this.claims, this.audit, tenantId, stored, actor, log);
     return { associated, oneByOne };
+  }
+
+  /**
+   * One batch of identity writes. A throttled batch is sent again with a new lastModified after the
+   * store's wait (not resent unchanged by the store client), so a link never carries a time seconds
+   * before it became visible, which a client polling `meta.lastModified gt` would miss.
+   */
+  private async replaceStamped(pk: string, group: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }>): Promise<Array<'replaced' | StoreError>> {
+    let waited = 0;
+    for (;;) {
+      const now = new Date().toISOString();
+      const outcomes = await this.identities.batchReplace(
+        pk,
+        group.map(({ candidate, doc }) => ({ doc: linkedVersion(doc, candidate.userId, now), ifMatch: doc._etag })),
+        { retryThrottled: false },
+      );
+      // A batch is all or nothing: it is sent again only when every item was throttled.
+      const wait = outcomes.every((o) => isStoreError(o, 'throttled')) ? throttledWait(outcomes[0], waited) : undefined;
+      if (wait === undefined) return outcomes;
+      await new Promise((r) => setTimeout(r, wait));
+      waited += wait;
+    }
   }
 }

@@ -64,6 +64,8 @@ export class Collection<T extends StoredDoc> {
   constructor(
     private readonly container: Container,
     readonly name: ContainerName,
+    /** The same container through a client that never waits out throttling itself (see batchReplace). */
+    private readonly unretried: Container = container,
   ) {}
 
   private countWrites(n: number): void {
@@ -158,8 +160,12 @@ export class Collection<T extends StoredDoc> {
    * Replaces items of one partition in transactional batches, each only if it still has its entity tag
    * (one request per batch of up to 100 items). A batch is all or nothing: when one item changed or is
    * gone, none of its batch is written. Per item: 'replaced', or why not, so a caller can go on one by one.
+   * With `retryThrottled: false` a throttled batch is reported at once (each item `throttled`, with the
+   * store's wait) instead of being sent again unchanged after the wait, so a caller whose documents carry
+   * the time of their write can send them again with a new time.
    */
-  async batchReplace(pk: string, items: Array<{ doc: T; ifMatch: string }>): Promise<Array<'replaced' | StoreError>> {
+  async batchReplace(pk: string, items: Array<{ doc: T; ifMatch: string }>, options: { retryThrottled?: boolean } = {}): Promise<Array<'replaced' | StoreError>> {
+    const container = options.retryThrottled === false ? this.unretried : this.container;
     const outcomes = new Map<T, 'replaced' | StoreError>();
     const send: Array<{ doc: T; ifMatch: string }> = [];
     for (const item of items) {
@@ -178,7 +184,7 @@ export class Collection<T extends StoredDoc> {
       count('batchedWrites', group.length);
       let results: Array<{ statusCode: number; requestCharge?: number }>;
       try {
-        const res = await this.container.items.batch(
+        const res = await container.items.batch(
           group.map(({ doc, ifMatch }) => ({ operationType: 'Replace' as const, id: doc.id, partitionKey: pk, resourceBody: doc as unknown as JSONObject, ifMatch })),
           pk,
         );
@@ -203,11 +209,15 @@ export class Collection<T extends StoredDoc> {
     return items.map(({ doc }) => outcomes.get(doc) ?? new StoreError('unavailable', 'Batch replace failed', 1000));
   }
 
-  /** Replaces the item; with `ifMatch` the write fails with preconditionFailed when the item changed. */
-  async replace(doc: T, ifMatch?: string): Promise<WithEtag<T>> {
+  /**
+   * Replaces the item; with `ifMatch` the write fails with preconditionFailed when the item changed.
+   * With `retryThrottled: false` throttling fails the call at once (as for batchReplace).
+   */
+  async replace(doc: T, ifMatch?: string, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
+    const container = options.retryThrottled === false ? this.unretried : this.container;
     return this.run('replace', async () => {
-      const res = await this.container
+      const res = await container
         .item(doc.id, doc.pk)
         .replace<T & ItemDefinition>(doc as T & ItemDefinition, ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
       count('requestCharge', res.requestCharge ?? 0);
@@ -296,17 +306,21 @@ export class Store {
   private readonly collections = new Map<ContainerName, Collection<StoredDoc>>();
   readonly database: Database;
 
+  private readonly unretriedDatabase: Database;
+
   constructor(
     readonly client: CosmosClient,
     databaseId: string,
+    private readonly unretriedClient: CosmosClient = client,
   ) {
     this.database = client.database(databaseId);
+    this.unretriedDatabase = unretriedClient.database(databaseId);
   }
 
   collection<T extends StoredDoc>(name: ContainerName): Collection<T> {
     let c = this.collections.get(name);
     if (!c) {
-      c = new Collection<StoredDoc>(this.database.container(CONTAINERS[name].id), name);
+      c = new Collection<StoredDoc>(this.database.container(CONTAINERS[name].id), name, this.unretriedDatabase.container(CONTAINERS[name].id));
       this.collections.set(name, c);
     }
     return c as unknown as Collection<T>;
@@ -327,21 +341,24 @@ export class Store {
 
   dispose(): void {
     this.client.dispose();
+    if (this.unretriedClient !== this.client) this.unretriedClient.dispose();
   }
 }
 
 export function createStore(config: StoreConfig): Store {
   const isHttp = config.endpoint.startsWith('http://');
   const isLocal = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?/i.test(config.endpoint);
-  const client = new CosmosClient({
-    endpoint: config.endpoint,
-    ...(config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() }),
-    connectionPolicy: {
-      enableEndpointDiscovery: !isHttp && !isLocal,
-      retryOptions: { maxRetryAttemptCount: 3, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 10 },
-    },
-    // The Cosmos emulator uses a self-signed certificate on localhost.
-    ...(isLocal && !isHttp ? { agent: new https.Agent({ rejectUnauthorized: false }) } : {}),
-  });
-  return new Store(client, config.database);
+  const credentials = config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() };
+  const clientWith = (maxRetryAttemptCount: number) =>
+    new CosmosClient({
+      endpoint: config.endpoint,
+      ...credentials,
+      connectionPolicy: {
+        enableEndpointDiscovery: !isHttp && !isLocal,
+        retryOptions: { maxRetryAttemptCount, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 10 },
+      },
+      // The Cosmos emulator uses a self-signed certificate on localhost.
+      ...(isLocal && !isHttp ? { agent: new https.Agent({ rejectUnauthorized: false }) } : {}),
+    });
+  return new Store(clientWith(3), config.database, clientWith(0));
 }

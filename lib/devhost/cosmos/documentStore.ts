@@ -300,7 +300,7 @@ export class DocumentStore {
     let index = this.sorted.get(name);
     if (!index) {
       index = new SortedIndex(path);
-      for (const p of this.partitions.values()) for (const doc of p.docs.values()) index.add(p.key, doc);
+      for (const p of this.partitions.values()) index.load(p.key, p.docs.values());
       this.sorted.set(name, index);
     }
     return index;

@@ -3,7 +3,8 @@
  * - the partition named by the request (or by an equality on the partition-key path), else every partition;
  * - equality / IN on a path: the ids with that value; a range: a slice of the sorted index;
  * - keyset paging (`ORDER BY c.id` after an id, with TOP or a page size): the ids in order from
- *   that id, stopping once the page and the next item are found;
+ *   that id, stopping once the page and the next item are found; with an equality on a field, the
+ *   ids carrying that value in id order (a composite index on the field and id);
  * - COUNT answered by index sizes where the conditions allow it.
  * The query evaluator then filters, sorts, projects and pages the candidates exactly as before,
  * so candidates only need to include every match. Queries the planner does not understand run
@@ -158,6 +159,24 @@ function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
       }
       return out;
     });
+  }
+  if (plan.shape.orderById && plan.understood && Number.isFinite(plan.need)) {
+    // Keyset walk over one value's ids in id order (as a composite index on the field and id):
+    // a filter on a value that a small share of the partition carries no longer reads all of them.
+    for (const c of conditions) {
+      if (c.kind !== 'compare' || c.op !== '=' || typeof c.value === 'boolean' || samePath(c.path, ['id'])) continue;
+      const { path, value } = c;
+      offer(Math.min(store.equalityIndex(path).size(p.key, value), plan.need), () => {
+        const out: Json[] = [];
+        const upper = idRange?.upper;
+        for (const id of store.sortedIndex(path).idsWithValue(p.key, value, idFrom)) {
+          if (out.length >= plan.need || (upper && (id > String(upper.value) || (id === String(upper.value) && !upper.inclusive)))) break;
+          const doc = p.docs.get(id);
+          if (doc && matches(doc, conditions)) out.push(doc);
+        }
+        return out;
+      });
+    }
   }
   if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => docsOf(p, ids.slice(start, end)));
   offer(p.docs.size, () => [...p.docs.values()]);

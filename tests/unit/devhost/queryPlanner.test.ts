@@ -84,3 +84,58 @@ describe('local engine query planning', () => {
     expect(out.examined).toBe(N);
   });
 });
+
+describe('local engine: a filtered keyset page at growing partition sizes', () => {
+  const SIZES = [1000, 20000];
+  const engine = new Engine('127.0.0.1', 1);
+  engine.account.databases.create({ id: 'db' });
+  const db = engine.account.database('db');
+  db.collections.create({ id: 'identities', partitionKey: { paths: ['/pk'] } });
+  const store = storeOf(db.collection('identities'))!;
+  // 1 % conflicts, 10 % linked, the rest not asserted, in each partition.
+  const status = (i: number) => (i % 100 === 2 ? 'conflict' : i % 10 === 0 ? 'linked' : 'notAsserted');
+  for (const n of SIZES) for (let i = 0; i < n; i++) store.create({ id: id(i), pk: `n${n}`, link: { status: status(i) } });
+  const PAGE = 'SELECT TOP 51 * FROM c WHERE c.pk = @pk AND c.link.status = @s AND c.id > @after ORDER BY c.id';
+  const page = (n: number, s: string, after: string) => {
+    const before = store.examined;
+    const out = store.query({ query: PAGE, parameters: [{ name: '@pk', value: `n${n}` }, { name: '@s', value: s }, { name: '@after', value: after }] }, { maxItemCount: 51 }, { value: `n${n}` });
+    return { ids: (out.result as Array<{ id: string }>).map((d) => d.id), examined: store.examined - before };
+  };
+
+  it.each(SIZES)('a page of a 1 %% status examines at most the page and the next item at N = %i', (n) => {
+    const out = page(n, 'conflict', '');
+    expect(out.ids).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => status(i) === 'conflict').slice(0, 51).map(id));
+    expect(out.examined).toBeLessThanOrEqual(51);
+  });
+
+  it('following the cursor returns every identity of the status once, in id order, at the same cost per page', () => {
+    const n = 20000;
+    const seen: string[] = [];
+    let after = '';
+    for (;;) {
+      const out = page(n, 'conflict', after);
+      expect(out.examined).toBeLessThanOrEqual(51);
+      seen.push(...out.ids.slice(0, 50));
+      if (out.ids.length <= 50) break;
+      after = out.ids[49] ?? '';
+    }
+    expect(seen).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => status(i) === 'conflict').map(id));
+  });
+
+  it('a page after a cursor with an upper id bound stops at the bound', () => {
+    const out = store.query(
+      { query: 'SELECT * FROM c WHERE c.pk = @pk AND c.link.status = @s AND c.id > @after AND c.id <= @upTo ORDER BY c.id', parameters: [{ name: '@pk', value: 'n20000' }, { name: '@s', value: 'linked' }, { name: '@after', value: id(100) }, { name: '@upTo', value: id(300) }] },
+      { maxItemCount: 100 },
+      { value: 'n20000' },
+    );
+    expect((out.result as Array<{ id: string }>).map((d) => d.id)).toEqual([110, 120, 130, 140, 150, 160, 170, 180, 190, 200, 210, 220, 230, 240, 250, 260, 270, 280, 290, 300].map(id));
+  });
+
+  it('a document whose status changes leaves the walk of its old status and joins the new one', () => {
+    const doc = store.get('n1000', id(12))!;
+    store.replace({ ...doc, link: { status: 'conflict' } }, doc);
+    expect(page(1000, 'conflict', '').ids.slice(0, 3)).toEqual([id(2), id(12), id(102)]);
+    store.replace({ ...doc, link: { status: 'notAsserted' } }, store.get('n1000', id(12))!);
+    expect(page(1000, 'conflict', '').ids.slice(0, 3)).toEqual([id(2), id(102), id(202)]);
+  });
+});

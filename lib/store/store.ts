@@ -3,7 +3,7 @@
  * with operation counting, error mapping and a fault-injection seam for tests.
  */
 import https from 'node:https';
-import type { Container, Database, ItemDefinition, JSONObject, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, Database, ItemDefinition, JSONObject, OperationInput, SqlQuerySpec } from '@azure/cosmos';
 import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential } from '@azure/identity';
 import { CONTAINERS, type ContainerName } from './containers';
@@ -113,47 +113,8 @@ export class Collection<T extends StoredDoc> {
    * costs at least a second however small the batch.)
    */
   async batchCreate(pk: string, docs: T[]): Promise<Array<'created' | 'conflict' | StoreError>> {
-    const outcomes = new Map<T, 'created' | 'conflict' | StoreError>();
-    const send: T[] = [];
-    for (const doc of docs) {
-      try {
-        faultInjector?.('create', this.name, doc); // per item, as for single writes
-        send.push(doc);
-      } catch (err) {
-        const mapped = toStoreError(err);
-        outcomes.set(doc, mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Write failed', 1000));
-      }
-    }
-    for (const group of splitForBatches(send)) {
-      this.countWrites(group.length);
-      count('batchRequests');
-      count('batchedWrites', group.length);
-      let results: Array<{ statusCode: number; requestCharge?: number }>;
-      try {
-        const res = await this.container.items.batch(
-          group.map((doc) => ({ operationType: 'Create' as const, resourceBody: doc as unknown as JSONObject })),
-          pk,
-        );
-        results = res.result ?? [];
-      } catch (err) {
-        const mapped = toStoreError(err);
-        const failure = mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch create failed', 1000);
-        for (const doc of group) outcomes.set(doc, failure);
-        continue;
-      }
-      group.forEach((doc, j) => {
-        const r = results[j];
-        count('requestCharge', r?.requestCharge ?? 0);
-        const status = r?.statusCode ?? 0;
-        if (status === 201 || status === 200) outcomes.set(doc, 'created');
-        else if (status === 409) outcomes.set(doc, 'conflict');
-        else {
-          const mapped = toStoreError({ code: status });
-          outcomes.set(doc, mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch create failed', 1000));
-        }
-      });
-    }
-    return docs.map((doc) => outcomes.get(doc) ?? new StoreError('unavailable', 'Batch create failed', 1000));
+    const sent = await this.sendInBatches(this.container, pk, 'create', docs.map((doc) => ({ doc })), ({ doc }) => ({ operationType: 'Create', resourceBody: doc as unknown as JSONObject }));
+    return sent.map((outcome) => (outcome === 201 || outcome === 200 ? 'created' : outcome === 409 ? 'conflict' : batchFailure(outcome)));
   }
 
   /**
@@ -166,47 +127,42 @@ export class Collection<T extends StoredDoc> {
    */
   async batchReplace(pk: string, items: Array<{ doc: T; ifMatch: string }>, options: { retryThrottled?: boolean } = {}): Promise<Array<'replaced' | StoreError>> {
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    const outcomes = new Map<T, 'replaced' | StoreError>();
-    const send: Array<{ doc: T; ifMatch: string }> = [];
+    const sent = await this.sendInBatches(container, pk, 'replace', items, ({ doc, ifMatch }) => ({ operationType: 'Replace', id: doc.id, partitionKey: pk, resourceBody: doc as unknown as JSONObject, ifMatch }));
+    return sent.map((outcome) => (outcome === 200 || outcome === 201 ? 'replaced' : outcome === 424 ? NOT_WRITTEN_WITH_BATCH : batchFailure(outcome)));
+  }
+
+  /**
+   * Sends the items of one partition in transactional batches, one after the other: per item, the
+   * status code its batch answered, or the failure of the fault injector or of the whole batch.
+   */
+  private async sendInBatches<I extends { doc: T }>(container: Container, pk: string, op: 'create' | 'replace', items: I[], operation: (item: I) => OperationInput): Promise<Array<number | StoreError>> {
+    const outcomes = new Map<I, number | StoreError>();
+    const send: I[] = [];
     for (const item of items) {
       try {
-        faultInjector?.('replace', this.name, item.doc); // per item, as for single writes
+        faultInjector?.(op, this.name, item.doc); // per item, as for single writes
         send.push(item);
       } catch (err) {
-        const mapped = toStoreError(err);
-        outcomes.set(item.doc, mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Write failed', 1000));
+        outcomes.set(item, batchFailure(toStoreError(err)));
       }
     }
-    const notWritten = new StoreError('unavailable', 'Another item of the batch failed', 0);
     for (const group of splitForBatches(send)) {
       this.countWrites(group.length);
       count('batchRequests');
       count('batchedWrites', group.length);
-      let results: Array<{ statusCode: number; requestCharge?: number }>;
       try {
-        const res = await container.items.batch(
-          group.map(({ doc, ifMatch }) => ({ operationType: 'Replace' as const, id: doc.id, partitionKey: pk, resourceBody: doc as unknown as JSONObject, ifMatch })),
-          pk,
-        );
-        results = res.result ?? [];
+        const res = await container.items.batch(group.map(operation), pk);
+        const results = res.result ?? [];
+        group.forEach((item, j) => {
+          count('requestCharge', results[j]?.requestCharge ?? 0);
+          outcomes.set(item, results[j]?.statusCode ?? 0);
+        });
       } catch (err) {
-        const mapped = toStoreError(err);
-        const failure = mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch replace failed', 1000);
-        for (const { doc } of group) outcomes.set(doc, failure);
-        continue;
+        const failure = batchFailure(toStoreError(err));
+        for (const item of group) outcomes.set(item, failure);
       }
-      group.forEach(({ doc }, j) => {
-        const r = results[j];
-        count('requestCharge', r?.requestCharge ?? 0);
-        const status = r?.statusCode ?? 0;
-        if (status === 200 || status === 201) outcomes.set(doc, 'replaced');
-        else {
-          const mapped = status === 424 ? notWritten : toStoreError({ code: status });
-          outcomes.set(doc, mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch replace failed', 1000));
-        }
-      });
     }
-    return items.map(({ doc }) => outcomes.get(doc) ?? new StoreError('unavailable', 'Batch replace failed', 1000));
+    return items.map((item) => outcomes.get(item) ?? batchFailure(undefined));
   }
 
   /**
@@ -361,4 +317,13 @@ export function createStore(config: StoreConfig): Store {
       ...(isLocal && !isHttp ? { agent: new https.Agent({ rejectUnauthorized: false }) } : {}),
     });
   return new Store(clientWith(3), config.database, clientWith(0));
+}
+
+/** What an item of a batch reports when another item of its batch failed (all or nothing). */
+const NOT_WRITTEN_WITH_BATCH = new StoreError('unavailable', 'Another item of the batch failed', 0);
+
+/** A batch item's failure: the store's error for its status code or exception, else a retryable outage. */
+function batchFailure(outcome: unknown): StoreError {
+  const mapped = typeof outcome === 'number' ? toStoreError({ code: outcome }) : outcome;
+  return mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch write failed', 1000);
 }

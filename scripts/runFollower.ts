@@ -5,6 +5,8 @@
  * its end; when an import is answered IMPORT_IN_PROGRESS, it follows the running import first.
  */
 import { randomBytes } from 'node:crypto';
+import type { ImportCounts } from '../lib/imports/importer';
+import type { AssociationCounts as RunAssociationCounts } from '../lib/imports/runHistory';
 
 /** Progress lines (stderr by default). */
 export type Progress = (line: string) => void;
@@ -68,21 +70,12 @@ export async function graphql(service: string, accessToken: string, query: strin
   return body.data;
 }
 
-export interface ImportCounts {
-  created: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
+export type { ImportCounts };
 
-export interface AssociationCounts {
-  associated: number;
-  unchanged: number;
-  unknownExternalIds: number;
-  unknownUserPrincipalNames: number;
-  conflictingUserPrincipalNames: number;
-}
+/** Counts of one association answer (the run record's `notDone` is only in the run history). */
+export type AssociationCounts = Omit<RunAssociationCounts, 'notDone'>;
 
+/** The operation of a run as GraphQL names it. */
 export type RunOperation = 'IMPORT' | 'ASSOCIATION';
 
 /** A run of the service's run history, as the client reads it. */

@@ -8,7 +8,7 @@
  * (BENCH_RETENTION, "100000x200,100000x1"; empty: none): the retention timer plans, the queue-triggered units purge
  * until done; then a second run that finds nothing to do.
  */
-import { measureInterleaved, printTable, startBenchStack, tokenFor, runBench, type Measured, type Stack } from './harness';
+import { measureInterleaved, printTable, requestRows, startBenchStack, tokenFor, runBench, type Measured, type Stack } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, partitionKey, type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
@@ -191,22 +191,7 @@ async function main(): Promise<void> {
   const retention: RetentionRow[] = [];
   for (const [identities, tenants] of RETENTION) retention.push(...(await retentionScenario(identities, tenants)));
 
-  printTable(
-    results.flatMap(({ n, rows }) =>
-      rows.map((r) => ({
-        N: n,
-        request: r.name,
-        'p50 ms': r.p50,
-        'p95 ms': r.p95,
-        'point reads': r.perRequest.pointReads,
-        queries: r.perRequest.queries,
-        'items returned': r.perRequest.itemsReturned,
-        writes: r.perRequest.writes,
-        'RU (SDK)': r.perRequest.requestCharge,
-        samples: r.n,
-      })),
-    ),
-  );
+  printTable(requestRows(results, { requestCharge: true }));
   const small = results[0];
   const large = results[results.length - 1];
   console.log(`\nratio of p50 latency, N=${large?.n} / N=${small?.n}:`);

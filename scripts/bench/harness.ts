@@ -70,6 +70,24 @@ export interface Measured {
   perRequest: StoreCounters;
 }
 
+/** Table rows of requests measured at several sizes: latency and store operations per request (and request units when asked). */
+export function requestRows(results: Array<{ n: number; rows: Measured[] }>, options: { requestCharge?: boolean } = {}): Array<Record<string, string | number>> {
+  return results.flatMap(({ n, rows }) =>
+    rows.map((r) => ({
+      N: n,
+      request: r.name,
+      'p50 ms': r.p50,
+      'p95 ms': r.p95,
+      'point reads': r.perRequest.pointReads,
+      queries: r.perRequest.queries,
+      'items returned': r.perRequest.itemsReturned,
+      writes: r.perRequest.writes,
+      ...(options.requestCharge ? { 'RU (SDK)': r.perRequest.requestCharge } : {}),
+      samples: r.n,
+    })),
+  );
+}
+
 /** Runs `fn` `count` times sequentially; reports latency percentiles (ms) and store operations per call. */
 export async function measure(name: string, count: number, fn: (i: number) => Promise<void>): Promise<Measured> {
   const times: number[] = [];

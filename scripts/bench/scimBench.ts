@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expectStatus, measure, measureInterleaved, printTable, startBenchStack, tokenFor, type Measured, type Stack, runBench } from './harness';
+import { expectStatus, measure, measureInterleaved, printTable, requestRows, startBenchStack, tokenFor, type Measured, type Stack, runBench } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../lib/devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
@@ -120,19 +120,7 @@ async function main(): Promise<void> {
   const dataMb = MB(fs.readdirSync(dataDir).reduce((a, f) => a + fs.statSync(path.join(dataDir, f)).size, 0));
   fs.rmSync(dataDir, { recursive: true, force: true });
 
-  const table = results.flatMap(({ n, rows }) =>
-    rows.map((r) => ({
-      N: n,
-      request: r.name,
-      'p50 ms': r.p50,
-      'p95 ms': r.p95,
-      'point reads': r.perRequest.pointReads,
-      queries: r.perRequest.queries,
-      'items returned': r.perRequest.itemsReturned,
-      writes: r.perRequest.writes,
-      samples: r.n,
-    })),
-  );
+  const table = requestRows(results);
   printTable(table);
   const largest = results[SIZES.length - 1];
   for (const small of [results[0], results[SIZES.length]]) {

@@ -4,7 +4,7 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', {}] },
   // The dev host provides the Functions host's core API, as the real host does.
-  moduleNameMapper: { '^@azure/functions-core$': '<rootDir>/lib/devhost/functionsCore.ts' },
+  moduleNameMapper: { '^@azure/functions-core$': '<rootDir>/devhost/functionsCore.ts' },
 };
 
 module.exports = {

@@ -28,9 +28,25 @@ app.storageQueue('backgroundWork', {
     const outcome = await runBackgroundWork(workDeps(services()), work);
     const durationMs = Date.now() - started;
     if ('deferred' in outcome) {
-      log.warn('background work deferred', { kind: work.kind, tenantId: work.tenantId, reason: outcome.deferred.reason, advice: directoryAdvice(outcome.deferred.reason), delaySeconds: outcome.deferred.seconds, putBack: outcome.putBack, deferrals: work.deferrals ?? 0, durationMs });
+      log.warn('background work deferred', {
+        kind: work.kind,
+        tenantId: work.tenantId,
+        reason: outcome.deferred.reason,
+        advice: directoryAdvice(outcome.deferred.reason),
+        delaySeconds: outcome.deferred.seconds,
+        putBack: outcome.putBack,
+        deferrals: work.deferrals ?? 0,
+        durationMs,
+      });
       return;
     }
-    log.info('background work done', { kind: work.kind, tenantId: work.tenantId, ...outcome.result, continued: outcome.continued, dequeueCount, durationMs });
+    log.info('background work done', {
+      kind: work.kind,
+      tenantId: work.tenantId,
+      ...outcome.result,
+      continued: outcome.continued,
+      dequeueCount,
+      durationMs,
+    });
   },
 });

@@ -17,6 +17,11 @@ app.timer('resolvePendingLinks', {
     const started = Date.now();
     const planned = await planPendingLinks(svc.tenants, svc.workQueue);
     const orphans = await svc.claims.repairOrphans(ORPHAN_CLAIMS_PER_RUN);
-    log.info('pending links planned', { units: planned.units, orphanClaimsExamined: orphans.examined, orphanClaimsRemoved: orphans.removed, durationMs: Date.now() - started });
+    log.info('pending links planned', {
+      units: planned.units,
+      orphanClaimsExamined: orphans.examined,
+      orphanClaimsRemoved: orphans.removed,
+      durationMs: Date.now() - started,
+    });
   },
 });

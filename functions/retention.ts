@@ -14,6 +14,10 @@ app.timer('retention', {
     const svc = services();
     const started = Date.now();
     const planned = await planRetention(svc.store, svc.workQueue, svc.settings.retentionInactiveDays);
-    log.info('retention planned', { units: planned.units, inactiveDays: svc.settings.retentionInactiveDays, durationMs: Date.now() - started });
+    log.info('retention planned', {
+      units: planned.units,
+      inactiveDays: svc.settings.retentionInactiveDays,
+      durationMs: Date.now() - started,
+    });
   },
 });

@@ -1,7 +1,14 @@
 import { app } from '@azure/functions';
 import { scimPublicHandler } from '../lib/http/scimHttp';
 import { services } from '../lib/services';
-import { CORE_USER_SCHEMA, LIST_RESPONSE_SCHEMA, SERVICE_USER_SCHEMA, schemaResource, serviceProviderConfig, userResourceType } from '../lib/scim/schema';
+import {
+  CORE_USER_SCHEMA,
+  LIST_RESPONSE_SCHEMA,
+  SERVICE_USER_SCHEMA,
+  schemaResource,
+  serviceProviderConfig,
+  userResourceType,
+} from '../lib/scim/schema';
 import { ScimError } from '../lib/scim/errors';
 
 const baseUrl = (): string => services().settings.publicBaseUrl;
@@ -34,7 +41,11 @@ app.http('scimSchemas', {
   authLevel: 'anonymous',
   handler: scimPublicHandler(async ({ params, query }) => {
     refuseFilter(query);
-    if (!params.id) return { status: 200, body: list([CORE_USER_SCHEMA, SERVICE_USER_SCHEMA].map((id) => schemaResource(baseUrl(), id))) };
+    if (!params.id)
+      return {
+        status: 200,
+        body: list([CORE_USER_SCHEMA, SERVICE_USER_SCHEMA].map((id) => schemaResource(baseUrl(), id))),
+      };
     const schema = schemaResource(baseUrl(), params.id);
     if (!schema) throw notFound();
     return { status: 200, body: schema };

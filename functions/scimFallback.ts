@@ -14,7 +14,8 @@ app.http('scimFallback', {
   authLevel: 'anonymous',
   handler: scimPublicHandler(async ({ params, method }) => {
     const allowed = scimMethodsOf(params.path ?? '');
-    if (allowed === undefined || allowed.includes(method)) throw new ScimError(404, undefined, 'The SCIM API does not serve this path');
+    if (allowed === undefined || allowed.includes(method))
+      throw new ScimError(404, undefined, 'The SCIM API does not serve this path');
     throw new ScimError(405, undefined, `This path takes ${allowed.join(', ')}`, { allow: allowed.join(', ') });
   }),
 });

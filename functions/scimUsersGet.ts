@@ -13,7 +13,8 @@ app.http('scimUsersGet', {
   handler: scimHandler(async (call) => {
     const svc = services();
     const doc = await svc.scimUsers.get(scopeOf(call).scope, call.params.id ?? '');
-    if (isNotModified(call.header('if-none-match'), doc.version)) return { status: 304, headers: { etag: etagOf(doc) } };
+    if (isNotModified(call.header('if-none-match'), doc.version))
+      return { status: 304, headers: { etag: etagOf(doc) } };
     return userResult(doc, svc.settings.publicBaseUrl, call.query);
   }),
 });

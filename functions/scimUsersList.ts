@@ -20,11 +20,21 @@ app.http('scimUsersList', {
       svc.scimRateLimiter.charge(scope.integrationId, Math.floor(idsRead / JUMP_IDS_PER_REQUEST)),
     );
     const resources = result.items.map((doc) =>
-      projectAttributes(toScimUser(doc, svc.settings.publicBaseUrl), call.query.get('attributes'), call.query.get('excludedAttributes')),
+      projectAttributes(
+        toScimUser(doc, svc.settings.publicBaseUrl),
+        call.query.get('attributes'),
+        call.query.get('excludedAttributes'),
+      ),
     );
     return {
       status: 200,
-      body: { schemas: [LIST_RESPONSE_SCHEMA], totalResults: result.totalResults, startIndex: result.startIndex, itemsPerPage: resources.length, Resources: resources },
+      body: {
+        schemas: [LIST_RESPONSE_SCHEMA],
+        totalResults: result.totalResults,
+        startIndex: result.startIndex,
+        itemsPerPage: resources.length,
+        Resources: resources,
+      },
     };
   }),
 });

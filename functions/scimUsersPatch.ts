@@ -11,7 +11,14 @@ app.http('scimUsersPatch', {
   handler: scimHandler(async (call) => {
     const { scope, actor } = scopeOf(call);
     const svc = services();
-    const doc = await svc.scimUsers.patch(scope, call.params.id ?? '', await call.body(), call.header('if-match'), actor, call.log);
+    const doc = await svc.scimUsers.patch(
+      scope,
+      call.params.id ?? '',
+      await call.body(),
+      call.header('if-match'),
+      actor,
+      call.log,
+    );
     return userResult(doc, svc.settings.publicBaseUrl, call.query);
   }),
 });

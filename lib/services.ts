@@ -74,7 +74,11 @@ export function services(): Services {
     audit,
     tenants,
     integrations: new ScimIntegrations(store, audit),
-    tokens: createTokenValidator({ authority: s.auth.authority, audiences: s.auth.audiences, isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId) }),
+    tokens: createTokenValidator({
+      authority: s.auth.authority,
+      audiences: s.auth.audiences,
+      isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId),
+    }),
   };
   return current;
 }

@@ -6,7 +6,16 @@ const { spawnSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
-const SOURCES = ['lib', 'functions', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const SOURCES = [
+  'lib',
+  'functions',
+  'devhost',
+  'scripts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+];
 
 /** Newest modification time (ms) under a file or folder. */
 function newest(p) {
@@ -32,8 +41,13 @@ function builtAt() {
 
 const sourcesAt = Math.max(...SOURCES.map((s) => newest(path.join(root, s))));
 if (builtAt() < sourcesAt) {
-  process.stderr.write(builtAt() < 0 ? 'Building dist/ (first run)…\n' : 'Building dist/ (sources changed since the last build)…\n');
-  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  process.stderr.write(
+    builtAt() < 0 ? 'Building dist/ (first run)…\n' : 'Building dist/ (sources changed since the last build)…\n',
+  );
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   const assets = spawnSync(process.execPath, [path.join(__dirname, 'copy-assets.js')], { cwd: root, stdio: 'inherit' });
   if (assets.status !== 0) process.exit(assets.status ?? 1);

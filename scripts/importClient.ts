@@ -16,8 +16,15 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseCsv, CsvError } from 'csv-parse';
-import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, DEFAULT_PORTS } from '../lib/devhost/devData';
-import { addAssociationCounts, RunFollower, type AssociationCounts, type FollowedRun, type ImportCounts, type Progress } from './runFollower';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, DEFAULT_PORTS } from '../devhost/devData';
+import {
+  addAssociationCounts,
+  RunFollower,
+  type AssociationCounts,
+  type FollowedRun,
+  type ImportCounts,
+  type Progress,
+} from './runFollower';
 
 export type { FollowedRun, ImportCounts, Progress } from './runFollower';
 
@@ -75,7 +82,13 @@ async function detectDelimiter(file: string): Promise<',' | ';'> {
 export async function readCsv(file: string, options: { delimiter?: string; progress?: Progress } = {}): Promise<Row[]> {
   const progress = options.progress ?? toStderr;
   const parser = fs.createReadStream(file).pipe(
-    parseCsv({ bom: true, delimiter: options.delimiter ?? (await detectDelimiter(file)), columns: (header: string[]) => header.map((h) => h.trim()), skip_empty_lines: true, trim: true }),
+    parseCsv({
+      bom: true,
+      delimiter: options.delimiter ?? (await detectDelimiter(file)),
+      columns: (header: string[]) => header.map((h) => h.trim()),
+      skip_empty_lines: true,
+      trim: true,
+    }),
   );
   const rows: Row[] = [];
   try {
@@ -85,7 +98,12 @@ export async function readCsv(file: string, options: { delimiter?: string; progr
         if (missing.length) throw new UsageError(`The CSV header lacks the column(s) ${missing.join(', ')}`);
       }
       const get = (name: string): string | undefined => record[name] || undefined;
-      const row: Row = { externalId: get('externalId') ?? '', affiliationType: (get('affiliationType') ?? '').toUpperCase(), firstName: get('firstName') ?? '', lastName: get('lastName') ?? '' };
+      const row: Row = {
+        externalId: get('externalId') ?? '',
+        affiliationType: (get('affiliationType') ?? '').toUpperCase(),
+        firstName: get('firstName') ?? '',
+        lastName: get('lastName') ?? '',
+      };
       for (const k of ['birthDate', 'nationality', 'personalEmail', 'personalPhone', 'userPrincipalName'] as const) {
         const v = get(k);
         if (v) row[k] = v;
@@ -93,13 +111,19 @@ export async function readCsv(file: string, options: { delimiter?: string; progr
       const cpr = get('cpr');
       if (cpr) row.personalNumbers = [{ type: 'DK_CPR', value: cpr }];
       const passport = get('passportNumber');
-      if (passport) row.identityDocumentReferences = [{ type: 'PASSPORT', issuingCountry: get('passportCountry') ?? '', documentNumber: passport }];
+      if (passport)
+        row.identityDocumentReferences = [
+          { type: 'PASSPORT', issuingCountry: get('passportCountry') ?? '', documentNumber: passport },
+        ];
       rows.push(row);
       if (rows.length % PROGRESS_EVERY === 0) progress(`read ${rows.length} rows`);
     }
   } catch (err) {
     // The parser's messages quote file content; say where, never what.
-    if (err instanceof CsvError) throw new UsageError(`The CSV file is not valid at line ${String((err as CsvError & { lines?: number }).lines ?? '?')} (${err.code})`);
+    if (err instanceof CsvError)
+      throw new UsageError(
+        `The CSV file is not valid at line ${String((err as CsvError & { lines?: number }).lines ?? '?')} (${err.code})`,
+      );
     throw err;
   } finally {
     parser.destroy();
@@ -107,11 +131,22 @@ export async function readCsv(file: string, options: { delimiter?: string; progr
   return rows;
 }
 
-async function token(authority: string, tenant: string, clientId: string, secret: string, scope: string): Promise<string> {
+async function token(
+  authority: string,
+  tenant: string,
+  clientId: string,
+  secret: string,
+  scope: string,
+): Promise<string> {
   const res = await fetch(`${authority}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      scope,
+    }).toString(),
   });
   if (!res.ok) throw new Error(`token request failed (HTTP ${res.status})`);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -145,19 +180,36 @@ export function importRunFromArgs(argv: string[], env: Record<string, string | u
   }
   const local = values.local === true;
   const localDefaults = local
-    ? { service: `http://localhost:${DEFAULT_PORTS.host}`, authority: `http://127.0.0.1:${DEFAULT_PORTS.idp}`, tenant: DEV_TENANT_ID, 'client-id': DEV_CLIENTS.admin.clientId, scope: SERVICE_SCOPE }
+    ? {
+        service: `http://localhost:${DEFAULT_PORTS.host}`,
+        authority: `http://127.0.0.1:${DEFAULT_PORTS.idp}`,
+        tenant: DEV_TENANT_ID,
+        'client-id': DEV_CLIENTS.admin.clientId,
+        scope: SERVICE_SCOPE,
+      }
     : {};
   const v: Record<string, string | undefined> = { ...localDefaults, ...values, local: undefined };
-  const required = ['service', 'source', 'file', 'tenant', 'client-id', 'scope', ...(local ? [] : ['client-secret-env'])];
+  const required = [
+    'service',
+    'source',
+    'file',
+    'tenant',
+    'client-id',
+    'scope',
+    ...(local ? [] : ['client-secret-env']),
+  ];
   const missing = required.filter((r) => !v[r]);
   if (missing.length) throw new UsageError(`${missing.map((m) => `--${m}`).join(', ')} required\n${USAGE}`);
   const secret = v['client-secret-env'] ? env[v['client-secret-env']] : DEV_CLIENTS.admin.secret;
   if (!secret) throw new UsageError('The environment variable named by --client-secret-env is not set');
   const chunk = v['association-chunk'] === undefined ? undefined : Number(v['association-chunk']);
-  if (chunk !== undefined && (!Number.isInteger(chunk) || chunk < 1)) throw new UsageError('--association-chunk must be a whole number of pairs, at least 1');
-  if (v.delimiter !== undefined && v.delimiter !== ',' && v.delimiter !== ';') throw new UsageError("--delimiter must be ',' or ';'");
+  if (chunk !== undefined && (!Number.isInteger(chunk) || chunk < 1))
+    throw new UsageError('--association-chunk must be a whole number of pairs, at least 1');
+  if (v.delimiter !== undefined && v.delimiter !== ',' && v.delimiter !== ';')
+    throw new UsageError("--delimiter must be ',' or ';'");
   const timeout = v.timeout === undefined ? undefined : Number(v.timeout);
-  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) throw new UsageError('--timeout must be a number of seconds above 0');
+  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0))
+    throw new UsageError('--timeout must be a number of seconds above 0');
   return {
     service: v.service ?? '',
     source: v.source ?? '',
@@ -212,26 +264,49 @@ export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
 /** Just under the 230 s after which Azure's front end gives up on an HTTP request. */
 export const DEFAULT_TIMEOUT_MS = 225_000;
 /** How long a timed-out request may take to show up in the run history before the client gives up on it. */
-export async function runImport(o: ImportRun): Promise<{ import: ImportCounts; importRunId: string; followed?: FollowedRun[]; associate?: AssociationCounts }> {
+export async function runImport(
+  o: ImportRun,
+): Promise<{ import: ImportCounts; importRunId: string; followed?: FollowedRun[]; associate?: AssociationCounts }> {
   const progress = o.progress ?? toStderr;
   const file = o.file;
-  const rows: Row[] = file.endsWith('.json') ? (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[]) : await readCsv(file, { delimiter: o.delimiter, progress });
+  const rows: Row[] = file.endsWith('.json')
+    ? (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[])
+    : await readCsv(file, { delimiter: o.delimiter, progress });
   progress(`read ${rows.length} identities`);
   const accessToken = await token(o.authority, o.tenant, o.clientId, o.secret, o.scope);
-  const runs = new RunFollower({ service: o.service.replace(/\/+$/, ''), accessToken, source: o.source, timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS, pollMs: o.pollMs ?? 5_000, progress });
+  const runs = new RunFollower({
+    service: o.service.replace(/\/+$/, ''),
+    accessToken,
+    source: o.source,
+    timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    pollMs: o.pollMs ?? 5_000,
+    progress,
+  });
   const identities = rows.map(({ userPrincipalName: _upn, ...identity }) => identity);
   progress(`uploading ${identities.length} identities to source ${o.source}`);
   const startedAt = Date.now();
   const imported = await runs.importSet(identities);
   progress(`imported in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
-  const done = { import: imported.counts, importRunId: imported.runId, ...(runs.followed.length ? { followed: runs.followed } : {}) };
-  const associations = rows.filter((r) => r.userPrincipalName).map((r) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName }));
+  const done = {
+    import: imported.counts,
+    importRunId: imported.runId,
+    ...(runs.followed.length ? { followed: runs.followed } : {}),
+  };
+  const associations = rows
+    .filter((r) => r.userPrincipalName)
+    .map((r) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName }));
   if (associations.length === 0) return done;
   // In parts: each pair is processed on its own, and a part stays well inside the HTTP time limit
   // and the service's ASSOCIATION_MAX_PAIRS.
   const part = o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK;
   const parts = Math.ceil(associations.length / part);
-  const totals: AssociationCounts = { associated: 0, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 };
+  const totals: AssociationCounts = {
+    associated: 0,
+    unchanged: 0,
+    unknownExternalIds: 0,
+    unknownUserPrincipalNames: 0,
+    conflictingUserPrincipalNames: 0,
+  };
   for (let i = 0; i < associations.length; i += part) {
     progress(`associating part ${i / part + 1} of ${parts} (${Math.min(part, associations.length - i)} pairs)`);
     addAssociationCounts(totals, await runs.associate(associations.slice(i, i + part)));

@@ -8,12 +8,27 @@ import { TenantRegistry } from '../lib/tenants/tenantRegistry';
 import { isGuid } from '../lib/util/guid';
 import { opsTarget, OpsSettingError } from './opsTarget';
 
-const USAGE = 'usage: npm run ops -- tenant register <tenantId> | tenant list | tenant remove <tenantId> | runs <tenantId> <source> [count]';
+const USAGE =
+  'usage: npm run ops -- tenant register <tenantId> | tenant list | tenant remove <tenantId> | runs <tenantId> <source> [count]';
 
 /** One line per run: id, operation, status, client, start, end, counts, failure code. */
 function runLine(r: RunView): string {
   const counts = r.importCounts ?? r.associationCounts;
-  return [r.id, r.operation, r.status, r.clientId, r.startedAt, r.endedAt ?? '-', `submitted=${r.submitted}`, counts ? Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(' ') : '-', r.failure ? `${r.failure.code}: ${r.failure.message}` : '']
+  return [
+    r.id,
+    r.operation,
+    r.status,
+    r.clientId,
+    r.startedAt,
+    r.endedAt ?? '-',
+    `submitted=${r.submitted}`,
+    counts
+      ? Object.entries(counts)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')
+      : '-',
+    r.failure ? `${r.failure.code}: ${r.failure.message}` : '',
+  ]
     .join('\t')
     .trimEnd();
 }
@@ -29,17 +44,22 @@ function runsArgs(argv: string[]): { tenantId: string; source: string; count: nu
     return 'The source must be the name of a custom source (not Manual, at most 128 printable characters)';
   }
   const count = countText === undefined ? 20 : Number(countText);
-  if (!Number.isInteger(count) || count < 1 || count > MAX_LISTED_RUNS) return `The count must be a whole number from 1 to ${MAX_LISTED_RUNS}`;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_LISTED_RUNS)
+    return `The count must be a whole number from 1 to ${MAX_LISTED_RUNS}`;
   return { tenantId: tenantId.toLowerCase(), source: name, count };
 }
 
 /** Runs one command; returns the exit code, what it printed and what it noted on stderr. */
-export async function runOps(argv: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string[]; notes?: string[] }> {
+export async function runOps(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; out: string[]; notes?: string[] }> {
   const out: string[] = [];
   const [area, verb, arg] = argv;
   const runs = area === 'runs' ? runsArgs(argv) : undefined;
   if (typeof runs === 'string') return { code: 2, out: [runs] };
-  if (!runs && (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb))) return { code: 2, out: [USAGE] };
+  if (!runs && (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb)))
+    return { code: 2, out: [USAGE] };
   if (!runs && verb !== 'list' && !isGuid(arg)) return { code: 2, out: ['The tenant id must be a GUID'] };
   let target;
   try {
@@ -54,14 +74,23 @@ export async function runOps(argv: string[], env: Record<string, string | undefi
     if (env.OPS_ENSURE_SCHEMA === 'true') await store.ensureSchema();
     const tenants = new TenantRegistry(store);
     if (runs) {
-      const listed = await new RunHistory(store).list(partitionKey(runs.tenantId, customSourceKey(runs.source)), runs.count);
+      const listed = await new RunHistory(store).list(
+        partitionKey(runs.tenantId, customSourceKey(runs.source)),
+        runs.count,
+      );
       out.push(...(listed.length ? listed.map(runLine) : [`no runs of that source in the last 90 days`]));
     } else if (verb === 'list') {
       for (const t of await tenants.list()) out.push(`${t.tenantId}\tregistered ${t.registeredAt}`);
     } else if (verb === 'register' && isGuid(arg)) {
-      out.push((await tenants.register(arg)) ? `registered ${arg.toLowerCase()}` : `${arg.toLowerCase()} was already registered`);
+      out.push(
+        (await tenants.register(arg))
+          ? `registered ${arg.toLowerCase()}`
+          : `${arg.toLowerCase()} was already registered`,
+      );
     } else if (isGuid(arg)) {
-      out.push((await tenants.remove(arg)) ? `removed ${arg.toLowerCase()}` : `${arg.toLowerCase()} was not registered`);
+      out.push(
+        (await tenants.remove(arg)) ? `removed ${arg.toLowerCase()}` : `${arg.toLowerCase()} was not registered`,
+      );
     }
     return notes ? { code: 0, out, notes } : { code: 0, out };
   } finally {
@@ -79,7 +108,10 @@ if (require.main === module) {
     },
     (err: unknown) => {
       console.error(err instanceof Error ? `${err.name}: ${err.message}` : 'failed');
-      if (localStackAssumed) console.error('No COSMOS_ENDPOINT set, so the local stack was assumed: is `npm start` running? Against Azure, set COSMOS_ENDPOINT.');
+      if (localStackAssumed)
+        console.error(
+          'No COSMOS_ENDPOINT set, so the local stack was assumed: is `npm start` running? Against Azure, set COSMOS_ENDPOINT.',
+        );
       process.exit(1);
     },
   );

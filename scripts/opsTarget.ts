@@ -4,8 +4,8 @@
  * accepted only on a loopback address (the local stack), where the local key is the default; any other
  * account is reached over HTTPS with COSMOS_KEY or, when that is unset, the signed-in Azure identity.
  */
-import { LOCAL_COSMOS_KEY } from '../lib/devhost/cosmosServer';
-import { DEFAULT_PORTS } from '../lib/devhost/devData';
+import { LOCAL_COSMOS_KEY } from '../devhost/cosmosServer';
+import { DEFAULT_PORTS } from '../devhost/devData';
 import type { StoreConfig } from '../lib/store/store';
 
 export class OpsSettingError extends Error {
@@ -38,13 +38,18 @@ export function opsTarget(env: Env): OpsTarget {
   try {
     url = new URL(endpoint);
   } catch {
-    throw new OpsSettingError(configured ? 'Setting COSMOS_ENDPOINT must be an absolute URL' : 'Setting DEV_COSMOS_PORT must be a port number');
+    throw new OpsSettingError(
+      configured ? 'Setting COSMOS_ENDPOINT must be an absolute URL' : 'Setting DEV_COSMOS_PORT must be a port number',
+    );
   }
   const loopback = LOOPBACK.has(url.hostname.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
   if (url.protocol === 'http:' && !loopback) {
-    throw new OpsSettingError('Setting COSMOS_ENDPOINT must be an https URL; plain http is accepted only for the local stack on a loopback address');
+    throw new OpsSettingError(
+      'Setting COSMOS_ENDPOINT must be an https URL; plain http is accepted only for the local stack on a loopback address',
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OpsSettingError('Setting COSMOS_ENDPOINT must be an https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OpsSettingError('Setting COSMOS_ENDPOINT must be an https URL');
   const key = value(env, 'COSMOS_KEY') ?? (url.protocol === 'http:' ? LOCAL_COSMOS_KEY : undefined);
   return {
     store: { endpoint: endpoint.replace(/\/+$/, ''), key, database },

@@ -23,12 +23,22 @@ function projectRoot(from: string): string {
 
 export const ROOT = projectRoot(__dirname);
 
-export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promise<{ dir: string; bundleBytes: number }> {
+export async function buildApp(
+  outDir = path.join(ROOT, 'build', 'app'),
+): Promise<{ dir: string; bundleBytes: number }> {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
-  const functionFiles = fs.readdirSync(path.join(ROOT, 'functions')).filter((f) => f.endsWith('.ts')).sort();
+  const functionFiles = fs
+    .readdirSync(path.join(ROOT, 'functions'))
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
   await build({
-    stdin: { contents: functionFiles.map((f) => `import './functions/${f.replace(/\.ts$/, '')}';`).join('\n'), resolveDir: ROOT, sourcefile: 'index.ts', loader: 'ts' },
+    stdin: {
+      contents: functionFiles.map((f) => `import './functions/${f.replace(/\.ts$/, '')}';`).join('\n'),
+      resolveDir: ROOT,
+      sourcefile: 'index.ts',
+      loader: 'ts',
+    },
     bundle: true,
     platform: 'node',
     target: 'node22',
@@ -44,12 +54,22 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-  fs.writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, private: true, main: 'index.js', engines: { node: '>=22' } }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(outDir, 'package.json'),
+    JSON.stringify(
+      { name: pkg.name, version: pkg.version, private: true, main: 'index.js', engines: { node: '>=22' } },
+      null,
+      2,
+    ) + '\n',
+  );
   return { dir: outDir, bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size };
 }
 
 export function zipApp(dir: string, zipPath: string): number {
-  const files = fs.readdirSync(dir).filter((f) => !f.endsWith('.map')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => !f.endsWith('.map'))
+    .sort();
   const zip = writeZip(files.map((name) => ({ name, data: fs.readFileSync(path.join(dir, name)) })));
   fs.writeFileSync(zipPath, zip);
   return zip.length;
@@ -59,10 +79,12 @@ export function zipApp(dir: string, zipPath: string): number {
 function coldLoadMs(dir: string): number {
   const script = `
     const Module = require('module'); const orig = Module._resolveFilename;
-    Module._resolveFilename = function (r, ...a) { return r === '@azure/functions-core' ? ${JSON.stringify(path.join(ROOT, 'dist', 'lib', 'devhost', 'functionsCore.js'))} : orig.call(this, r, ...a); };
+    Module._resolveFilename = function (r, ...a) { return r === '@azure/functions-core' ? ${JSON.stringify(path.join(ROOT, 'dist', 'devhost', 'functionsCore.js'))} : orig.call(this, r, ...a); };
     const t = process.hrtime.bigint(); require(${JSON.stringify(path.join(dir, 'index.js'))});
     process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e6));`;
-  const runs = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })));
+  const runs = Array.from({ length: 5 }, () =>
+    Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })),
+  );
   return runs.sort((a, b) => a - b)[2] ?? NaN;
 }
 
@@ -71,8 +93,12 @@ if (require.main === module) {
     const { dir, bundleBytes } = await buildApp();
     const zipPath = path.join(ROOT, 'build', 'package.zip');
     const zipBytes = zipApp(dir, zipPath);
-    console.log(`bundle build/app/index.js: ${(bundleBytes / 1024).toFixed(0)} KiB; package build/package.zip: ${(zipBytes / 1024).toFixed(0)} KiB`);
-    console.log(`cold module load of all functions (median of 5, Node ${process.versions.node}): ${coldLoadMs(dir).toFixed(0)} ms`);
+    console.log(
+      `bundle build/app/index.js: ${(bundleBytes / 1024).toFixed(0)} KiB; package build/package.zip: ${(zipBytes / 1024).toFixed(0)} KiB`,
+    );
+    console.log(
+      `cold module load of all functions (median of 5, Node ${process.versions.node}): ${coldLoadMs(dir).toFixed(0)} ms`,
+    );
   })().catch((err: unknown) => {
     console.error(err);
     process.exit(1);

@@ -30,13 +30,24 @@ export class ServiceError extends Error {
 /** The request got no answer in time (or the gateway in front of the service gave up on it). */
 export class RequestGaveUp extends Error {}
 
-export async function graphql(service: string, accessToken: string, query: string, variables: unknown, timeoutMs?: number, correlationId?: string): Promise<Record<string, unknown>> {
+export async function graphql(
+  service: string,
+  accessToken: string,
+  query: string,
+  variables: unknown,
+  timeoutMs?: number,
+  correlationId?: string,
+): Promise<Record<string, unknown>> {
   let res: Response;
   let text: string;
   try {
     res = await fetch(`${service}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...(correlationId ? { 'x-correlation-id': correlationId } : {}) },
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        ...(correlationId ? { 'x-correlation-id': correlationId } : {}),
+      },
       body: JSON.stringify({ query, variables }),
       ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
@@ -48,10 +59,19 @@ export async function graphql(service: string, accessToken: string, query: strin
     throw err;
   }
   // Azure's front end answers 502/504 without a GraphQL body when a request outlives its 230 s limit.
-  if (res.status === 502 || res.status === 504) throw new RequestGaveUp(`the request was given up (HTTP ${res.status})`);
+  if (res.status === 502 || res.status === 504)
+    throw new RequestGaveUp(`the request was given up (HTTP ${res.status})`);
   let body: {
     data?: Record<string, unknown> | null;
-    errors?: Array<{ message: string; extensions?: { code?: string; runId?: string; externalIds?: string[]; problems?: Array<{ field: string; problem: string }> } }>;
+    errors?: Array<{
+      message: string;
+      extensions?: {
+        code?: string;
+        runId?: string;
+        externalIds?: string[];
+        problems?: Array<{ field: string; problem: string }>;
+      };
+    }>;
   };
   try {
     body = JSON.parse(text) as typeof body;
@@ -64,9 +84,17 @@ export async function graphql(service: string, accessToken: string, query: strin
     const code = first?.extensions?.code ?? 'ERROR';
     const externalIds = first?.extensions?.externalIds;
     const partial = body.data && Array.isArray(externalIds) ? { data: body.data, externalIds } : undefined;
-    throw new ServiceError([`${code}: ${first?.message}`, ...problems].join('\n'), code, first?.extensions?.runId, partial);
+    throw new ServiceError(
+      [`${code}: ${first?.message}`, ...problems].join('\n'),
+      code,
+      first?.extensions?.runId,
+      partial,
+    );
   }
-  if (!body.data) throw new Error(`the service answered HTTP ${res.status} without a GraphQL result (is --service the service's address?)`);
+  if (!body.data)
+    throw new Error(
+      `the service answered HTTP ${res.status} without a GraphQL result (is --service the service's address?)`,
+    );
   return body.data;
 }
 
@@ -157,7 +185,10 @@ export class RunFollower {
       try {
         return await graphql(this.o.service, this.o.accessToken, query, variables, this.o.pollMs + 30_000);
       } catch (err) {
-        const passing = (err instanceof ServiceError && err.code === 'SERVICE_BUSY') || err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed');
+        const passing =
+          (err instanceof ServiceError && err.code === 'SERVICE_BUSY') ||
+          err instanceof RequestGaveUp ||
+          (err instanceof TypeError && err.message === 'fetch failed');
         if (!passing || attempt >= LOOK_ATTEMPTS) throw err;
         await sleep(this.o.pollMs);
       }
@@ -165,13 +196,18 @@ export class RunFollower {
   }
 
   private async recentRuns(): Promise<ServiceRun[]> {
-    return (await this.look(`query($s: String!) { importRuns(source: $s, first: 20) { ${RUN_FIELDS} } }`, { s: this.o.source })).importRuns as ServiceRun[];
+    return (
+      await this.look(`query($s: String!) { importRuns(source: $s, first: 20) { ${RUN_FIELDS} } }`, {
+        s: this.o.source,
+      })
+    ).importRuns as ServiceRun[];
   }
 
   /** Polls the run until it is no longer RUNNING. */
   async follow(id: string): Promise<ServiceRun> {
     for (;;) {
-      const run = (await this.look(`query($id: ID!) { importRun(id: $id) { ${RUN_FIELDS} } }`, { id })).importRun as ServiceRun | null;
+      const run = (await this.look(`query($id: ID!) { importRun(id: $id) { ${RUN_FIELDS} } }`, { id }))
+        .importRun as ServiceRun | null;
       if (!run) throw new Error(`run ${id} is not in the run history`);
       if (run.status !== 'RUNNING') return run;
       await sleep(this.o.pollMs);
@@ -183,23 +219,33 @@ export class RunFollower {
    * started by that id (the service keeps it in the run record) and follows it to its end; another
    * process importing the same source with the same credentials meanwhile is never taken for it.
    */
-  private async send(operation: RunOperation, query: string, variables: unknown): Promise<{ data: Record<string, unknown> } | { run: ServiceRun }> {
+  private async send(
+    operation: RunOperation,
+    query: string,
+    variables: unknown,
+  ): Promise<{ data: Record<string, unknown> } | { run: ServiceRun }> {
     const correlationId = newCorrelationId();
     const sentAt = Date.now();
     try {
-      return { data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId) };
+      return {
+        data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId),
+      };
     } catch (err) {
       if (!(err instanceof RequestGaveUp)) throw err;
-      this.o.progress(`${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`);
+      this.o.progress(
+        `${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`,
+      );
     }
     let mine: ServiceRun | undefined;
     for (const giveUpAt = Date.now() + RUN_APPEARS_WITHIN_MS; !mine; await sleep(this.o.pollMs)) {
       mine = (await this.recentRuns()).find((r) => r.operation === operation && r.correlationId === correlationId);
-      if (!mine && Date.now() > giveUpAt) throw new Error('the request timed out and its run did not appear in the run history; send it again');
+      if (!mine && Date.now() > giveUpAt)
+        throw new Error('the request timed out and its run did not appear in the run history; send it again');
     }
     this.o.progress(`following run ${mine.id}`);
     const ended = await this.follow(mine.id);
-    if (ended.status !== 'COMPLETED') throw new RunFailed(ended, `${operation === 'IMPORT' ? 'import' : 'association'} run ${ended.id}`);
+    if (ended.status !== 'COMPLETED')
+      throw new RunFailed(ended, `${operation === 'IMPORT' ? 'import' : 'association'} run ${ended.id}`);
     return { run: ended };
   }
 
@@ -207,17 +253,32 @@ export class RunFollower {
   async importSet(identities: unknown[]): Promise<{ counts: ImportCounts; runId: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const sent = await this.send('IMPORT', 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }', {
-          i: { source: this.o.source, identities },
-        });
+        const sent = await this.send(
+          'IMPORT',
+          'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }',
+          {
+            i: { source: this.o.source, identities },
+          },
+        );
         if ('run' in sent) return { counts: countsOf(sent.run, 'importCounts'), runId: sent.run.id };
         const { runId, ...counts } = sent.data.importBusinessIdentities as ImportCounts & { runId: string };
         return { counts, runId };
       } catch (err) {
-        if (!(err instanceof ServiceError && err.code === 'IMPORT_IN_PROGRESS' && err.runId && attempt < MAX_IMPORT_ATTEMPTS)) throw err;
+        if (!(
+          err instanceof ServiceError &&
+          err.code === 'IMPORT_IN_PROGRESS' &&
+          err.runId &&
+          attempt < MAX_IMPORT_ATTEMPTS
+        ))
+          throw err;
         this.o.progress(`another import of source ${this.o.source} is running (run ${err.runId}); following it`);
         const other = await this.follow(err.runId);
-        this.followed.push({ runId: other.id, status: other.status, importCounts: other.importCounts, failure: other.failure });
+        this.followed.push({
+          runId: other.id,
+          status: other.status,
+          importCounts: other.importCounts,
+          failure: other.failure,
+        });
         this.o.progress(`run ${other.id} ended ${other.status.toLowerCase()}; sending the set again`);
       }
     }
@@ -235,13 +296,21 @@ export class RunFollower {
       try {
         return addAssociationCounts(totals, await this.associateOnce(pending));
       } catch (err) {
-        if (!(err instanceof ServiceError && err.code === 'ASSOCIATION_INCOMPLETE' && err.partial && send < ASSOCIATION_SENDS)) throw err;
+        if (!(
+          err instanceof ServiceError &&
+          err.code === 'ASSOCIATION_INCOMPLETE' &&
+          err.partial &&
+          send < ASSOCIATION_SENDS
+        ))
+          throw err;
         addAssociationCounts(totals, associationCountsOf(err.partial.data.associateBusinessIdentities));
         const again = new Set(err.partial.externalIds);
         pending = pending.filter((p) => again.has(p.externalId));
         if (pending.length === 0) return totals;
         const waitMs = this.o.pollMs * 2 ** (send - 1);
-        this.o.progress(`${pending.length} ${pending.length === 1 ? 'pair was' : 'pairs were'} not done; sending ${pending.length === 1 ? 'it' : 'them'} again in ${(waitMs / 1000).toFixed(1)} s`);
+        this.o.progress(
+          `${pending.length} ${pending.length === 1 ? 'pair was' : 'pairs were'} not done; sending ${pending.length === 1 ? 'it' : 'them'} again in ${(waitMs / 1000).toFixed(1)} s`,
+        );
         await sleep(waitMs);
       }
     }
@@ -262,7 +331,13 @@ export class RunFollower {
 const ASSOCIATION_SENDS = 3;
 
 function noAssociationCounts(): AssociationCounts {
-  return { associated: 0, unchanged: 0, unknownExternalIds: 0, unknownUserPrincipalNames: 0, conflictingUserPrincipalNames: 0 };
+  return {
+    associated: 0,
+    unchanged: 0,
+    unknownExternalIds: 0,
+    unknownUserPrincipalNames: 0,
+    conflictingUserPrincipalNames: 0,
+  };
 }
 
 /** Adds `counts` into `totals` and returns `totals`. */

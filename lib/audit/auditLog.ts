@@ -45,10 +45,16 @@ export class AuditLog {
   async list(tenantId: string, targetId?: string): Promise<AuditEntry[]> {
     const page = await this.store
       .collection<AuditEntry>('audit')
-      .queryPartitionPage<AuditEntry>(tenantId, 'SELECT *', targetId ? 'c.target.id = @t' : '', targetId ? [{ name: '@t', value: targetId }] : [], {
-        orderBy: 'c.at',
-        maxItemCount: 1000,
-      });
+      .queryPartitionPage<AuditEntry>(
+        tenantId,
+        'SELECT *',
+        targetId ? 'c.target.id = @t' : '',
+        targetId ? [{ name: '@t', value: targetId }] : [],
+        {
+          orderBy: 'c.at',
+          maxItemCount: 1000,
+        },
+      );
     return page.items;
   }
 }

@@ -49,7 +49,10 @@ const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
 const DEFAULT_FAILURE_RETRY_MS = 10_000;
 
 export async function defaultFetchJwks(uri: string): Promise<unknown> {
-  const res = await fetch(uri, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(DEFAULT_FETCH_TIMEOUT_MS) });
+  const res = await fetch(uri, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(DEFAULT_FETCH_TIMEOUT_MS),
+  });
   if (!res.ok) throw new Error(`JWKS request to ${uri} failed with HTTP ${res.status}`);
   return (await res.json()) as unknown;
 }
@@ -119,7 +122,8 @@ export function createJwksCache(o: JwksCacheOptions): JwksCache {
     const cached = cache.get(tenantId);
     if (!inflight.has(tenantId) && cached && o.now() < cached.reloadAt) return { entry: cached, fresh: false };
     const failed = failedUntil.get(tenantId);
-    if (!cached && !inflight.has(tenantId) && failed !== undefined && o.now() < failed) throw new KeysUnavailableError(tenantId, false);
+    if (!cached && !inflight.has(tenantId) && failed !== undefined && o.now() < failed)
+      throw new KeysUnavailableError(tenantId, false);
     try {
       return { entry: await load(tenantId), fresh: true };
     } catch {

@@ -8,6 +8,8 @@ import type { TokenValidationError } from './tokenValidator';
  */
 export function logTokenFailure(log: Logger, err: TokenValidationError): void {
   if (err.failure === 'keys_unavailable' && err.keys?.fetchFailed) {
-    log.warn('signing keys of a registered tenant could not be fetched; its tokens are refused until they can be', { tenantId: err.keys.tenantId });
+    log.warn('signing keys of a registered tenant could not be fetched; its tokens are refused until they can be', {
+      tenantId: err.keys.tenantId,
+    });
   }
 }

@@ -113,24 +113,31 @@ function decodeUnverified(token: string): UnverifiedToken {
   } catch {
     throw new TokenValidationError('malformed', 'The token header or payload is not JSON');
   }
-  if (!isObject(header) || !isObject(payload)) throw new TokenValidationError('malformed', 'The token header or payload is not a JSON object');
+  if (!isObject(header) || !isObject(payload))
+    throw new TokenValidationError('malformed', 'The token header or payload is not a JSON object');
   return { header, payload };
 }
 
 function keyIdOf(header: UnverifiedToken['header']): string {
-  if (header.alg !== 'RS256') throw new TokenValidationError('unsupported_algorithm', 'Only RS256-signed tokens are accepted');
-  if (typeof header.kid !== 'string' || header.kid === '') throw new TokenValidationError('malformed', 'The token header has no key id');
+  if (header.alg !== 'RS256')
+    throw new TokenValidationError('unsupported_algorithm', 'Only RS256-signed tokens are accepted');
+  if (typeof header.kid !== 'string' || header.kid === '')
+    throw new TokenValidationError('malformed', 'The token header has no key id');
   return header.kid;
 }
 
 /** The token's tenant (lower case) when its issuer is that tenant at the authority. */
 function issuingTenant(payload: Claims, authority: string): string {
   const tid = payload.tid;
-  if (typeof tid !== 'string' || !GUID.test(tid)) throw new TokenValidationError('wrong_issuer', 'The token has no valid tenant id');
+  if (typeof tid !== 'string' || !GUID.test(tid))
+    throw new TokenValidationError('wrong_issuer', 'The token has no valid tenant id');
   const tenant = tid.toLowerCase();
   const iss = payload.iss;
   if (typeof iss !== 'string' || !issuerIsTenant(iss, authority, tenant)) {
-    throw new TokenValidationError('wrong_issuer', 'The token issuer is not the token tenant at the expected authority');
+    throw new TokenValidationError(
+      'wrong_issuer',
+      'The token issuer is not the token tenant at the expected authority',
+    );
   }
   return tenant;
 }
@@ -148,7 +155,11 @@ function issuerIsTenant(iss: string, authority: string, tenant: string): boolean
 function verifySignature(token: string, key: KeyObject, skewSeconds: number, nowMs: number): Claims {
   let verified: unknown;
   try {
-    verified = jwt.verify(token, key, { algorithms: ['RS256'], clockTolerance: skewSeconds, clockTimestamp: Math.floor(nowMs / 1000) });
+    verified = jwt.verify(token, key, {
+      algorithms: ['RS256'],
+      clockTolerance: skewSeconds,
+      clockTimestamp: Math.floor(nowMs / 1000),
+    });
   } catch (err) {
     throw failureOf(err);
   }
@@ -205,7 +216,11 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
       return await jwks.getKey(tenantId, kid);
     } catch (err) {
       if (err instanceof KeysUnavailableError) {
-        throw new TokenValidationError('keys_unavailable', 'The signing keys of the token tenant could not be retrieved', { tenantId, fetchFailed: err.fetchFailed });
+        throw new TokenValidationError(
+          'keys_unavailable',
+          'The signing keys of the token tenant could not be retrieved',
+          { tenantId, fetchFailed: err.fetchFailed },
+        );
       }
       throw err;
     }
@@ -219,10 +234,14 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
       // Issuer and registration before keys: only a registered tenant's token causes a JWKS fetch.
       const tenantId = issuingTenant(payload, authority);
       if (o.isRegisteredTenant && !(await o.isRegisteredTenant(tenantId))) {
-        throw new TokenValidationError('unregistered_tenant', 'The token is not from an organization registered with the service');
+        throw new TokenValidationError(
+          'unregistered_tenant',
+          'The token is not from an organization registered with the service',
+        );
       }
       const key = await keyOf(tenantId, kid);
-      if (!key) throw new TokenValidationError('unknown_key', 'The token was signed with a key the tenant does not publish');
+      if (!key)
+        throw new TokenValidationError('unknown_key', 'The token was signed with a key the tenant does not publish');
       const verified = verifySignature(token, key, skew, now());
       checkAudience(verified, audiences);
       return callerOf(verified, tenantId);

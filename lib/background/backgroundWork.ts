@@ -31,13 +31,18 @@ const MAX_ID_LENGTH = 255;
 export const MAX_DEFERRALS = 5;
 
 export function parseBackgroundWork(message: unknown): BackgroundWork {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new InvalidBackgroundWork('not a JSON object');
+  if (typeof message !== 'object' || message === null || Array.isArray(message))
+    throw new InvalidBackgroundWork('not a JSON object');
   const { kind, tenantId, after, deferrals, ...rest } = message as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new InvalidBackgroundWork('unknown members');
   if (kind !== 'pendingLinks' && kind !== 'retention') throw new InvalidBackgroundWork('unknown kind');
   if (typeof tenantId !== 'string' || !isGuid(tenantId)) throw new InvalidBackgroundWork('tenantId is not a GUID');
-  if (after !== undefined && (typeof after !== 'string' || after.length > MAX_ID_LENGTH)) throw new InvalidBackgroundWork('after is not an identity id');
-  if (deferrals !== undefined && (typeof deferrals !== 'number' || !Number.isInteger(deferrals) || deferrals < 0 || deferrals > MAX_DEFERRALS)) {
+  if (after !== undefined && (typeof after !== 'string' || after.length > MAX_ID_LENGTH))
+    throw new InvalidBackgroundWork('after is not an identity id');
+  if (
+    deferrals !== undefined &&
+    (typeof deferrals !== 'number' || !Number.isInteger(deferrals) || deferrals < 0 || deferrals > MAX_DEFERRALS)
+  ) {
     throw new InvalidBackgroundWork('deferrals is out of range');
   }
   return { kind, tenantId: normalizeGuid(tenantId), ...(after ? { after } : {}), ...(deferrals ? { deferrals } : {}) };

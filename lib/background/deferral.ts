@@ -17,10 +17,13 @@ const NOT_CONSENTED_SECONDS = 15 * 60;
 
 export function deferralFor(err: unknown): Deferral | undefined {
   if (err instanceof DirectoryAccessError) return { reason: 'notConsented', seconds: NOT_CONSENTED_SECONDS };
-  if (err instanceof GraphError && (err.statusCode === 401 || err.statusCode === 403)) return { reason: 'notConsented', seconds: NOT_CONSENTED_SECONDS };
+  if (err instanceof GraphError && (err.statusCode === 401 || err.statusCode === 403))
+    return { reason: 'notConsented', seconds: NOT_CONSENTED_SECONDS };
   if (err instanceof DirectoryUnavailableError) {
     const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    return err.status === 429 ? { reason: 'throttled', seconds } : { reason: 'unavailable', seconds: Math.max(UNAVAILABLE_MIN_SECONDS, seconds) };
+    return err.status === 429
+      ? { reason: 'throttled', seconds }
+      : { reason: 'unavailable', seconds: Math.max(UNAVAILABLE_MIN_SECONDS, seconds) };
   }
   return undefined;
 }

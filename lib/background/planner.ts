@@ -18,7 +18,12 @@ export async function planPendingLinks(tenants: TenantRegistry, queue: WorkQueue
   return { units: registered.length };
 }
 
-export async function planRetention(store: Store, queue: WorkQueue, inactiveDays: number, now = new Date()): Promise<{ units: number }> {
+export async function planRetention(
+  store: Store,
+  queue: WorkQueue,
+  inactiveDays: number,
+  now = new Date(),
+): Promise<{ units: number }> {
   const tenantIds = await tenantsWithExpiredSensitiveData(store, inactiveDays, now);
   await forEachBounded(tenantIds, SEND_CONCURRENCY, (tenantId) => queue.send({ kind: 'retention', tenantId }));
   return { units: tenantIds.length };

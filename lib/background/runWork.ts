@@ -36,7 +36,14 @@ export type WorkOutcome =
 export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
   const after = work.after ?? '';
   if (work.kind === 'retention') {
-    const result = await purgeTenantExpiredSensitiveData(deps.store, work.tenantId, deps.retentionInactiveDays, after, RETENTION_UNIT_LIMIT, now);
+    const result = await purgeTenantExpiredSensitiveData(
+      deps.store,
+      work.tenantId,
+      deps.retentionInactiveDays,
+      after,
+      RETENTION_UNIT_LIMIT,
+      now,
+    );
     if (result.next) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, after: result.next });
     return { done: 'retention', result, continued: result.next !== undefined };
   }

@@ -44,8 +44,14 @@ class StorageWorkQueue implements WorkQueue {
 
 function connect(settings: Settings['backgroundQueue']): QueueClient {
   if (settings.connectionString) return new QueueClient(settings.connectionString, BACKGROUND_QUEUE_NAME);
-  if (settings.queueServiceUri) return new QueueServiceClient(settings.queueServiceUri, new DefaultAzureCredential()).getQueueClient(BACKGROUND_QUEUE_NAME);
-  throw new ConfigError('BACKGROUND_QUEUE__queueServiceUri', '(or BACKGROUND_QUEUE, a connection string) is required for background work');
+  if (settings.queueServiceUri)
+    return new QueueServiceClient(settings.queueServiceUri, new DefaultAzureCredential()).getQueueClient(
+      BACKGROUND_QUEUE_NAME,
+    );
+  throw new ConfigError(
+    'BACKGROUND_QUEUE__queueServiceUri',
+    '(or BACKGROUND_QUEUE, a connection string) is required for background work',
+  );
 }
 
 export function createWorkQueue(settings: Settings['backgroundQueue']): WorkQueue {

@@ -50,7 +50,10 @@ export interface Settings {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly setting: string, problem: string) {
+  constructor(
+    readonly setting: string,
+    problem: string,
+  ) {
     super(`Setting ${setting} ${problem}`);
     this.name = 'ConfigError';
   }
@@ -72,7 +75,8 @@ function url(env: Env, name: string, fallback?: string): string {
   } catch {
     throw new ConfigError(name, 'must be an absolute URL');
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(name, 'must be an http(s) URL');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new ConfigError(name, 'must be an http(s) URL');
   return raw.replace(/\/+$/, '');
 }
 
@@ -144,21 +148,33 @@ function audiences(env: Env, inAzure: boolean): string[] {
     const uri = configuredUri ?? LOCAL_APP_ID_URI;
     return clientId ? [uri, clientId] : [uri];
   }
-  if (!clientId) throw new ConfigError('SERVICE_CLIENT_ID', 'is required in Azure: v2.0 tokens carry the client id as audience');
+  if (!clientId)
+    throw new ConfigError('SERVICE_CLIENT_ID', 'is required in Azure: v2.0 tokens carry the client id as audience');
   if (!GUID.test(clientId)) throw new ConfigError('SERVICE_CLIENT_ID', 'must be the application (client) id, a GUID');
   if (configuredUri === undefined) return [clientId];
   if (configuredUri.toLowerCase() === LOCAL_APP_ID_URI) {
-    throw new ConfigError('SERVICE_APP_ID_URI', 'is the local stack default, which any application can claim; leave it empty in Azure or set a tenant-unique App ID URI');
+    throw new ConfigError(
+      'SERVICE_APP_ID_URI',
+      'is the local stack default, which any application can claim; leave it empty in Azure or set a tenant-unique App ID URI',
+    );
   }
   if (!tenantUnique(configuredUri)) {
-    throw new ConfigError('SERVICE_APP_ID_URI', 'must be tenant-unique in Azure (api://<app or tenant id>/…, or a URI on a verified domain), or empty');
+    throw new ConfigError(
+      'SERVICE_APP_ID_URI',
+      'must be tenant-unique in Azure (api://<app or tenant id>/…, or a URI on a verified domain), or empty',
+    );
   }
   return [clientId, configuredUri];
 }
 
 export function loadSettings(env: Env = process.env): Settings {
   const inAzure = hostedInAzure(env);
-  const graphCredential = oneOf(env, 'GRAPH_CREDENTIAL', ['clientSecret', 'certificate', 'managedIdentity'] as const, 'managedIdentity');
+  const graphCredential = oneOf(
+    env,
+    'GRAPH_CREDENTIAL',
+    ['clientSecret', 'certificate', 'managedIdentity'] as const,
+    'managedIdentity',
+  );
   const settings: Settings = {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL'),
     cosmos: {
@@ -194,27 +210,43 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     backgroundQueue: {
       connectionString: optional(env, 'BACKGROUND_QUEUE'),
-      queueServiceUri: optional(env, 'BACKGROUND_QUEUE__queueServiceUri') === undefined ? undefined : url(env, 'BACKGROUND_QUEUE__queueServiceUri'),
+      queueServiceUri:
+        optional(env, 'BACKGROUND_QUEUE__queueServiceUri') === undefined
+          ? undefined
+          : url(env, 'BACKGROUND_QUEUE__queueServiceUri'),
     },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
   };
   if (settings.graph.credential === 'clientSecret') {
-    if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');
-    if (!settings.graph.clientSecret) throw new ConfigError('GRAPH_CLIENT_SECRET', 'is required when GRAPH_CREDENTIAL is clientSecret');
+    if (!settings.graph.clientId)
+      throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');
+    if (!settings.graph.clientSecret)
+      throw new ConfigError('GRAPH_CLIENT_SECRET', 'is required when GRAPH_CREDENTIAL is clientSecret');
   }
   if (settings.graph.credential === 'managedIdentity' && inAzure) {
-    if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity');
+    if (!settings.graph.clientId)
+      throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity');
     if (!settings.graph.managedIdentityClientId) {
-      throw new ConfigError('GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity: the client id of the user-assigned identity the template creates');
+      throw new ConfigError(
+        'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
+        'is required when GRAPH_CREDENTIAL is managedIdentity: the client id of the user-assigned identity the template creates',
+      );
     }
   }
   if (settings.graph.credential === 'certificate') {
-    if (!settings.graph.clientId) throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is certificate');
+    if (!settings.graph.clientId)
+      throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is certificate');
     if (!settings.graph.certificate && !settings.graph.certificatePath) {
-      throw new ConfigError('GRAPH_CERTIFICATE', 'or GRAPH_CERTIFICATE_PATH is required when GRAPH_CREDENTIAL is certificate');
+      throw new ConfigError(
+        'GRAPH_CERTIFICATE',
+        'or GRAPH_CERTIFICATE_PATH is required when GRAPH_CREDENTIAL is certificate',
+      );
     }
     if (settings.graph.certificate && !settings.graph.certificate.includes('-----BEGIN')) {
-      throw new ConfigError('GRAPH_CERTIFICATE', 'must be a PEM (certificate and private key); in Azure it is a Key Vault reference to a certificate created with content type PEM');
+      throw new ConfigError(
+        'GRAPH_CERTIFICATE',
+        'must be a PEM (certificate and private key); in Azure it is a Key Vault reference to a certificate created with content type PEM',
+      );
     }
   }
   return settings;
@@ -225,12 +257,36 @@ export function loadSettings(env: Env = process.env): Settings {
  * (a connection string) is local only: in Azure the queue connection is identity-based.
  */
 export const SETTING_NAMES = [
-  'PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI',
-  'SERVICE_CLIENT_ID', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'GRAPH_CLIENT_SECRET',
-  'GRAPH_CERTIFICATE', 'GRAPH_CERTIFICATE_PATH', 'RETENTION_INACTIVE_DAYS', 'SCIM_RATE_LIMIT_PER_SECOND', 'SCIM_MAX_BODY_BYTES',
-  'GRAPHQL_MAX_BODY_BYTES', 'GRAPHQL_INTROSPECTION', 'IMPORT_MAX_DELETE_RATIO', 'IMPORT_MAX_IDENTITIES', 'ASSOCIATION_MAX_PAIRS', 'PENDING_LINK_BATCH_LIMIT', 'LOG_LEVEL',
-  'PENDING_LINK_BACKOFF_SECONDS', 'PENDING_LINK_BACKOFF_MAX_SECONDS', 'BACKGROUND_QUEUE__queueServiceUri', 'BACKGROUND_QUEUE__credential',
-  'RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE',
+  'PUBLIC_BASE_URL',
+  'COSMOS_ENDPOINT',
+  'COSMOS_KEY',
+  'COSMOS_DATABASE',
+  'AUTH_AUTHORITY',
+  'SERVICE_APP_ID_URI',
+  'SERVICE_CLIENT_ID',
+  'GRAPH_BASE_URL',
+  'GRAPH_CREDENTIAL',
+  'GRAPH_CLIENT_ID',
+  'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
+  'GRAPH_CLIENT_SECRET',
+  'GRAPH_CERTIFICATE',
+  'GRAPH_CERTIFICATE_PATH',
+  'RETENTION_INACTIVE_DAYS',
+  'SCIM_RATE_LIMIT_PER_SECOND',
+  'SCIM_MAX_BODY_BYTES',
+  'GRAPHQL_MAX_BODY_BYTES',
+  'GRAPHQL_INTROSPECTION',
+  'IMPORT_MAX_DELETE_RATIO',
+  'IMPORT_MAX_IDENTITIES',
+  'ASSOCIATION_MAX_PAIRS',
+  'PENDING_LINK_BATCH_LIMIT',
+  'LOG_LEVEL',
+  'PENDING_LINK_BACKOFF_SECONDS',
+  'PENDING_LINK_BACKOFF_MAX_SECONDS',
+  'BACKGROUND_QUEUE__queueServiceUri',
+  'BACKGROUND_QUEUE__credential',
+  'RETENTION_SCHEDULE',
+  'RESOLVE_PENDING_LINKS_SCHEDULE',
 ] as const;
 
 let cached: Settings | undefined;

@@ -3,7 +3,15 @@
  * and many UPNs at once (`$filter=userPrincipalName in (...)`, 15 values per request,
  * up to 20 requests per `$batch`). Deleted users are not returned by /users, so they are never used.
  */
-import { Client, GraphError, HTTPMessageHandler, RetryHandler, RetryHandlerOptions, type Context, type Middleware } from '@microsoft/microsoft-graph-client';
+import {
+  Client,
+  GraphError,
+  HTTPMessageHandler,
+  RetryHandler,
+  RetryHandlerOptions,
+  type Context,
+  type Middleware,
+} from '@microsoft/microsoft-graph-client';
 import type { GraphTokenProvider } from './graphTokens';
 import { DirectoryAccessError, DirectoryUnavailableError, tokenFailure } from './directoryTrouble';
 
@@ -33,7 +41,12 @@ function usersQuery(filter: string): string {
 }
 
 interface BatchResponse {
-  responses?: Array<{ id: string; status: number; headers?: Record<string, string>; body?: { value?: DirectoryUser[] } }>;
+  responses?: Array<{
+    id: string;
+    status: number;
+    headers?: Record<string, string>;
+    body?: { value?: DirectoryUser[] };
+  }>;
 }
 
 /**
@@ -77,7 +90,11 @@ export class DirectoryClient {
       const retry = new RetryHandler(new RetryHandlerOptions(1, 3));
       auth.setNext(retry);
       retry.setNext(new HTTPMessageHandler());
-      c = Client.initWithMiddleware({ baseUrl: this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`, defaultVersion: 'v1.0', middleware: auth });
+      c = Client.initWithMiddleware({
+        baseUrl: this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`,
+        defaultVersion: 'v1.0',
+        middleware: auth,
+      });
       this.clients.set(tenantId, c);
     }
     return c;
@@ -111,13 +128,25 @@ export class DirectoryClient {
   }
 
   async findByUpn(tenantId: string, upn: string): Promise<DirectoryUser | undefined> {
-    const res = await this.send(tenantId, () => this.client(tenantId).api(usersQuery(`userPrincipalName eq ${odataString(upn)}`)).get() as Promise<{ value?: DirectoryUser[] }>);
+    const res = await this.send(
+      tenantId,
+      () =>
+        this.client(tenantId)
+          .api(usersQuery(`userPrincipalName eq ${odataString(upn)}`))
+          .get() as Promise<{ value?: DirectoryUser[] }>,
+    );
     return (res.value ?? []).find((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase());
   }
 
   async getById(tenantId: string, id: string): Promise<DirectoryUser | undefined> {
     try {
-      return await this.send(tenantId, () => this.client(tenantId).api(`/users/${encodeURIComponent(id)}?$select=id,userPrincipalName`).get() as Promise<DirectoryUser>);
+      return await this.send(
+        tenantId,
+        () =>
+          this.client(tenantId)
+            .api(`/users/${encodeURIComponent(id)}?$select=id,userPrincipalName`)
+            .get() as Promise<DirectoryUser>,
+      );
     } catch (err) {
       if (err instanceof GraphError && err.statusCode === 404) return undefined;
       throw err;
@@ -133,7 +162,8 @@ export class DirectoryClient {
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += UPNS_PER_FILTER) chunks.push(unique.slice(i, i + UPNS_PER_FILTER));
     const found = new Map<string, DirectoryUser>();
-    for (let i = 0; i < chunks.length; i += REQUESTS_PER_BATCH) await this.batchLookUp(tenantId, chunks.slice(i, i + REQUESTS_PER_BATCH), found);
+    for (let i = 0; i < chunks.length; i += REQUESTS_PER_BATCH)
+      await this.batchLookUp(tenantId, chunks.slice(i, i + REQUESTS_PER_BATCH), found);
     return found;
   }
 
@@ -145,25 +175,35 @@ export class DirectoryClient {
   private async batchLookUp(tenantId: string, group: string[][], found: Map<string, DirectoryUser>): Promise<void> {
     let open = group.map((chunk, j) => ({ id: String(j + 1), chunk }));
     for (let attempt = 1; open.length > 0; attempt++) {
-      const requests = open.map(({ id, chunk }) => ({ id, method: 'GET', url: usersQuery(`userPrincipalName in (${chunk.map(odataString).join(',')})`) }));
-      const res = await this.send(tenantId, () => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>);
+      const requests = open.map(({ id, chunk }) => ({
+        id,
+        method: 'GET',
+        url: usersQuery(`userPrincipalName in (${chunk.map(odataString).join(',')})`),
+      }));
+      const res = await this.send(
+        tenantId,
+        () => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>,
+      );
       const answered = new Set<string>();
       let failure: { status: number; retryAfterMs: number } | undefined;
       for (const r of res.responses ?? []) {
         if (r.status === 200) {
           answered.add(r.id);
-          for (const u of r.body?.value ?? []) found.set(u.userPrincipalName.toLowerCase(), { id: u.id, userPrincipalName: u.userPrincipalName });
+          for (const u of r.body?.value ?? [])
+            found.set(u.userPrincipalName.toLowerCase(), { id: u.id, userPrincipalName: u.userPrincipalName });
           continue;
         }
         if (r.status === 401 || r.status === 403) throw new DirectoryAccessError(r.status);
         const retryAfter = Number(r.headers?.['Retry-After'] ?? r.headers?.['retry-after'] ?? '');
-        const retryAfterMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : SUB_REQUEST_DEFAULT_WAIT_MS;
+        const retryAfterMs =
+          Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : SUB_REQUEST_DEFAULT_WAIT_MS;
         if (!failure || retryAfterMs > failure.retryAfterMs) failure = { status: r.status, retryAfterMs };
       }
       open = open.filter(({ id }) => !answered.has(id));
       if (open.length === 0) return;
       const { status, retryAfterMs } = failure ?? { status: 0, retryAfterMs: SUB_REQUEST_DEFAULT_WAIT_MS };
-      if (attempt >= SUB_REQUEST_ATTEMPTS || retryAfterMs > SUB_REQUEST_MAX_WAIT_MS) throw new DirectoryUnavailableError(status, Math.max(retryAfterMs, 1000));
+      if (attempt >= SUB_REQUEST_ATTEMPTS || retryAfterMs > SUB_REQUEST_MAX_WAIT_MS)
+        throw new DirectoryUnavailableError(status, Math.max(retryAfterMs, 1000));
       await new Promise((r) => setTimeout(r, retryAfterMs));
     }
   }

@@ -9,9 +9,11 @@ export type DirectoryTroubleReason = 'consentMissing' | 'throttled' | 'unavailab
 
 const ADVICE: Record<DirectoryTroubleReason, string> = {
   consentMissing:
-    'The service application has no access to this tenant\'s directory: an administrator of the tenant must grant it admin consent (or the service\'s Graph credential is not valid). Links stay pending and are retried every run.',
-  throttled: 'The directory (Microsoft Graph) is throttling the service. Links stay pending and are retried by the next runs; nothing needs to be done unless it lasts.',
-  unavailable: 'The directory (Microsoft Graph) or the token service could not be reached. Links stay pending and are retried by the next runs.',
+    "The service application has no access to this tenant's directory: an administrator of the tenant must grant it admin consent (or the service's Graph credential is not valid). Links stay pending and are retried every run.",
+  throttled:
+    'The directory (Microsoft Graph) is throttling the service. Links stay pending and are retried by the next runs; nothing needs to be done unless it lasts.',
+  unavailable:
+    'The directory (Microsoft Graph) or the token service could not be reached. Links stay pending and are retried by the next runs.',
 };
 
 export function directoryAdvice(reason: DirectoryTroubleReason | 'notConsented'): string {
@@ -19,7 +21,8 @@ export function directoryAdvice(reason: DirectoryTroubleReason | 'notConsented')
 }
 
 const CALL_ADVICE: Record<DirectoryTroubleReason, string> = {
-  consentMissing: 'The service application has no access to the directory of this tenant: an administrator of the tenant must grant it admin consent; then send the call again',
+  consentMissing:
+    'The service application has no access to the directory of this tenant: an administrator of the tenant must grant it admin consent; then send the call again',
   throttled: 'The directory is throttling the service; send the call again after retryAfterSeconds',
   unavailable: 'The directory could not be reached; send the call again after retryAfterSeconds',
 };
@@ -30,7 +33,11 @@ export function directoryCallAdvice(reason: DirectoryTroubleReason): string {
 }
 
 /** Seconds after which asking again makes sense when the directory gave no Retry-After. */
-export const DEFAULT_RETRY_MS: Record<DirectoryTroubleReason, number> = { consentMissing: 15 * 60_000, throttled: 5_000, unavailable: 5_000 };
+export const DEFAULT_RETRY_MS: Record<DirectoryTroubleReason, number> = {
+  consentMissing: 15 * 60_000,
+  throttled: 5_000,
+  unavailable: 5_000,
+};
 
 export class DirectoryUnavailableError extends Error {
   constructor(
@@ -38,7 +45,13 @@ export class DirectoryUnavailableError extends Error {
     readonly retryAfterMs: number,
     readonly reason: DirectoryTroubleReason = status === 429 ? 'throttled' : 'unavailable',
   ) {
-    super(reason === 'consentMissing' ? 'The service has no access to the directory of this tenant' : reason === 'throttled' ? 'The directory is throttling requests' : `The directory is unavailable (HTTP ${status})`);
+    super(
+      reason === 'consentMissing'
+        ? 'The service has no access to the directory of this tenant'
+        : reason === 'throttled'
+          ? 'The directory is throttling requests'
+          : `The directory is unavailable (HTTP ${status})`,
+    );
     this.name = 'DirectoryUnavailableError';
   }
 }

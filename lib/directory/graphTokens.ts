@@ -58,7 +58,12 @@ export class ClientSecretTokenProvider extends CachingProvider {
     const res = await fetch(`${this.authority}/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.clientId, client_secret: this.clientSecret, scope: GRAPH_SCOPE }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: this.clientId,
+        client_secret: this.clientSecret,
+        scope: GRAPH_SCOPE,
+      }).toString(),
       signal: AbortSignal.timeout(10_000),
     });
     if (!res.ok) throw new TokenFetchError(res.status);
@@ -110,10 +115,18 @@ export function createGraphTokenProvider(s: Settings): GraphTokenProvider {
       // (federated identity credential), so no secret or certificate is stored anywhere. Only user-assigned
       // identities can be federated credentials; the system-assigned identity keeps serving Cosmos DB and storage.
       const clientId = graph.managedIdentityClientId;
-      if (!clientId) throw new ConfigError('GRAPH_MANAGED_IDENTITY_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is managedIdentity');
+      if (!clientId)
+        throw new ConfigError(
+          'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
+          'is required when GRAPH_CREDENTIAL is managedIdentity',
+        );
       const managedIdentity = new ManagedIdentityCredential({ clientId });
-      const assertion = async (): Promise<string> => (await managedIdentity.getToken('api://AzureADTokenExchange/.default')).token;
-      return new AzureIdentityTokenProvider((tenantId) => new ClientAssertionCredential(tenantId, graph.clientId ?? '', assertion, { authorityHost: auth.authority }));
+      const assertion = async (): Promise<string> =>
+        (await managedIdentity.getToken('api://AzureADTokenExchange/.default')).token;
+      return new AzureIdentityTokenProvider(
+        (tenantId) =>
+          new ClientAssertionCredential(tenantId, graph.clientId ?? '', assertion, { authorityHost: auth.authority }),
+      );
     }
   }
 }

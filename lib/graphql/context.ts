@@ -46,6 +46,17 @@ export async function authenticateAdmin(services: Services, authorization: strin
 }
 
 /** The context of an authenticated request; without an administrator (GraphiQL's page) every field refuses. */
-export function createContext(services: Services, admin: Admin | undefined, log: Logger, correlationId: string): GraphQLContext {
-  return { services, log, correlationId, partialErrors: [], admin: () => (admin ? Promise.resolve(admin) : Promise.reject(notAuthenticated())) };
+export function createContext(
+  services: Services,
+  admin: Admin | undefined,
+  log: Logger,
+  correlationId: string,
+): GraphQLContext {
+  return {
+    services,
+    log,
+    correlationId,
+    partialErrors: [],
+    admin: () => (admin ? Promise.resolve(admin) : Promise.reject(notAuthenticated())),
+  };
 }

@@ -22,11 +22,20 @@ const DROPPED_EXTENSIONS = new Set(['http', 'originalError', 'unexpected', 'stac
 
 /** Rewrites of graphql-js messages that carry a value; each keeps the names and drops the value. */
 const REWRITES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
-  [new RegExp(`^Variable "(${NAME})" got invalid value .* at "([A-Za-z0-9_.[\\]]{1,200})"; `, 's'), (m) => `Variable "${m[1]}" has an invalid value at "${m[2]}".`],
+  [
+    new RegExp(`^Variable "(${NAME})" got invalid value .* at "([A-Za-z0-9_.[\\]]{1,200})"; `, 's'),
+    (m) => `Variable "${m[1]}" has an invalid value at "${m[2]}".`,
+  ],
   [new RegExp(`^Variable "(${NAME})" got invalid value `), (m) => `Variable "${m[1]}" has an invalid value.`],
   [new RegExp(`^Argument "(${NAME})" has invalid value`), (m) => `Argument "${m[1]}" has an invalid value.`],
-  [/^Expected value of type "([[\]!A-Za-z0-9_]{1,66})", found /, (m) => `Expected value of type "${m[1]}": the value given is not one.`],
-  [/^Value .* does not exist in "([A-Za-z0-9_]{1,64})" enum/s, (m) => `The value given is not a value of enum "${m[1]}".`],
+  [
+    /^Expected value of type "([[\]!A-Za-z0-9_]{1,66})", found /,
+    (m) => `Expected value of type "${m[1]}": the value given is not one.`,
+  ],
+  [
+    /^Value .* does not exist in "([A-Za-z0-9_]{1,64})" enum/s,
+    (m) => `The value given is not a value of enum "${m[1]}".`,
+  ],
   [/^Enum "([A-Za-z0-9_]{1,64})" cannot represent/, (m) => `The value given is not a value of enum "${m[1]}".`],
   [/^([A-Za-z0-9_]{1,64}) cannot represent /, (m) => `${m[1]} cannot represent the value given.`],
   [/^Syntax Error: /, () => 'Syntax Error: the document is not valid GraphQL.'],
@@ -39,7 +48,9 @@ export function cleanMessage(message: string): string {
     if (m) return rewrite(m);
   }
   const withoutSuggestion = message.split(/ Did you mean /)[0] ?? '';
-  const masked = withoutSuggestion.replace(/"([^"]*)"/g, (quoted, inner: string) => (SAFE_QUOTED.test(inner) ? quoted : '"…"'));
+  const masked = withoutSuggestion.replace(/"([^"]*)"/g, (quoted, inner: string) =>
+    SAFE_QUOTED.test(inner) ? quoted : '"…"',
+  );
   return masked.length > MAX_MESSAGE ? `${masked.slice(0, MAX_MESSAGE)}…` : masked;
 }
 
@@ -51,7 +62,12 @@ function codeFor(error: GraphQLError, given: string | undefined): string {
   const ext = error.extensions ?? {};
   if (ext.unexpected) return INTERNAL_SERVER_ERROR;
   if (error.message.startsWith('Syntax Error')) return GRAPHQL_PARSE_FAILED;
-  if (/^Variable "[^"]*" (got invalid value|of required type .* was not provided|of non-null type .* must not be null)/s.test(error.message)) return BAD_USER_INPUT;
+  if (
+    /^Variable "[^"]*" (got invalid value|of required type .* was not provided|of non-null type .* must not be null)/s.test(
+      error.message,
+    )
+  )
+    return BAD_USER_INPUT;
   if (given) return given;
   // graphql-yoga marks errors about the HTTP request itself (body, method, params) with a status.
   if (ext.http !== undefined) return BAD_REQUEST;
@@ -74,7 +90,12 @@ export function cleanError(error: GraphQLError): GraphQLError {
   if (own) {
     for (const [k, v] of Object.entries(ext)) if (!DROPPED_EXTENSIONS.has(k)) extensions[k] = v;
   }
-  const message = code === INTERNAL_SERVER_ERROR && !own ? 'Unexpected error.' : code === BAD_REQUEST ? requestMessage(error) : cleanMessage(error.message);
+  const message =
+    code === INTERNAL_SERVER_ERROR && !own
+      ? 'Unexpected error.'
+      : code === BAD_REQUEST
+        ? requestMessage(error)
+        : cleanMessage(error.message);
   // Source and positions give the same line and column locations; no original error is attached.
   return new GraphQLError(message, { source: error.source, positions: error.positions, path: error.path, extensions });
 }

@@ -7,31 +7,46 @@ export const AUTH_NOT_AUTHENTICATED = 'AUTH_NOT_AUTHENTICATED';
 export const AUTH_NOT_AUTHORIZED = 'AUTH_NOT_AUTHORIZED';
 
 export function notAuthenticated(): GraphQLError {
-  return new GraphQLError('Not authenticated: the token is missing, expired, for another audience, or from an organization that is not registered', {
-    extensions: { code: AUTH_NOT_AUTHENTICATED },
-  });
+  return new GraphQLError(
+    'Not authenticated: the token is missing, expired, for another audience, or from an organization that is not registered',
+    {
+      extensions: { code: AUTH_NOT_AUTHENTICATED },
+    },
+  );
 }
 
 export function notAuthorized(): GraphQLError {
-  return new GraphQLError('Not authorized: the token is not an application token with the Admin role (grant the Admin application permission with admin consent, then get a new token; user tokens are not accepted)', {
-    extensions: { code: AUTH_NOT_AUTHORIZED },
-  });
+  return new GraphQLError(
+    'Not authorized: the token is not an application token with the Admin role (grant the Admin application permission with admin consent, then get a new token; user tokens are not accepted)',
+    {
+      extensions: { code: AUTH_NOT_AUTHORIZED },
+    },
+  );
 }
 
 /** Maps expected failures to GraphQL errors with a code; anything else stays unexpected (masked). */
 export function toGraphQLError(err: unknown): unknown {
   if (err instanceof GraphQLError) return err;
   if (err instanceof DomainError) {
-    return new GraphQLError(err.message, { extensions: { ...err.details, code: err.code, ...(err.problems.length ? { problems: err.problems } : {}) } });
+    return new GraphQLError(err.message, {
+      extensions: { ...err.details, code: err.code, ...(err.problems.length ? { problems: err.problems } : {}) },
+    });
   }
   if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
     return new GraphQLError('The service is busy; retry later', {
-      extensions: { code: 'SERVICE_BUSY', retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)) },
+      extensions: {
+        code: 'SERVICE_BUSY',
+        retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)),
+      },
     });
   }
   if (err instanceof DirectoryUnavailableError) {
     return new GraphQLError(directoryCallAdvice(err.reason), {
-      extensions: { code: 'DIRECTORY_UNAVAILABLE', reason: err.reason, retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) },
+      extensions: {
+        code: 'DIRECTORY_UNAVAILABLE',
+        reason: err.reason,
+        retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)),
+      },
     });
   }
   return err;
@@ -42,8 +57,11 @@ export function toGraphQLError(err: unknown): unknown {
  * beside it counts the others. The externalIds are the caller's own keys of the pairs to send again.
  */
 export function associationIncomplete(externalIds: string[], path: ReadonlyArray<string | number>): GraphQLError {
-  return new GraphQLError(`${externalIds.length} pair(s) could not be processed now; the result counts the others. Send the pairs whose externalIds are listed in extensions.externalIds again`, {
-    path,
-    extensions: { code: 'ASSOCIATION_INCOMPLETE', externalIds },
-  });
+  return new GraphQLError(
+    `${externalIds.length} pair(s) could not be processed now; the result counts the others. Send the pairs whose externalIds are listed in extensions.externalIds again`,
+    {
+      path,
+      extensions: { code: 'ASSOCIATION_INCOMPLETE', externalIds },
+    },
+  );
 }

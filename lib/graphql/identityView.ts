@@ -1,9 +1,19 @@
 import type { IdentityDoc } from '../identities/model';
 
-const AFFILIATION: Record<string, string> = { employment: 'EMPLOYMENT', enrollment: 'ENROLLMENT', engagement: 'ENGAGEMENT', other: 'OTHER' };
+const AFFILIATION: Record<string, string> = {
+  employment: 'EMPLOYMENT',
+  enrollment: 'ENROLLMENT',
+  engagement: 'ENGAGEMENT',
+  other: 'OTHER',
+};
 const NUMBER_TYPE: Record<string, string> = { DkCpr: 'DK_CPR' };
 const DOC_TYPE: Record<string, string> = { Passport: 'PASSPORT', IdentityCard: 'IDENTITY_CARD' };
-const STATUS: Record<string, string> = { linked: 'LINKED', pending: 'PENDING', conflict: 'CONFLICT', notAsserted: 'NOT_ASSERTED' };
+const STATUS: Record<string, string> = {
+  linked: 'LINKED',
+  pending: 'PENDING',
+  conflict: 'CONFLICT',
+  notAsserted: 'NOT_ASSERTED',
+};
 
 /**
  * The GraphQL BusinessIdentity of a stored identity. Personal numbers and document numbers are

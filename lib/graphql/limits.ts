@@ -2,7 +2,15 @@
  * Query-shape limits: selection depth and number of aliased fields. Checked during validation,
  * before anything runs, so a hostile query costs a parse and one walk of the document.
  */
-import { GraphQLError, Kind, type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
 
 export const MAX_DEPTH = 10;
 export const MAX_ALIASES = 20;
@@ -24,10 +32,16 @@ export function fieldCount(document: DocumentNode): number {
 }
 
 export function tooManyFields(): GraphQLError {
-  return new GraphQLError(`A query may select at most ${MAX_FIELDS} fields`, { extensions: { code: 'QUERY_TOO_COMPLEX' } });
+  return new GraphQLError(`A query may select at most ${MAX_FIELDS} fields`, {
+    extensions: { code: 'QUERY_TOO_COMPLEX' },
+  });
 }
 
-function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
+function depthOf(
+  set: SelectionSetNode | undefined,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen: Set<string>,
+): number {
   if (!set) return 0;
   let max = 0;
   for (const s of set.selections) {
@@ -47,13 +61,26 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
     Field(node) {
       if (node.alias) aliases++;
       if (aliases === MAX_ALIASES + 1) {
-        context.reportError(new GraphQLError(`A query may use at most ${MAX_ALIASES} aliases`, { extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+        context.reportError(
+          new GraphQLError(`A query may use at most ${MAX_ALIASES} aliases`, {
+            extensions: { code: 'QUERY_TOO_COMPLEX' },
+          }),
+        );
       }
     },
     OperationDefinition(node) {
-      const fragments = new Map(context.getDocument().definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+      const fragments = new Map(
+        context
+          .getDocument()
+          .definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+          .map((f) => [f.name.value, f]),
+      );
       if (depthOf(node.selectionSet, fragments, new Set()) > MAX_DEPTH) {
-        context.reportError(new GraphQLError(`A query may be at most ${MAX_DEPTH} levels deep`, { extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+        context.reportError(
+          new GraphQLError(`A query may be at most ${MAX_DEPTH} levels deep`, {
+            extensions: { code: 'QUERY_TOO_COMPLEX' },
+          }),
+        );
       }
     },
   };

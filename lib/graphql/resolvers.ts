@@ -16,7 +16,14 @@ type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
 
 /** Every root field runs as an administrator and maps domain failures to coded GraphQL errors. */
-function adminField(run: (args: Args, ctx: GraphQLContext, admin: Awaited<ReturnType<GraphQLContext['admin']>>, info: GraphQLResolveInfo) => Promise<unknown>): Resolver {
+function adminField(
+  run: (
+    args: Args,
+    ctx: GraphQLContext,
+    admin: Awaited<ReturnType<GraphQLContext['admin']>>,
+    info: GraphQLResolveInfo,
+  ) => Promise<unknown>,
+): Resolver {
   return async (_parent, args, ctx, info) => {
     try {
       const admin = await ctx.admin();
@@ -30,7 +37,13 @@ function adminField(run: (args: Args, ctx: GraphQLContext, admin: Awaited<Return
 const input = (args: Args): Record<string, unknown> => (args.input ?? {}) as Record<string, unknown>;
 
 function integrationView(r: ScimIntegrationRecord, ctx: GraphQLContext) {
-  return { id: r.id, displayName: r.displayName, clientId: r.clientId, enabled: r.enabled, scimEndpoint: `${ctx.services.settings.publicBaseUrl}/scim/v2` };
+  return {
+    id: r.id,
+    displayName: r.displayName,
+    clientId: r.clientId,
+    enabled: r.enabled,
+    scimEndpoint: `${ctx.services.settings.publicBaseUrl}/scim/v2`,
+  };
 }
 
 /** Dates are checked by the domain validators, which report the index and field without the value. */
@@ -66,7 +79,13 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
     notDone: r.sendAgain.length,
   };
   if (r.sendAgain.length === 0) return { associationCounts };
-  return { associationCounts, failure: { code: 'ASSOCIATION_INCOMPLETE', message: `${r.sendAgain.length} pair(s) could not be processed; the caller was told to send them again` } };
+  return {
+    associationCounts,
+    failure: {
+      code: 'ASSOCIATION_INCOMPLETE',
+      message: `${r.sendAgain.length} pair(s) could not be processed; the caller was told to send them again`,
+    },
+  };
 }
 
 export const resolvers = {
@@ -75,7 +94,8 @@ export const resolvers = {
     businessIdentities: adminField(async (args, ctx, { caller }) => {
       const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, args.source);
       const first = typeof args.first === 'number' ? args.first : 50;
-      if (first < 1 || first > MAX_PAGE) throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
+      if (first < 1 || first > MAX_PAGE)
+        throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
       const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: string };
       const where: string[] = [];
       const params: Array<{ name: string; value: string }> = [];
@@ -84,7 +104,10 @@ export const resolvers = {
         params.push({ name: '@e', value: filter.externalId });
       }
       if (filter.linkStatus) {
-        const status = { LINKED: 'linked', PENDING: 'pending', CONFLICT: 'conflict', NOT_ASSERTED: 'notAsserted' }[filter.linkStatus] ?? 'notAsserted';
+        const status =
+          { LINKED: 'linked', PENDING: 'pending', CONFLICT: 'conflict', NOT_ASSERTED: 'notAsserted' }[
+            filter.linkStatus
+          ] ?? 'notAsserted';
         where.push('c.link.status = @s');
         params.push({ name: '@s', value: status });
       }
@@ -94,21 +117,31 @@ export const resolvers = {
       }
       const page = await ctx.services.store
         .collection<IdentityDoc>('identities')
-        .queryPartitionPage<IdentityDoc>(pk, `SELECT TOP ${first + 1} *`, where.join(' AND '), params, { orderBy: 'c.id', maxItemCount: first + 1 });
+        .queryPartitionPage<IdentityDoc>(pk, `SELECT TOP ${first + 1} *`, where.join(' AND '), params, {
+          orderBy: 'c.id',
+          maxItemCount: first + 1,
+        });
       const nodes = page.items.slice(0, first);
-      return { nodes: nodes.map((d) => identityView(d, label)), endCursor: nodes[nodes.length - 1]?.id ?? null, hasNextPage: page.items.length > first };
+      return {
+        nodes: nodes.map((d) => identityView(d, label)),
+        endCursor: nodes[nodes.length - 1]?.id ?? null,
+        hasNextPage: page.items.length > first,
+      };
     }),
     importRuns: adminField(async (args, ctx, { caller }) => {
       const { pk } = await sourcePartition(ctx.services, caller.tenantId, args.source);
       const first = typeof args.first === 'number' ? args.first : 20;
-      if (first < 1 || first > MAX_LISTED_RUNS) throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_LISTED_RUNS}` }]);
+      if (first < 1 || first > MAX_LISTED_RUNS)
+        throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_LISTED_RUNS}` }]);
       return (await ctx.services.runs.list(pk, first)).map(runView);
     }),
     importRun: adminField(async (args, ctx, { caller }) => {
       const r = await ctx.services.runs.get(caller.tenantId, String(args.id));
       return r ? runView(r) : null;
     }),
-    scimIntegrations: adminField(async (_args, ctx, { caller }) => (await ctx.services.integrations.list(caller.tenantId)).map((r) => integrationView(r, ctx))),
+    scimIntegrations: adminField(async (_args, ctx, { caller }) =>
+      (await ctx.services.integrations.list(caller.tenantId)).map((r) => integrationView(r, ctx)),
+    ),
     scimIntegration: adminField(async (args, ctx, { caller }) => {
       const r = await ctx.services.integrations.get(caller.tenantId, String(args.id));
       return r ? integrationView(r, ctx) : null;
@@ -132,13 +165,27 @@ export const resolvers = {
       const name = validateSourceName(source);
       const started = Date.now();
       const { result: counts, runId } = await ctx.services.runs.record(
-        { tenantId: caller.tenantId, source: name, operation: 'import', clientId: caller.clientId, correlationId: ctx.correlationId, submitted: identities.length },
+        {
+          tenantId: caller.tenantId,
+          source: name,
+          operation: 'import',
+          clientId: caller.clientId,
+          correlationId: ctx.correlationId,
+          submitted: identities.length,
+        },
         ctx.log,
-        (run) => ctx.services.importer.import(caller.tenantId, name, identities, { runId: run.id, counts: run.importCounts }),
+        (run) =>
+          ctx.services.importer.import(caller.tenantId, name, identities, { runId: run.id, counts: run.importCounts }),
         (importCounts) => ({ importCounts }),
       );
       // Counts only: a large deleted count can reveal a broken source export.
-      ctx.log.info('import finished', { tenantId: caller.tenantId, runId, identities: identities.length, ...counts, durationMs: Date.now() - started });
+      ctx.log.info('import finished', {
+        tenantId: caller.tenantId,
+        runId,
+        identities: identities.length,
+        ...counts,
+        durationMs: Date.now() - started,
+      });
       return { ...counts, runId };
     }),
     associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }, info) => {
@@ -146,13 +193,21 @@ export const resolvers = {
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
       const { result: r, runId } = await ctx.services.runs.record(
-        { tenantId: caller.tenantId, source: name, operation: 'association', clientId: caller.clientId, correlationId: ctx.correlationId, submitted: associations.length },
+        {
+          tenantId: caller.tenantId,
+          source: name,
+          operation: 'association',
+          clientId: caller.clientId,
+          correlationId: ctx.correlationId,
+          submitted: associations.length,
+        },
         ctx.log,
         () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
         (result) => associationOutcome(result),
       );
       // The counts of the pairs done come back with an error naming the pairs to send again.
-      if (r.sendAgain.length > 0) ctx.partialErrors.push(associationIncomplete(r.sendAgain, responsePathAsArray(info.path)));
+      if (r.sendAgain.length > 0)
+        ctx.partialErrors.push(associationIncomplete(r.sendAgain, responsePathAsArray(info.path)));
       ctx.log.info('association finished', {
         tenantId: caller.tenantId,
         runId,
@@ -167,13 +222,25 @@ export const resolvers = {
       return { ...r, runId };
     }),
     createBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
-      const doc = await createManualIdentity(ctx.services.store, ctx.services.audit, caller.tenantId, input(args) as unknown as ImportIdentityInput, actor);
+      const doc = await createManualIdentity(
+        ctx.services.store,
+        ctx.services.audit,
+        caller.tenantId,
+        input(args) as unknown as ImportIdentityInput,
+        actor,
+      );
       return { businessIdentity: identityView(doc, 'Manual') };
     }),
     linkBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
       const i = input(args);
       const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, i.source);
-      const doc = await ctx.services.adminLinks.link(caller.tenantId, pk, String(i.id ?? ''), { directoryUserId: i.directoryUserId, userPrincipalName: i.userPrincipalName }, actor);
+      const doc = await ctx.services.adminLinks.link(
+        caller.tenantId,
+        pk,
+        String(i.id ?? ''),
+        { directoryUserId: i.directoryUserId, userPrincipalName: i.userPrincipalName },
+        actor,
+      );
       return { businessIdentity: identityView(doc, label) };
     }),
     unlinkBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {

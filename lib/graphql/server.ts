@@ -48,7 +48,8 @@ function partialErrors(): Plugin<GraphQLContext> {
 
 /** Every error of every response goes out through cleanError: no value the caller sent, no internals, HTTP 200. */
 function cleanErrors(): Plugin {
-  const clean = (result: ExecutionResult): ExecutionResult => (result.errors?.length ? { ...result, errors: result.errors.map(cleanError) } : result);
+  const clean = (result: ExecutionResult): ExecutionResult =>
+    result.errors?.length ? { ...result, errors: result.errors.map(cleanError) } : result;
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result)) setResult(result.map(clean));
@@ -74,7 +75,15 @@ export function createGraphQLServer(options: { introspection: boolean; maxBodyBy
     logging: false,
     // graphql-yoga's own default (25 MB) would cap imports below GRAPHQL_MAX_BODY_BYTES.
     maxRequestBodySize: options.maxBodyBytes,
-    parserAndValidationCache: { documentCache: new ByteBoundedCache<DocumentNode>(DOCUMENT_CACHE_MAX_TOTAL_BYTES, DOCUMENT_CACHE_MAX_ENTRY_BYTES), errorCache: NO_CACHE },
-    plugins: [limitQueryShape(), partialErrors(), cleanErrors(), ...(options.introspection ? [] : [disableIntrospection()])],
+    parserAndValidationCache: {
+      documentCache: new ByteBoundedCache<DocumentNode>(DOCUMENT_CACHE_MAX_TOTAL_BYTES, DOCUMENT_CACHE_MAX_ENTRY_BYTES),
+      errorCache: NO_CACHE,
+    },
+    plugins: [
+      limitQueryShape(),
+      partialErrors(),
+      cleanErrors(),
+      ...(options.introspection ? [] : [disableIntrospection()]),
+    ],
   });
 }

@@ -11,7 +11,11 @@ async function scimIntegrationNamed(services: Services, tenantId: string, source
 }
 
 /** The partition of a source named in an administrator call: `Manual`, a SCIM integration id, or a custom source. */
-export async function sourcePartition(services: Services, tenantId: string, source: unknown): Promise<{ pk: string; label: string }> {
+export async function sourcePartition(
+  services: Services,
+  tenantId: string,
+  source: unknown,
+): Promise<{ pk: string; label: string }> {
   if (typeof source !== 'string' || source === '') throw badInput([{ field: 'source', problem: 'must not be empty' }]);
   if (source.toLowerCase() === 'manual') return { pk: partitionKey(tenantId, MANUAL_SOURCE_KEY), label: 'Manual' };
   const integration = await scimIntegrationNamed(services, tenantId, source);
@@ -26,6 +30,11 @@ export async function sourcePartition(services: Services, tenantId: string, sour
  */
 export async function assertCustomSourceName(services: Services, tenantId: string, source: unknown): Promise<void> {
   if (typeof source === 'string' && (await scimIntegrationNamed(services, tenantId, source))) {
-    throw badInput([{ field: 'input.source', problem: 'is the id of a SCIM integration of the organization; choose another source name' }]);
+    throw badInput([
+      {
+        field: 'input.source',
+        problem: 'is the id of a SCIM integration of the organization; choose another source name',
+      },
+    ]);
   }
 }

@@ -6,7 +6,14 @@ import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
 import { toGraphQLError } from '../graphql/errors';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
 import type { Logger } from '../log/logger';
-import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, MIN_BODY_BYTES_PER_SECOND, readBodyText } from './request';
+import {
+  SECURITY_HEADERS,
+  correlationIdOf,
+  hasRepeatedAuthorization,
+  loggerFor,
+  MIN_BODY_BYTES_PER_SECOND,
+  readBodyText,
+} from './request';
 
 let server: GraphQLServer | undefined;
 
@@ -17,9 +24,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * itself, before GraphQL is involved, keep their status: an oversized body (413), a body too slow (408),
  * repeated credentials (400).
  */
-function errorResponse(status: 200 | 400 | 408 | 413, errors: GraphQLError[], correlationId: string, withNullData: boolean): HttpResponseInit {
+function errorResponse(
+  status: 200 | 400 | 408 | 413,
+  errors: GraphQLError[],
+  correlationId: string,
+  withNullData: boolean,
+): HttpResponseInit {
   const body = withNullData ? { errors: errors.map(cleanError), data: null } : { errors: errors.map(cleanError) };
-  return { status, headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': correlationId }, body: JSON.stringify(body) };
+  return {
+    status,
+    headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': correlationId },
+    body: JSON.stringify(body),
+  };
 }
 
 const badRequest = (message: string, code = BAD_REQUEST) => new GraphQLError(message, { extensions: { code } });
@@ -28,8 +44,14 @@ const badRequest = (message: string, code = BAD_REQUEST) => new GraphQLError(mes
 function errorCodesOf(contentType: string | undefined, body: Uint8Array): string | undefined {
   if (!contentType?.includes('json') || body.length > 1_000_000) return undefined;
   try {
-    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as { errors?: Array<{ extensions?: { code?: unknown } }> };
-    const codes = [...new Set((parsed.errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'UNEXPECTED')))];
+    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as {
+      errors?: Array<{ extensions?: { code?: unknown } }>;
+    };
+    const codes = [
+      ...new Set(
+        (parsed.errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'UNEXPECTED')),
+      ),
+    ];
     return codes.length ? codes.join(',') : undefined;
   } catch {
     return undefined;
@@ -38,7 +60,12 @@ function errorCodesOf(contentType: string | undefined, body: Uint8Array): string
 
 /** GraphiQL's page (local stack only) is the one thing served without a token: it carries no data. */
 function isGraphiQLPage(request: HttpRequest, svc: Services): boolean {
-  return svc.settings.graphqlIntrospection && request.method === 'GET' && !request.query.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
+  return (
+    svc.settings.graphqlIntrospection &&
+    request.method === 'GET' &&
+    !request.query.has('query') &&
+    (request.headers.get('accept') ?? '').includes('text/html')
+  );
 }
 
 /** The administrator, or the GraphQL error that answers the request; decided from the headers alone. */
@@ -63,17 +90,25 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   const correlationId = correlationIdOf(request, context);
   const log = loggerFor(context, { correlationId });
   const svc = services();
-  server ??= createGraphQLServer({ introspection: svc.settings.graphqlIntrospection, maxBodyBytes: svc.settings.graphqlMaxBodyBytes });
+  server ??= createGraphQLServer({
+    introspection: svc.settings.graphqlIntrospection,
+    maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
+  });
   const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
     log.info('graphql request', { status: response.status ?? 200, errorCodes });
     return response;
   };
 
-  if (hasRepeatedAuthorization(request)) return done(errorResponse(400, [badRequest('Send exactly one Authorization header')], correlationId, false), BAD_REQUEST);
+  if (hasRepeatedAuthorization(request))
+    return done(
+      errorResponse(400, [badRequest('Send exactly one Authorization header')], correlationId, false),
+      BAD_REQUEST,
+    );
   let who: Admin | undefined;
   if (!isGraphiQLPage(request, svc)) {
     const found = await admin(request, svc, log);
-    if (found instanceof GraphQLError) return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
+    if (found instanceof GraphQLError)
+      return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
     who = found;
   }
 
@@ -81,26 +116,56 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     const max = svc.settings.graphqlMaxBodyBytes;
     const text = await readBodyText(request, max);
-    if (text === 'tooLarge') return done(errorResponse(413, [badRequest(`The request body is larger than ${max} bytes`, 'PAYLOAD_TOO_LARGE')], correlationId, false), 'PAYLOAD_TOO_LARGE');
+    if (text === 'tooLarge')
+      return done(
+        errorResponse(
+          413,
+          [badRequest(`The request body is larger than ${max} bytes`, 'PAYLOAD_TOO_LARGE')],
+          correlationId,
+          false,
+        ),
+        'PAYLOAD_TOO_LARGE',
+      );
     if (text === 'tooSlow') {
-      const late = badRequest(`The request body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`, 'REQUEST_TIMEOUT');
+      const late = badRequest(
+        `The request body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+        'REQUEST_TIMEOUT',
+      );
       return done(errorResponse(408, [late], correlationId, false), 'REQUEST_TIMEOUT');
     }
-    if (text === 'invalidEncoding') return done(errorResponse(200, [badRequest('The request body is not valid UTF-8')], correlationId, false), BAD_REQUEST);
+    if (text === 'invalidEncoding')
+      return done(
+        errorResponse(200, [badRequest('The request body is not valid UTF-8')], correlationId, false),
+        BAD_REQUEST,
+      );
     body = text;
   }
   const headers = new Headers();
   request.headers.forEach((value, key) => headers.set(key, value));
-  const response = await server.fetch(request.url, { method: request.method, headers, body }, createContext(svc, who, log, correlationId));
+  const response = await server.fetch(
+    request.url,
+    { method: request.method, headers, body },
+    createContext(svc, who, log, correlationId),
+  );
   const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
   response.headers.forEach((value, key) => (out[key] = value));
   // GraphiQL (local only) needs to run its own scripts.
-  if (out['content-security-policy'] && out['content-type']?.startsWith('text/html')) delete out['content-security-policy'];
+  if (out['content-security-policy'] && out['content-type']?.startsWith('text/html'))
+    delete out['content-security-policy'];
   const bytes = new Uint8Array(await response.arrayBuffer());
   const errorCodes = errorCodesOf(out['content-type'], bytes);
   if (response.status !== 200 && response.status !== 413) {
     // What graphql-yoga answers without an execution result (media type not supported, not acceptable, method).
-    if (!errorCodes) return done(errorResponse(200, [badRequest(`The request cannot be served (HTTP ${response.status}): send a POST with a JSON body`)], correlationId, false), BAD_REQUEST);
+    if (!errorCodes)
+      return done(
+        errorResponse(
+          200,
+          [badRequest(`The request cannot be served (HTTP ${response.status}): send a POST with a JSON body`)],
+          correlationId,
+          false,
+        ),
+        BAD_REQUEST,
+      );
     return done({ status: 200, headers: out, body: bytes }, errorCodes);
   }
   return done({ status: response.status, headers: out, body: bytes }, errorCodes);

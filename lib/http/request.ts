@@ -64,7 +64,10 @@ export async function readBodyText(request: HttpRequest, maxBytes: number): Prom
     const started = Date.now();
     let size = 0;
     for (;;) {
-      const next = await withDeadline(reader.read(), started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND - Date.now());
+      const next = await withDeadline(
+        reader.read(),
+        started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND - Date.now(),
+      );
       if (next === 'late') {
         // Released, not cancelled: cancelling would close the connection before the answer is sent.
         reader.releaseLock();

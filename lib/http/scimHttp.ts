@@ -13,7 +13,14 @@ import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
-import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor, MIN_BODY_BYTES_PER_SECOND, readBodyText } from './request';
+import {
+  SECURITY_HEADERS,
+  correlationIdOf,
+  hasRepeatedAuthorization,
+  loggerFor,
+  MIN_BODY_BYTES_PER_SECOND,
+  readBodyText,
+} from './request';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 
@@ -42,7 +49,11 @@ export interface ScimResult {
 function respond(result: ScimResult, correlationId: string): HttpResponseInit {
   const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId, ...result.headers };
   if (result.body === undefined) return { status: result.status, headers };
-  return { status: result.status, headers: { 'content-type': SCIM_CONTENT_TYPE, ...headers }, body: JSON.stringify(result.body) };
+  return {
+    status: result.status,
+    headers: { 'content-type': SCIM_CONTENT_TYPE, ...headers },
+    body: JSON.stringify(result.body),
+  };
 }
 
 function errorResult(err: ScimError): ScimResult {
@@ -55,7 +66,10 @@ const isJsonMediaType = (contentType: string | null): boolean => {
   return type === 'application/scim+json' || type === 'application/json';
 };
 
-async function authenticate(request: HttpRequest, log: Logger): Promise<{ caller: Caller; integration: ScimIntegrationRecord }> {
+async function authenticate(
+  request: HttpRequest,
+  log: Logger,
+): Promise<{ caller: Caller; integration: ScimIntegrationRecord }> {
   const svc = services();
   const unauthorized = (reason: string): ScimError =>
     new ScimError(401, undefined, reason, { 'www-authenticate': 'Bearer error="invalid_token"' });
@@ -64,8 +78,10 @@ async function authenticate(request: HttpRequest, log: Logger): Promise<{ caller
     caller = await svc.tokens.validate(request.headers.get('authorization'));
   } catch (err) {
     if (err instanceof TokenValidationError) {
-      if (err.failure === 'missing') throw new ScimError(401, undefined, 'A bearer token is required', { 'www-authenticate': 'Bearer' });
-      if (err.failure === 'unregistered_tenant') throw unauthorized('The token is not from an organization registered with the service');
+      if (err.failure === 'missing')
+        throw new ScimError(401, undefined, 'A bearer token is required', { 'www-authenticate': 'Bearer' });
+      if (err.failure === 'unregistered_tenant')
+        throw unauthorized('The token is not from an organization registered with the service');
       logTokenFailure(log, err);
       throw unauthorized('The bearer token is not valid for this service');
     }
@@ -74,7 +90,11 @@ async function authenticate(request: HttpRequest, log: Logger): Promise<{ caller
   if (caller.kind !== 'app') throw new ScimError(403, undefined, 'The SCIM API accepts application tokens only');
   const integration = await svc.integrations.findByClientId(caller.tenantId, caller.clientId);
   if (!integration || !integration.enabled) {
-    throw new ScimError(403, undefined, 'No enabled SCIM integration of the organization has the application of this token');
+    throw new ScimError(
+      403,
+      undefined,
+      'No enabled SCIM integration of the organization has the application of this token',
+    );
   }
   return { caller, integration };
 }
@@ -85,8 +105,13 @@ export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): H
     if (hasRepeatedAuthorization(request)) throw new ScimError(400, undefined, 'Send exactly one Authorization header');
     const identity = await authenticate(request, base.log);
     const wait = services().scimRateLimiter.take(identity.integration.id);
-    if (wait > 0) throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });
-    return handler({ ...base, ...identity, log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }) });
+    if (wait > 0)
+      throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });
+    return handler({
+      ...base,
+      ...identity,
+      log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
+    });
   });
 }
 
@@ -126,7 +151,12 @@ async function parseJsonBody(request: HttpRequest): Promise<unknown> {
   const max = services().settings.scimMaxBodyBytes;
   const text = await readBodyText(request, max);
   if (text === 'tooLarge') throw new ScimError(413, undefined, `The body is larger than ${max} bytes`);
-  if (text === 'tooSlow') throw new ScimError(408, undefined, `The body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`);
+  if (text === 'tooSlow')
+    throw new ScimError(
+      408,
+      undefined,
+      `The body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+    );
   if (text === 'invalidEncoding') throw invalidSyntax('The body is not valid UTF-8');
   try {
     return JSON.parse(text) as unknown;
@@ -144,11 +174,15 @@ function toScimError(err: unknown, log: Logger, method: string, correlationId: s
     const retryAfter = String(Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)));
     const status = err.failure === 'throttled' ? 429 : 503;
     log.warn('store unavailable', { method, status, failure: err.failure });
-    return new ScimError(status, undefined, 'The service is busy; retry after the given seconds', { 'retry-after': retryAfter });
+    return new ScimError(status, undefined, 'The service is busy; retry after the given seconds', {
+      'retry-after': retryAfter,
+    });
   }
   if (err instanceof DirectoryUnavailableError) {
     log.warn('directory unavailable', { method, status: 503, directoryStatus: err.status });
-    return new ScimError(503, undefined, 'The directory is busy; retry after the given seconds', { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) });
+    return new ScimError(503, undefined, 'The directory is busy; retry after the given seconds', {
+      'retry-after': String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))),
+    });
   }
   log.error('scim request failed', { method, error: err instanceof Error ? err.name : 'unknown' });
   return new ScimError(500, undefined, `Internal error; correlation id ${correlationId}`);

@@ -86,7 +86,9 @@ export function partitionKey(tenantId: string, sourceKey: string): string {
   return `${tenantId}|${sourceKey}`;
 }
 
-export function hasSensitiveData(a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>): boolean {
+export function hasSensitiveData(
+  a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>,
+): boolean {
   return a.personalNumbers.length > 0 || a.identityDocumentReferences.length > 0;
 }
 

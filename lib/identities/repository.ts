@@ -36,7 +36,11 @@ export class IdentityRepository {
   }
 
   /** Replaces when the stored item still has `etag`; preconditionFailed otherwise. */
-  async replace(doc: IdentityDoc, etag: string, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<IdentityDoc>> {
+  async replace(
+    doc: IdentityDoc,
+    etag: string,
+    options: { retryThrottled?: boolean } = {},
+  ): Promise<WithEtag<IdentityDoc>> {
     try {
       return await this.items.replace(doc, etag, options);
     } catch (err) {
@@ -49,8 +53,18 @@ export class IdentityRepository {
     return this.items.delete(pk, id, etag);
   }
 
-  async findOne(pk: string, field: 'externalIdKey' | 'userNameKey', value: string): Promise<WithEtag<IdentityDoc> | undefined> {
-    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, 'SELECT *', `c.${field} = @v`, [{ name: '@v', value }], { maxItemCount: 1 });
+  async findOne(
+    pk: string,
+    field: 'externalIdKey' | 'userNameKey',
+    value: string,
+  ): Promise<WithEtag<IdentityDoc> | undefined> {
+    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(
+      pk,
+      'SELECT *',
+      `c.${field} = @v`,
+      [{ name: '@v', value }],
+      { maxItemCount: 1 },
+    );
     return page.items[0];
   }
 }

@@ -21,14 +21,22 @@ export function retentionCutoff(inactiveDays: number, now: Date): string {
  * The tenants that have identities whose sensitive data is due for deletion (all sources; a tenant
  * removed from the registry included). Reads only the tenant id of each due identity, in bounded pages.
  */
-export async function tenantsWithExpiredSensitiveData(store: Store, inactiveDays: number, now: Date = new Date(), maxPages = 1000): Promise<string[]> {
+export async function tenantsWithExpiredSensitiveData(
+  store: Store,
+  inactiveDays: number,
+  now: Date = new Date(),
+  maxPages = 1000,
+): Promise<string[]> {
   const identities = store.collection<IdentityDoc>('identities');
   const tenants = new Set<string>();
   let continuationToken: string | undefined;
   let pages = 0;
   do {
     const page = await identities.queryPage<{ tenantId: string }>(
-      { query: `SELECT c.tenantId FROM c WHERE ${DUE}`, parameters: [{ name: '@cutoff', value: retentionCutoff(inactiveDays, now) }] },
+      {
+        query: `SELECT c.tenantId FROM c WHERE ${DUE}`,
+        parameters: [{ name: '@cutoff', value: retentionCutoff(inactiveDays, now) }],
+      },
       { maxItemCount: PLANNER_PAGE, continuationToken },
     );
     for (const item of page.items) tenants.add(item.tenantId);
@@ -42,7 +50,14 @@ export async function tenantsWithExpiredSensitiveData(store: Store, inactiveDays
  * identities of the tenant inactive for at least `inactiveDays` (all sources), in id order after
  * `after`. Idempotent; re-checks each identity before writing, so a reactivation that races with it wins.
  */
-export async function purgeTenantExpiredSensitiveData(store: Store, tenantId: string, inactiveDays: number, after: string, limit: number, now: Date = new Date()): Promise<RetentionResult> {
+export async function purgeTenantExpiredSensitiveData(
+  store: Store,
+  tenantId: string,
+  inactiveDays: number,
+  after: string,
+  limit: number,
+  now: Date = new Date(),
+): Promise<RetentionResult> {
   const cutoff = retentionCutoff(inactiveDays, now);
   const identities = store.collection<IdentityDoc>('identities');
   const result: RetentionResult = { examined: 0, purged: 0, skipped: 0 };
@@ -74,7 +89,14 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
     const { _etag, ...rest } = doc;
     try {
       await identities.replace(
-        { ...rest, personalNumbers: [], identityDocumentReferences: [], hasSensitive: false, version: doc.version + 1, lastModified: new Date().toISOString() }, // the time of this write
+        {
+          ...rest,
+          personalNumbers: [],
+          identityDocumentReferences: [],
+          hasSensitive: false,
+          version: doc.version + 1,
+          lastModified: new Date().toISOString(),
+        }, // the time of this write
         _etag,
       );
       return true;

@@ -18,7 +18,15 @@ import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
-import { afterLinks, BatchLinker, failureKind, linkedVersion, PAIRS_PER_PART, throttledWait, type LinkCandidate } from './associationBatches';
+import {
+  afterLinks,
+  BatchLinker,
+  failureKind,
+  linkedVersion,
+  PAIRS_PER_PART,
+  throttledWait,
+  type LinkCandidate,
+} from './associationBatches';
 
 export interface AssociationInput {
   externalId: string;
@@ -68,10 +76,18 @@ export function validateAssociations(associations: AssociationInput[]): void {
   const seen = new Map<string, number>();
   associations.forEach((a, i) => {
     const prior = seen.get(a.externalId);
-    if (prior !== undefined) problems.push({ field: `associations[${i}].externalId`, problem: `occurs more than once (also at associations[${prior}])` });
+    if (prior !== undefined)
+      problems.push({
+        field: `associations[${i}].externalId`,
+        problem: `occurs more than once (also at associations[${prior}])`,
+      });
     else seen.set(a.externalId, i);
   });
-  if (problems.length > 0) throw badInput(problems.slice(0, 100), `The association list was rejected: ${problems.length} problem(s); nothing was changed`);
+  if (problems.length > 0)
+    throw badInput(
+      problems.slice(0, 100),
+      `The association list was rejected: ${problems.length} problem(s); nothing was changed`,
+    );
 }
 
 type PairOutcome = 'associated' | 'unchanged' | 'conflict' | 'unknownExternalId' | 'unknownUpn';
@@ -100,21 +116,40 @@ export class Associator {
     this.batches = new BatchLinker(store, claims, audit);
   }
 
-  async associate(tenantId: string, sourceInput: unknown, associations: AssociationInput[], actor: Actor, log?: Logger): Promise<AssociationOutcome> {
+  async associate(
+    tenantId: string,
+    sourceInput: unknown,
+    associations: AssociationInput[],
+    actor: Actor,
+    log?: Logger,
+  ): Promise<AssociationOutcome> {
     const source = validateSourceName(sourceInput);
     if (associations.length > this.maxPairs) {
       // Every pair may cost a claim, a replace and an audit entry: a list this long would not finish inside one HTTP request.
-      throw new DomainError('ASSOCIATION_TOO_LARGE', `An association list holds at most ${this.maxPairs} pairs (ASSOCIATION_MAX_PAIRS); send the list in parts, each part is processed on its own`);
+      throw new DomainError(
+        'ASSOCIATION_TOO_LARGE',
+        `An association list holds at most ${this.maxPairs} pairs (ASSOCIATION_MAX_PAIRS); send the list in parts, each part is processed on its own`,
+      );
     }
     validateAssociations(associations);
     const pk = partitionKey(tenantId, customSourceKey(source));
-    const outcome: AssociationOutcome = { associated: 0, unchanged: 0, unknownExternalIds: [], unknownUserPrincipalNames: [], conflictingUserPrincipalNames: [], sendAgain: [] };
+    const outcome: AssociationOutcome = {
+      associated: 0,
+      unchanged: 0,
+      unknownExternalIds: [],
+      unknownUserPrincipalNames: [],
+      conflictingUserPrincipalNames: [],
+      sendAgain: [],
+    };
     const pairs = associations.filter((a) => {
       if (isPossibleExternalId(a.externalId)) return true;
       outcome.unknownExternalIds.push(a.externalId);
       return false;
     });
-    const lookup = await this.lookUp(tenantId, pairs.filter((a) => isUpnShaped(a.userPrincipalName)).map((a) => a.userPrincipalName));
+    const lookup = await this.lookUp(
+      tenantId,
+      pairs.filter((a) => isUpnShaped(a.userPrincipalName)).map((a) => a.userPrincipalName),
+    );
     const stored = await this.readLinks(pk, pairs);
 
     const unknownUpns = new Set<string>();
@@ -179,7 +214,12 @@ export class Associator {
         failed(a, failureKind(err));
       }
     });
-    if (failures.size > 0) log?.warn('association pairs not done; the caller is told to send them again', { tenantId, pairsNotDone: outcome.sendAgain.length, ...Object.fromEntries([...failures].map(([k, v]) => [`failed.${k}`, v])) });
+    if (failures.size > 0)
+      log?.warn('association pairs not done; the caller is told to send them again', {
+        tenantId,
+        pairsNotDone: outcome.sendAgain.length,
+        ...Object.fromEntries([...failures].map(([k, v]) => [`failed.${k}`, v])),
+      });
     outcome.unknownUserPrincipalNames = [...unknownUpns];
     outcome.conflictingUserPrincipalNames = [...conflicting];
     return outcome;
@@ -191,7 +231,10 @@ export class Associator {
    * new link will be written from it. A part whose query still fails after retries is left `unread` (its
    * pairs are then done one by one).
    */
-  private async readLinks(pk: string, pairs: AssociationInput[]): Promise<{ links: Map<string, StoredIdentity>; unread: Set<string> }> {
+  private async readLinks(
+    pk: string,
+    pairs: AssociationInput[],
+  ): Promise<{ links: Map<string, StoredIdentity>; unread: Set<string> }> {
     const links = new Map<string, StoredIdentity>();
     const unread = new Set<string>();
     const parts: AssociationInput[][] = [];
@@ -203,7 +246,10 @@ export class Associator {
           this.store.collection<IdentityDoc>('identities').queryAll<LinkRow | WithEtag<IdentityDoc>>(
             {
               query: `SELECT VALUE (c.link.status = 'linked' ? { id: c.id, externalIdKey: c.externalIdKey, link: c.link } : c) FROM c WHERE c.pk = @pk AND c.externalIdKey IN (${names.join(', ')})`,
-              parameters: [{ name: '@pk', value: pk }, ...part.map((a, i) => ({ name: names[i] ?? '', value: a.externalId }))],
+              parameters: [
+                { name: '@pk', value: pk },
+                ...part.map((a, i) => ({ name: names[i] ?? '', value: a.externalId })),
+              ],
             },
             { partitionKey: pk, maxItemCount: part.length },
           ),
@@ -221,7 +267,10 @@ export class Associator {
    * leaves its UPNs `unavailable` (their pairs are sent again, never reported unknown); when no part
    * could be looked up, or the tenant's directory cannot be reached at all, the call fails as a whole.
    */
-  private async lookUp(tenantId: string, upns: string[]): Promise<{ users: Map<string, DirectoryUser>; unavailable: Set<string> }> {
+  private async lookUp(
+    tenantId: string,
+    upns: string[],
+  ): Promise<{ users: Map<string, DirectoryUser>; unavailable: Set<string> }> {
     const unique = [...new Set(upns.map((u) => u.toLowerCase()))];
     const parts: string[][] = [];
     for (let i = 0; i < unique.length; i += UPNS_PER_LOOKUP) parts.push(unique.slice(i, i + UPNS_PER_LOOKUP));
@@ -241,10 +290,24 @@ export class Associator {
     return { users, unavailable };
   }
 
-  private async pair(tenantId: string, pk: string, identityId: string | undefined, users: Map<string, DirectoryUser>, a: AssociationInput, actor: Actor, log: Logger | undefined): Promise<PairOutcome> {
+  private async pair(
+    tenantId: string,
+    pk: string,
+    identityId: string | undefined,
+    users: Map<string, DirectoryUser>,
+    a: AssociationInput,
+    actor: Actor,
+    log: Logger | undefined,
+  ): Promise<PairOutcome> {
     const user = isUpnShaped(a.userPrincipalName) ? users.get(a.userPrincipalName.toLowerCase()) : undefined;
-    const identity = (identityId ? await this.repo.get(pk, identityId) : undefined) ?? (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
-    const outcome = !identity ? 'gone' : !user ? 'unknownUpn' : await this.linkLatest(tenantId, identity, user.id, actor, log);
+    const identity =
+      (identityId ? await this.repo.get(pk, identityId) : undefined) ??
+      (await this.repo.findOne(pk, 'externalIdKey', a.externalId));
+    const outcome = !identity
+      ? 'gone'
+      : !user
+        ? 'unknownUpn'
+        : await this.linkLatest(tenantId, identity, user.id, actor, log);
     if (outcome !== 'gone') return outcome;
     // A batch may have claimed the user for this identity before an import deleted it: that claim goes with it.
     if (identityId && user) await this.claims.release(tenantId, user.id, { pk, id: identityId });
@@ -255,7 +318,13 @@ export class Associator {
    * Links the identity, reading it again when another write changed it in the meantime (the same pair
    * sent twice at once, an import updating it): the outcome is then judged on the stored identity.
    */
-  private async linkLatest(tenantId: string, identity: IdentityDoc, userId: string, actor: Actor, log: Logger | undefined): Promise<'associated' | 'unchanged' | 'conflict' | 'gone'> {
+  private async linkLatest(
+    tenantId: string,
+    identity: IdentityDoc,
+    userId: string,
+    actor: Actor,
+    log: Logger | undefined,
+  ): Promise<'associated' | 'unchanged' | 'conflict' | 'gone'> {
     let current: IdentityDoc | undefined = identity;
     for (let attempt = 1; ; attempt++) {
       if (!current) return 'gone';
@@ -264,13 +333,20 @@ export class Associator {
       } catch (err) {
         if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
         if (!isStoreError(err, 'preconditionFailed')) throw err;
-        if (attempt >= MAX_CHANGED_ATTEMPTS) throw new DomainError('CONCURRENT_CHANGE', 'The identity kept changing while it was being associated');
+        if (attempt >= MAX_CHANGED_ATTEMPTS)
+          throw new DomainError('CONCURRENT_CHANGE', 'The identity kept changing while it was being associated');
       }
       current = await this.repo.get(current.pk, current.id);
     }
   }
 
-  private async link(tenantId: string, identity: IdentityDoc, userId: string, actor: Actor, log: Logger | undefined): Promise<'associated' | 'unchanged' | 'conflict'> {
+  private async link(
+    tenantId: string,
+    identity: IdentityDoc,
+    userId: string,
+    actor: Actor,
+    log: Logger | undefined,
+  ): Promise<'associated' | 'unchanged' | 'conflict'> {
     if (identity.link.status === 'linked' && identity.link.userId === userId) return 'unchanged';
     if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') return 'conflict';
     try {
@@ -287,7 +363,7 @@ export class Associator {
   /** Writes the link; after throttling, again with a new lastModified (see BatchLinker.replaceStamped). */
   private async replaceStamped(identity: IdentityDoc, userId: string): Promise<void> {
     const etag = (identity as IdentityDoc & { _etag?: string })._etag ?? '';
-    for (let waited = 0; ; ) {
+    for (let waited = 0; ;) {
       try {
         await this.repo.replace(linkedVersion(identity, userId), etag, { retryThrottled: false });
         return;

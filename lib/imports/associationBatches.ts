@@ -59,18 +59,35 @@ export function failureKind(err: unknown): string {
  * batches). The links stand whatever happens here; a step that still fails after its retries is logged
  * (an orphan claim is repaired by the background run).
  */
-export async function afterLinks(claims: LinkClaims, audit: AuditLog, tenantId: string, links: StoredLink[], actor: Actor, log: Logger | undefined): Promise<void> {
+export async function afterLinks(
+  claims: LinkClaims,
+  audit: AuditLog,
+  tenantId: string,
+  links: StoredLink[],
+  actor: Actor,
+  log: Logger | undefined,
+): Promise<void> {
   const problem = (err: unknown, identityId: string) =>
-    log?.error('association: a link was stored but its audit entry or the release of the user it replaced failed', { tenantId, identityId, failure: failureKind(err) });
+    log?.error('association: a link was stored but its audit entry or the release of the user it replaced failed', {
+      tenantId,
+      identityId,
+      failure: failureKind(err),
+    });
   for (const { before } of links) {
     const previousUser = before.link.status === 'linked' ? before.link.userId : undefined;
-    if (previousUser) await withTransientRetry(() => claims.release(tenantId, previousUser, before)).catch((err: unknown) => problem(err, before.id));
+    if (previousUser)
+      await withTransientRetry(() => claims.release(tenantId, previousUser, before)).catch((err: unknown) =>
+        problem(err, before.id),
+      );
   }
   const entries: AuditInput[] = links.map(({ before, userId }) => ({
     actor,
     action: 'link.associated',
     target: { type: 'businessIdentity', id: before.id },
-    before: { status: before.link.status, userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null },
+    before: {
+      status: before.link.status,
+      userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null,
+    },
     after: { status: 'linked', userId },
   }));
   let unwritten: AuditInput[];
@@ -79,13 +96,19 @@ export async function afterLinks(claims: LinkClaims, audit: AuditLog, tenantId: 
   } catch {
     unwritten = entries;
   }
-  for (const entry of unwritten) await withTransientRetry(() => audit.write(tenantId, entry)).catch((err: unknown) => problem(err, entry.target.id));
+  for (const entry of unwritten)
+    await withTransientRetry(() => audit.write(tenantId, entry)).catch((err: unknown) => problem(err, entry.target.id));
 }
 
 /** The identity with the new link, as it is written at `now` (its lastModified is the time of this write). */
 export function linkedVersion(identity: IdentityDoc, userId: string, now = new Date().toISOString()): IdentityDoc {
   const { _etag: _ignored, ...rest } = identity as IdentityDoc & { _etag?: string };
-  return { ...rest, link: { status: 'linked', source: 'asserted', userId }, lastModified: now, version: identity.version + 1 };
+  return {
+    ...rest,
+    link: { status: 'linked', source: 'asserted', userId },
+    lastModified: now,
+    version: identity.version + 1,
+  };
 }
 
 export class BatchLinker {
@@ -100,7 +123,13 @@ export class BatchLinker {
   }
 
   /** Links a part (at most PAIRS_PER_PART pairs, each user once); returns the pairs linked and those to do one by one. */
-  async link(tenantId: string, pk: string, part: LinkCandidate[], actor: Actor, log: Logger | undefined): Promise<{ associated: LinkCandidate[]; oneByOne: LinkCandidate[] }> {
+  async link(
+    tenantId: string,
+    pk: string,
+    part: LinkCandidate[],
+    actor: Actor,
+    log: Logger | undefined,
+  ): Promise<{ associated: LinkCandidate[]; oneByOne: LinkCandidate[] }> {
     const oneByOne: LinkCandidate[] = [];
     // Identities not read whole with the links (linked to another user now) are read in one query.
     const missing = part.filter((c) => !c.doc);
@@ -109,7 +138,13 @@ export class BatchLinker {
       missing.length === 0
         ? Promise.resolve([])
         : this.identities.queryAll<WithEtag<IdentityDoc>>(
-            { query: `SELECT * FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`, parameters: [{ name: '@pk', value: pk }, ...missing.map((c, i) => ({ name: names[i] ?? '', value: c.identityId }))] },
+            {
+              query: `SELECT * FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`,
+              parameters: [
+                { name: '@pk', value: pk },
+                ...missing.map((c, i) => ({ name: names[i] ?? '', value: c.identityId })),
+              ],
+            },
             { partitionKey: pk },
           ),
       this.claims.holders(
@@ -140,7 +175,8 @@ export class BatchLinker {
 
     // Identity writes in batches, each only if the identity is as it was read; lastModified is taken per batch, as it is sent.
     const replaced: Array<'replaced' | StoreError> = [];
-    for (let i = 0; i < claimed.length; i += MAX_BATCH_OPERATIONS) replaced.push(...(await this.replaceStamped(pk, claimed.slice(i, i + MAX_BATCH_OPERATIONS))));
+    for (let i = 0; i < claimed.length; i += MAX_BATCH_OPERATIONS)
+      replaced.push(...(await this.replaceStamped(pk, claimed.slice(i, i + MAX_BATCH_OPERATIONS))));
     const associated: LinkCandidate[] = [];
     const stored: StoredLink[] = [];
     claimed.forEach(({ candidate, doc }, i) => {
@@ -158,7 +194,10 @@ export class BatchLinker {
    * store's wait (not resent unchanged by the store client), so a link never carries a time seconds
    * before it became visible, which a client polling `meta.lastModified gt` would miss.
    */
-  private async replaceStamped(pk: string, group: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }>): Promise<Array<'replaced' | StoreError>> {
+  private async replaceStamped(
+    pk: string,
+    group: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }>,
+  ): Promise<Array<'replaced' | StoreError>> {
     let waited = 0;
     for (;;) {
       const now = new Date().toISOString();

@@ -4,7 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { AffiliationType, DocumentType, IdentityAttributes } from '../identities/model';
-import { isPlausibleEmail, isValidLocalDate, normalizeCountryCode, normalizeCpr, normalizeE164 } from '../identities/formats';
+import {
+  isPlausibleEmail,
+  isValidLocalDate,
+  normalizeCountryCode,
+  normalizeCpr,
+  normalizeE164,
+} from '../identities/formats';
 import { badInput, type FieldProblem } from '../util/domainError';
 
 export interface ImportIdentityInput {
@@ -33,22 +39,38 @@ export const MAX_DOCUMENT_NUMBER_LENGTH = 64;
 export const MAX_REPORTED_PROBLEMS = 100;
 export const RESERVED_SOURCE = 'manual';
 
-const AFFILIATIONS: Record<string, AffiliationType> = { EMPLOYMENT: 'employment', ENROLLMENT: 'enrollment', ENGAGEMENT: 'engagement', OTHER: 'other' };
+const AFFILIATIONS: Record<string, AffiliationType> = {
+  EMPLOYMENT: 'employment',
+  ENROLLMENT: 'enrollment',
+  ENGAGEMENT: 'engagement',
+  OTHER: 'other',
+};
 const DOCUMENT_TYPES: Record<string, DocumentType> = { PASSPORT: 'Passport', IDENTITY_CARD: 'IdentityCard' };
 
 /** Source names: not empty, not `Manual` in any case, no control characters, at most 128 characters. */
 export function validateSourceName(source: unknown, field = 'input.source'): string {
   if (typeof source !== 'string' || source.trim() === '') throw badInput([{ field, problem: 'must not be empty' }]);
-  if (source.trim().toLowerCase() === RESERVED_SOURCE) throw badInput([{ field, problem: 'Manual is reserved for identities that administrators create' }]);
+  if (source.trim().toLowerCase() === RESERVED_SOURCE)
+    throw badInput([{ field, problem: 'Manual is reserved for identities that administrators create' }]);
   // eslint-disable-next-line no-control-regex
-  if (source.length > 128 || /[\u0000-\u001f\u007f]/.test(source)) throw badInput([{ field, problem: 'must be at most 128 printable characters' }]);
+  if (source.length > 128 || /[\u0000-\u001f\u007f]/.test(source))
+    throw badInput([{ field, problem: 'must be at most 128 printable characters' }]);
   return source;
 }
 
 export function contentHash(a: IdentityAttributes): string {
   const canonical = [
-    a.externalId, a.affiliationType, a.givenName, a.familyName, a.active, a.birthDate ?? null, a.nationality ?? null, a.personalEmail ?? null,
-    a.personalPhone ?? null, a.personalNumbers.map((p) => [p.type, p.value]), a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]),
+    a.externalId,
+    a.affiliationType,
+    a.givenName,
+    a.familyName,
+    a.active,
+    a.birthDate ?? null,
+    a.nationality ?? null,
+    a.personalEmail ?? null,
+    a.personalPhone ?? null,
+    a.personalNumbers.map((p) => [p.type, p.value]),
+    a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]),
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 22);
 }
@@ -58,7 +80,8 @@ function validateOne(input: ImportIdentityInput, at: string, problems: FieldProb
   const add = (field: string, problem: string) => problems.push({ field: `${at}.${field}`, problem });
 
   if (typeof input.externalId !== 'string' || input.externalId === '') add('externalId', 'must not be empty');
-  else if (input.externalId.length > MAX_EXTERNAL_ID_LENGTH) add('externalId', `must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`);
+  else if (input.externalId.length > MAX_EXTERNAL_ID_LENGTH)
+    add('externalId', `must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`);
   const affiliationType = AFFILIATIONS[input.affiliationType];
   if (!affiliationType) add('affiliationType', 'must be EMPLOYMENT, ENROLLMENT, ENGAGEMENT or OTHER');
   for (const field of ['firstName', 'lastName'] as const) {
@@ -74,7 +97,8 @@ function validateOne(input: ImportIdentityInput, at: string, problems: FieldProb
     else add('nationality', 'must be an ISO 3166-1 alpha-2 country code');
   }
   if (input.personalEmail != null) {
-    if (input.personalEmail.length > MAX_EMAIL_LENGTH) add('personalEmail', `must be at most ${MAX_EMAIL_LENGTH} characters`);
+    if (input.personalEmail.length > MAX_EMAIL_LENGTH)
+      add('personalEmail', `must be at most ${MAX_EMAIL_LENGTH} characters`);
     else if (!isPlausibleEmail(input.personalEmail)) add('personalEmail', 'must be an email address');
   }
   let personalPhone: string | undefined;
@@ -98,11 +122,18 @@ function validateOne(input: ImportIdentityInput, at: string, problems: FieldProb
     const type = DOCUMENT_TYPES[d.type];
     if (!type) add(`identityDocumentReferences[${i}].type`, 'must be PASSPORT or IDENTITY_CARD');
     const country = normalizeCountryCode(d.issuingCountry ?? '');
-    if (!country.ok) add(`identityDocumentReferences[${i}].issuingCountry`, 'must be an ISO 3166-1 alpha-2 country code');
+    if (!country.ok)
+      add(`identityDocumentReferences[${i}].issuingCountry`, 'must be an ISO 3166-1 alpha-2 country code');
     const number = d.documentNumber;
-    if (typeof number !== 'string' || number.trim() === '') add(`identityDocumentReferences[${i}].documentNumber`, 'must be present');
-    else if (number.length > MAX_DOCUMENT_NUMBER_LENGTH) add(`identityDocumentReferences[${i}].documentNumber`, `must be at most ${MAX_DOCUMENT_NUMBER_LENGTH} characters`);
-    if (type && country.ok && typeof number === 'string') identityDocumentReferences.push({ type, issuingCountry: country.value, documentNumber: number });
+    if (typeof number !== 'string' || number.trim() === '')
+      add(`identityDocumentReferences[${i}].documentNumber`, 'must be present');
+    else if (number.length > MAX_DOCUMENT_NUMBER_LENGTH)
+      add(
+        `identityDocumentReferences[${i}].documentNumber`,
+        `must be at most ${MAX_DOCUMENT_NUMBER_LENGTH} characters`,
+      );
+    if (type && country.ok && typeof number === 'string')
+      identityDocumentReferences.push({ type, issuingCountry: country.value, documentNumber: number });
   });
   if (problems.length > start || !affiliationType) return undefined;
   return {
@@ -123,13 +154,15 @@ function validateOne(input: ImportIdentityInput, at: string, problems: FieldProb
 /** Validates the whole set; throws BAD_USER_INPUT listing the problems (first 100) when any exists. */
 export function validateImportSet(identities: ImportIdentityInput[]): ValidImportIdentity[] {
   const problems: FieldProblem[] = [];
-  if (identities.length === 0) throw badInput([{ field: 'input.identities', problem: 'must not be empty' }], 'The import set is empty');
+  if (identities.length === 0)
+    throw badInput([{ field: 'input.identities', problem: 'must not be empty' }], 'The import set is empty');
   const out: ValidImportIdentity[] = [];
   const firstIndex = new Map<string, number>();
   identities.forEach((input, i) => {
     const at = `identities[${i}]`;
     const seen = firstIndex.get(input.externalId);
-    if (seen !== undefined) problems.push({ field: `${at}.externalId`, problem: `occurs more than once (also at identities[${seen}])` });
+    if (seen !== undefined)
+      problems.push({ field: `${at}.externalId`, problem: `occurs more than once (also at identities[${seen}])` });
     else firstIndex.set(input.externalId, i);
     const attributes = validateOne(input, at, problems);
     if (attributes) out.push({ attributes, hash: contentHash(attributes) });

@@ -22,12 +22,29 @@ export async function leaseHeldBy(store: Store, pk: string, runId: string, now =
   return lease?.runId === runId && Date.parse(lease.expiresAt) > now;
 }
 
-export async function acquireImportLease(store: Store, pk: string, now = Date.now(), runId?: string): Promise<{ release(): Promise<void> }> {
+export async function acquireImportLease(
+  store: Store,
+  pk: string,
+  now = Date.now(),
+  runId?: string,
+): Promise<{ release(): Promise<void> }> {
   const col = store.collection<LeaseDoc>('imports');
   const holder = randomUUID();
-  const doc: LeaseDoc = { id: 'lease', pk, kind: 'lease', holder, expiresAt: new Date(now + LEASE_MS).toISOString(), ...(runId ? { runId } : {}) };
+  const doc: LeaseDoc = {
+    id: 'lease',
+    pk,
+    kind: 'lease',
+    holder,
+    expiresAt: new Date(now + LEASE_MS).toISOString(),
+    ...(runId ? { runId } : {}),
+  };
   const inProgress = (holderRunId: string | undefined) =>
-    new DomainError('IMPORT_IN_PROGRESS', 'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished', [], holderRunId ? { runId: holderRunId } : {});
+    new DomainError(
+      'IMPORT_IN_PROGRESS',
+      'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished',
+      [],
+      holderRunId ? { runId: holderRunId } : {},
+    );
   const holderOfLease = async () => (await col.read(pk, 'lease').catch(() => undefined))?.runId;
   // The lease shares its partition with the manifest, whose writes may use up the container's request units: throttling is waited out.
   try {
@@ -47,7 +64,8 @@ export async function acquireImportLease(store: Store, pk: string, now = Date.no
   return {
     release: async () => {
       const current = await withThrottleRetry(() => col.read(pk, 'lease'));
-      if (current?.holder === holder) await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
+      if (current?.holder === holder)
+        await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
     },
   };
 }

@@ -14,7 +14,12 @@ import type { LinkClaims } from '../links/claims';
 import { uuid7 } from '../util/uuid7';
 import { DomainError } from '../util/domainError';
 import { forEachBounded, MAX_CHANGED_ATTEMPTS, withThrottleRetry } from '../util/concurrency';
-import { validateImportSet, validateSourceName, type ImportIdentityInput, type ValidImportIdentity } from './importInput';
+import {
+  validateImportSet,
+  validateSourceName,
+  type ImportIdentityInput,
+  type ValidImportIdentity,
+} from './importInput';
 import { ImportManifest } from './manifest';
 import { acquireImportLease } from './importLease';
 
@@ -53,22 +58,42 @@ export class Importer {
     this.repo = new IdentityRepository(store);
   }
 
-  async import(tenantId: string, sourceInput: unknown, identities: ImportIdentityInput[], run: ImportRunContext = {}): Promise<ImportCounts> {
+  async import(
+    tenantId: string,
+    sourceInput: unknown,
+    identities: ImportIdentityInput[],
+    run: ImportRunContext = {},
+  ): Promise<ImportCounts> {
     const source = validateSourceName(sourceInput);
     if (identities.length > this.maxIdentities) {
-      throw new DomainError('IMPORT_TOO_LARGE', `An import set holds at most ${this.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`);
+      throw new DomainError(
+        'IMPORT_TOO_LARGE',
+        `An import set holds at most ${this.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+      );
     }
     const valid = validateImportSet(identities);
     const pk = partitionKey(tenantId, customSourceKey(source));
     const lease = await acquireImportLease(this.store, pk, Date.now(), run.runId);
     try {
-      return await this.apply(tenantId, source, pk, valid, run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 });
+      return await this.apply(
+        tenantId,
+        source,
+        pk,
+        valid,
+        run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 },
+      );
     } finally {
       await lease.release();
     }
   }
 
-  private async apply(tenantId: string, source: string, pk: string, valid: ValidImportIdentity[], counts: ImportCounts): Promise<ImportCounts> {
+  private async apply(
+    tenantId: string,
+    source: string,
+    pk: string,
+    valid: ValidImportIdentity[],
+    counts: ImportCounts,
+  ): Promise<ImportCounts> {
     const manifest = await ImportManifest.load(this.store, pk);
     const writes: Array<{ v: ValidImportIdentity; id: string; known: boolean }> = [];
     const incoming = new Set<string>();
@@ -79,8 +104,15 @@ export class Importer {
       else writes.push({ v, id: entry?.id ?? uuid7(), known: entry !== undefined });
     }
     const deletions = [...manifest.entries].filter(([externalId]) => !incoming.has(externalId));
-    if (this.maxDeleteRatio !== undefined && manifest.entries.size > 0 && deletions.length / manifest.entries.size > this.maxDeleteRatio) {
-      throw new DomainError('IMPORT_DELETE_LIMIT_EXCEEDED', `The import would delete ${deletions.length} of ${manifest.entries.size} identities of the source, more than IMPORT_MAX_DELETE_RATIO allows; nothing was changed`);
+    if (
+      this.maxDeleteRatio !== undefined &&
+      manifest.entries.size > 0 &&
+      deletions.length / manifest.entries.size > this.maxDeleteRatio
+    ) {
+      throw new DomainError(
+        'IMPORT_DELETE_LIMIT_EXCEEDED',
+        `The import would delete ${deletions.length} of ${manifest.entries.size} identities of the source, more than IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+      );
     }
     if (writes.length === 0 && deletions.length === 0) return counts;
 
@@ -101,7 +133,12 @@ export class Importer {
       // New identities in batches; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
       await forEachBounded(batches, CREATE_BATCH_PARALLELISM, async (batch) => {
         const now = new Date().toISOString();
-        const outcomes = await this.repo.batchCreate(pk, batch.map((w) => newDoc(tenantId, source, w.id, w.v, now))).catch(() => batch.map(() => 'retry' as const));
+        const outcomes = await this.repo
+          .batchCreate(
+            pk,
+            batch.map((w) => newDoc(tenantId, source, w.id, w.v, now)),
+          )
+          .catch(() => batch.map(() => 'retry' as const));
         const retry: typeof batch = [];
         outcomes.forEach((o, i) => {
           const w = batch[i];
@@ -130,7 +167,13 @@ export class Importer {
   }
 
   /** Creates or updates one identity; compares with what is stored, so a rerun counts truthfully. */
-  private async write(tenantId: string, source: string, pk: string, id: string, v: ValidImportIdentity): Promise<{ id: string; result: 'created' | 'updated' | 'unchanged' }> {
+  private async write(
+    tenantId: string,
+    source: string,
+    pk: string,
+    id: string,
+    v: ValidImportIdentity,
+  ): Promise<{ id: string; result: 'created' | 'updated' | 'unchanged' }> {
     let current = await this.repo.get(pk, id);
     if (!current) {
       const now = new Date().toISOString();
@@ -140,7 +183,8 @@ export class Importer {
       } catch (err) {
         if (!(err instanceof UniquenessError) && !isStoreError(err, 'conflict')) throw err;
         // Created by an earlier run whose manifest write did not happen: adopt it.
-        current = (await this.repo.get(pk, id)) ?? (await this.repo.findOne(pk, 'externalIdKey', v.attributes.externalId));
+        current =
+          (await this.repo.get(pk, id)) ?? (await this.repo.findOne(pk, 'externalIdKey', v.attributes.externalId));
         if (!current) throw err;
       }
     }
@@ -154,10 +198,18 @@ export class Importer {
         return { id: current.id, result: 'updated' };
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed')) throw err;
-        if (attempt >= MAX_CHANGED_ATTEMPTS) throw new DomainError('CONCURRENT_CHANGE', 'Identities kept changing while the import wrote them; run the import again');
+        if (attempt >= MAX_CHANGED_ATTEMPTS)
+          throw new DomainError(
+            'CONCURRENT_CHANGE',
+            'Identities kept changing while the import wrote them; run the import again',
+          );
       }
       const reread = await this.repo.get(pk, current.id);
-      if (!reread) throw new DomainError('CONCURRENT_CHANGE', 'An identity was deleted while the import wrote it; run the import again');
+      if (!reread)
+        throw new DomainError(
+          'CONCURRENT_CHANGE',
+          'An identity was deleted while the import wrote it; run the import again',
+        );
       current = reread;
     }
   }
@@ -168,19 +220,35 @@ export class Importer {
     if (!current) return false;
     // Identity first, claim after: a failure in between leaves an orphan claim (repaired), never a linked identity without its claim.
     const deleted = await this.repo.delete(pk, id);
-    if (current.link.status === 'linked' && current.link.userId) await this.claims.release(tenantId, current.link.userId, current);
+    if (current.link.status === 'linked' && current.link.userId)
+      await this.claims.release(tenantId, current.link.userId, current);
     return deleted;
   }
 }
 
 function newDoc(tenantId: string, source: string, id: string, v: ValidImportIdentity, now: string): IdentityDoc {
-  return newIdentityDoc({ id, tenantId, sourceKind: 'custom', sourceKey: customSourceKey(source), attributes: v.attributes, now, contentHash: v.hash });
+  return newIdentityDoc({
+    id,
+    tenantId,
+    sourceKind: 'custom',
+    sourceKey: customSourceKey(source),
+    attributes: v.attributes,
+    now,
+    contentHash: v.hash,
+  });
 }
 
 const OPTIONAL: Array<keyof IdentityAttributes> = ['birthDate', 'nationality', 'personalEmail', 'personalPhone'];
 
 function updatedDoc(current: IdentityDoc, v: ValidImportIdentity, now: string): IdentityDoc {
-  const next: IdentityDoc = { ...current, ...v.attributes, lastModified: now, version: current.version + 1, hasSensitive: hasSensitiveData(v.attributes), contentHash: v.hash };
+  const next: IdentityDoc = {
+    ...current,
+    ...v.attributes,
+    lastModified: now,
+    version: current.version + 1,
+    hasSensitive: hasSensitiveData(v.attributes),
+    contentHash: v.hash,
+  };
   for (const key of OPTIONAL) if (v.attributes[key] === undefined) delete next[key];
   return next;
 }

@@ -45,7 +45,9 @@ export class ImportManifest {
   static async load(store: Store, pk: string): Promise<ImportManifest> {
     const docs = await store
       .collection<ManifestShardDoc>('imports')
-      .queryPartitionPage<ManifestShardDoc>(pk, 'SELECT *', "c.kind = 'manifestShard'", [], { maxItemCount: MANIFEST_SHARDS });
+      .queryPartitionPage<ManifestShardDoc>(pk, 'SELECT *', "c.kind = 'manifestShard'", [], {
+        maxItemCount: MANIFEST_SHARDS,
+      });
     const entries = new Map<string, ManifestEntry>();
     for (const d of docs.items) for (const [k, v] of Object.entries(d.entries)) entries.set(k, v);
     return new ImportManifest(store, pk, entries);
@@ -64,7 +66,9 @@ export class ImportManifest {
     }
     const col = this.store.collection<ManifestShardDoc>('imports');
     await forEachBounded([...byShard], MANIFEST_WRITE_PARALLELISM, async ([shard, entries]) => {
-      await withThrottleRetry(() => col.upsert({ id: `manifest-${shard}`, pk: this.pk, kind: 'manifestShard', shard, entries }));
+      await withThrottleRetry(() =>
+        col.upsert({ id: `manifest-${shard}`, pk: this.pk, kind: 'manifestShard', shard, entries }),
+      );
     });
     return shards.size;
   }

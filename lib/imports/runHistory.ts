@@ -80,7 +80,13 @@ export const RUN_LIMIT_MS = LEASE_MS;
 export const MAX_LISTED_RUNS = 100;
 
 /** Codes of requests refused before anything was written. */
-const REJECTIONS = new Set(['BAD_USER_INPUT', 'IMPORT_TOO_LARGE', 'IMPORT_DELETE_LIMIT_EXCEEDED', 'ASSOCIATION_TOO_LARGE', 'IMPORT_IN_PROGRESS']);
+const REJECTIONS = new Set([
+  'BAD_USER_INPUT',
+  'IMPORT_TOO_LARGE',
+  'IMPORT_DELETE_LIMIT_EXCEEDED',
+  'ASSOCIATION_TOO_LARGE',
+  'IMPORT_IN_PROGRESS',
+]);
 
 interface RunPointerDoc extends StoredDoc {
   kind: 'runPointer';
@@ -97,15 +103,29 @@ function pointerPartition(tenantId: string): string {
 
 /** What failed, in the service's words: domain messages never carry values, other failures get a fixed text. */
 export function describeFailure(err: unknown): { status: 'rejected' | 'failed'; failure: RunFailure } {
-  if (err instanceof DomainError) return { status: REJECTIONS.has(err.code) ? 'rejected' : 'failed', failure: { code: err.code, message: err.message } };
+  if (err instanceof DomainError)
+    return {
+      status: REJECTIONS.has(err.code) ? 'rejected' : 'failed',
+      failure: { code: err.code, message: err.message },
+    };
   if (err instanceof StoreError) {
     return {
       status: 'failed',
-      failure: { code: `STORE_${err.failure.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, message: 'The store refused a write part-way; run the same request again: it continues from what was written' },
+      failure: {
+        code: `STORE_${err.failure.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+        message: 'The store refused a write part-way; run the same request again: it continues from what was written',
+      },
     };
   }
-  if (err instanceof DirectoryUnavailableError) return { status: 'failed', failure: { code: 'DIRECTORY_UNAVAILABLE', message: directoryCallAdvice(err.reason) } };
-  return { status: 'failed', failure: { code: 'INTERNAL_ERROR', message: 'Unexpected failure; the service log has the details under the run\u2019s correlation id' } };
+  if (err instanceof DirectoryUnavailableError)
+    return { status: 'failed', failure: { code: 'DIRECTORY_UNAVAILABLE', message: directoryCallAdvice(err.reason) } };
+  return {
+    status: 'failed',
+    failure: {
+      code: 'INTERNAL_ERROR',
+      message: 'Unexpected failure; the service log has the details under the run\u2019s correlation id',
+    },
+  };
 }
 
 export interface RunStart {
@@ -145,10 +165,21 @@ export class RunHistory {
    * Records a run around `work`: a `running` record first, then the outcome. The work's own failure is
    * passed on; a failure to write the final record is logged and leaves the run to be reported abandoned.
    */
-  async record<R>(start: RunStart, log: Logger, work: (run: RunHandle) => Promise<R>, outcome: (result: R) => RunEnd): Promise<{ result: R; runId: string }> {
+  async record<R>(
+    start: RunStart,
+    log: Logger,
+    work: (run: RunHandle) => Promise<R>,
+    outcome: (result: R) => RunEnd,
+  ): Promise<{ result: R; runId: string }> {
     const runId = uuid7(this.now());
     const ttl = RUN_TTL_DAYS * 24 * 3600;
-    const pointer: RunPointerDoc = { id: runId, pk: pointerPartition(start.tenantId), kind: 'runPointer', source: start.source, ttl };
+    const pointer: RunPointerDoc = {
+      id: runId,
+      pk: pointerPartition(start.tenantId),
+      kind: 'runPointer',
+      source: start.source,
+      ttl,
+    };
     const doc: RunDoc = {
       id: `run-${runId}`,
       pk: partitionKey(start.tenantId, customSourceKey(start.source)),
@@ -190,14 +221,21 @@ export class RunHistory {
       const ended = { ...doc, ...end, endedAt: new Date(this.now()).toISOString() };
       await withThrottleRetry(() => this.col().replace(ended));
     } catch (err) {
-      log.warn('run record not updated at the end of the run; it will be reported abandoned', { tenantId: doc.pk.split('|')[0], runId: doc.runId, failure: err instanceof StoreError ? err.failure : 'unexpected' });
+      log.warn('run record not updated at the end of the run; it will be reported abandoned', {
+        tenantId: doc.pk.split('|')[0],
+        runId: doc.runId,
+        failure: err instanceof StoreError ? err.failure : 'unexpected',
+      });
     }
   }
 
   /** The newest runs of a source partition first (at most MAX_LISTED_RUNS). */
   async list(pk: string, first: number): Promise<RunView[]> {
     const top = Math.max(1, Math.min(first, MAX_LISTED_RUNS));
-    const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, "c.kind = 'run'", [], { orderBy: 'c.id DESC', maxItemCount: top });
+    const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, "c.kind = 'run'", [], {
+      orderBy: 'c.id DESC',
+      maxItemCount: top,
+    });
     return Promise.all(page.items.map((d) => this.view(d)));
   }
 

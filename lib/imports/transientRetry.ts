@@ -10,7 +10,8 @@ const MAX_WAIT_MS = 5_000;
 
 /** How long to wait before the next try, or undefined when the failure will not pass by trying again. */
 export function transientWait(err: unknown, attempt: number): number | undefined {
-  if (isStoreError(err, 'throttled') || isStoreError(err, 'unavailable')) return err.retryAfterMs ?? FIRST_WAIT_MS * 4 ** (attempt - 1);
+  if (isStoreError(err, 'throttled') || isStoreError(err, 'unavailable'))
+    return err.retryAfterMs ?? FIRST_WAIT_MS * 4 ** (attempt - 1);
   if (err instanceof DomainError && err.code === 'CONCURRENT_CHANGE') return FIRST_WAIT_MS * 4 ** (attempt - 1);
   return undefined;
 }

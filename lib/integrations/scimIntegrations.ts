@@ -41,12 +41,18 @@ export class ScimIntegrations {
     return this.store.collection<ScimIntegrationRecord>('integrations');
   }
 
-  async create(tenantId: string, input: { displayName: unknown; clientId: unknown }, actor: Actor): Promise<ScimIntegrationRecord> {
+  async create(
+    tenantId: string,
+    input: { displayName: unknown; clientId: unknown },
+    actor: Actor,
+  ): Promise<ScimIntegrationRecord> {
     const problems: FieldProblem[] = [];
     const displayName = typeof input.displayName === 'string' ? input.displayName.trim() : '';
     if (!displayName) problems.push({ field: 'input.displayName', problem: 'must not be empty' });
-    else if (displayName.length > MAX_DISPLAY_NAME) problems.push({ field: 'input.displayName', problem: `must be at most ${MAX_DISPLAY_NAME} characters` });
-    if (!isGuid(input.clientId)) problems.push({ field: 'input.clientId', problem: 'must be an application (client) ID in GUID form' });
+    else if (displayName.length > MAX_DISPLAY_NAME)
+      problems.push({ field: 'input.displayName', problem: `must be at most ${MAX_DISPLAY_NAME} characters` });
+    if (!isGuid(input.clientId))
+      problems.push({ field: 'input.clientId', problem: 'must be an application (client) ID in GUID form' });
     if (problems.length > 0 || !isGuid(input.clientId)) throw badInput(problems);
 
     const clientId = normalizeGuid(input.clientId);
@@ -66,14 +72,21 @@ export class ScimIntegrations {
       await this.collection.create(record);
     } catch (err) {
       if (isStoreError(err, 'conflict')) {
-        throw new DomainError('SCIM_INTEGRATION_CLIENT_ID_TAKEN', 'Another SCIM integration of the organization already has this client ID', [
-          { field: 'input.clientId', problem: 'is already used by another SCIM integration' },
-        ]);
+        throw new DomainError(
+          'SCIM_INTEGRATION_CLIENT_ID_TAKEN',
+          'Another SCIM integration of the organization already has this client ID',
+          [{ field: 'input.clientId', problem: 'is already used by another SCIM integration' }],
+        );
       }
       throw err;
     }
     this.byClient.delete(`${tenantId}|${clientId}`);
-    await this.audit.write(tenantId, { actor, action: 'scimIntegration.create', target: { type: 'scimIntegration', id: record.id }, after: { enabled: true, clientId } });
+    await this.audit.write(tenantId, {
+      actor,
+      action: 'scimIntegration.create',
+      target: { type: 'scimIntegration', id: record.id },
+      after: { enabled: true, clientId },
+    });
     return record;
   }
 
@@ -81,7 +94,10 @@ export class ScimIntegrations {
     if (typeof id !== 'string' || !id) throw badInput([{ field: 'input.id', problem: 'must be an integration id' }]);
     for (let attempt = 0; ; attempt++) {
       const current = await this.collection.read(tenantId, id);
-      if (!current) throw new DomainError('NOT_FOUND', 'No SCIM integration with this id', [{ field: 'input.id', problem: 'matches no SCIM integration' }]);
+      if (!current)
+        throw new DomainError('NOT_FOUND', 'No SCIM integration with this id', [
+          { field: 'input.id', problem: 'matches no SCIM integration' },
+        ]);
       if (current.enabled === enabled) return current;
       try {
         const { _etag, ...rest } = current;
@@ -106,7 +122,10 @@ export class ScimIntegrations {
   }
 
   async list(tenantId: string): Promise<ScimIntegrationRecord[]> {
-    const page = await this.collection.queryPartitionPage<ScimIntegrationRecord>(tenantId, 'SELECT *', '', [], { orderBy: 'c.createdAt', maxItemCount: 1000 });
+    const page = await this.collection.queryPartitionPage<ScimIntegrationRecord>(tenantId, 'SELECT *', '', [], {
+      orderBy: 'c.createdAt',
+      maxItemCount: 1000,
+    });
     return page.items;
   }
 
@@ -115,7 +134,12 @@ export class ScimIntegrations {
     const key = `${tenantId}|${normalizeGuid(clientId)}`;
     const cached = this.byClient.get(key);
     if (cached !== undefined) return cached ?? undefined;
-    const page = await this.collection.queryPartitionPage<ScimIntegrationRecord>(tenantId, 'SELECT *', 'c.clientIdKey = @k', [{ name: '@k', value: normalizeGuid(clientId) }]);
+    const page = await this.collection.queryPartitionPage<ScimIntegrationRecord>(
+      tenantId,
+      'SELECT *',
+      'c.clientIdKey = @k',
+      [{ name: '@k', value: normalizeGuid(clientId) }],
+    );
     const found = page.items[0];
     this.byClient.set(key, found ?? null);
     return found;

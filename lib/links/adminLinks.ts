@@ -23,27 +23,45 @@ export class AdminLinks {
     this.repo = new IdentityRepository(store);
   }
 
-  async link(tenantId: string, pk: string, id: string, target: { directoryUserId?: unknown; userPrincipalName?: unknown }, actor: Actor): Promise<IdentityDoc> {
+  async link(
+    tenantId: string,
+    pk: string,
+    id: string,
+    target: { directoryUserId?: unknown; userPrincipalName?: unknown },
+    actor: Actor,
+  ): Promise<IdentityDoc> {
     const identity = await this.find(pk, id);
     let userId: string | undefined;
     if (typeof target.directoryUserId === 'string' && target.directoryUserId) {
-      if (!isGuid(target.directoryUserId)) throw badInput([{ field: 'input.directoryUserId', problem: 'must be an object id (GUID)' }]);
+      if (!isGuid(target.directoryUserId))
+        throw badInput([{ field: 'input.directoryUserId', problem: 'must be an object id (GUID)' }]);
       userId = (await this.directory.getById(tenantId, target.directoryUserId))?.id;
     } else if (typeof target.userPrincipalName === 'string' && target.userPrincipalName) {
       userId = (await this.directory.findByUpn(tenantId, target.userPrincipalName))?.id;
     } else {
       throw badInput([{ field: 'input', problem: 'give directoryUserId or userPrincipalName' }]);
     }
-    if (!userId) throw new DomainError('DIRECTORY_USER_NOT_FOUND', 'No directory user matches; it may not be synchronized yet');
-    if (identity.link.status === 'linked' && identity.link.userId === userId && identity.link.source === 'manual') return identity;
+    if (!userId)
+      throw new DomainError('DIRECTORY_USER_NOT_FOUND', 'No directory user matches; it may not be synchronized yet');
+    if (identity.link.status === 'linked' && identity.link.userId === userId && identity.link.source === 'manual')
+      return identity;
     if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') {
-      throw new DomainError('LINK_CONFLICT', 'The directory user is already linked to another business identity; unlink it first');
+      throw new DomainError(
+        'LINK_CONFLICT',
+        'The directory user is already linked to another business identity; unlink it first',
+      );
     }
     const link: DirectoryLink = { status: 'linked', source: 'manual', userId };
     const saved = await this.write(identity, link, () => this.claims.release(tenantId, userId, identity));
     const previous = identity.link.status === 'linked' ? identity.link.userId : undefined;
     if (previous && previous !== userId) await this.claims.release(tenantId, previous, identity);
-    await this.audit.write(tenantId, { actor, action: 'link.manualLinked', target: { type: 'businessIdentity', id }, before: facts(identity.link), after: facts(link) });
+    await this.audit.write(tenantId, {
+      actor,
+      action: 'link.manualLinked',
+      target: { type: 'businessIdentity', id },
+      before: facts(identity.link),
+      after: facts(link),
+    });
     return saved;
   }
 
@@ -53,23 +71,40 @@ export class AdminLinks {
     const link: DirectoryLink = { status: 'notAsserted' };
     const saved = await this.write(identity, link, async () => undefined);
     if (identity.link.userId) await this.claims.release(tenantId, identity.link.userId, identity);
-    await this.audit.write(tenantId, { actor, action: 'link.unlinked', target: { type: 'businessIdentity', id }, before: facts(identity.link), after: facts(link) });
+    await this.audit.write(tenantId, {
+      actor,
+      action: 'link.unlinked',
+      target: { type: 'businessIdentity', id },
+      before: facts(identity.link),
+      after: facts(link),
+    });
     return saved;
   }
 
   private async find(pk: string, id: string) {
     const identity = await this.repo.get(pk, id);
-    if (!identity) throw new DomainError('NOT_FOUND', 'No business identity with this id in the source', [{ field: 'input.id', problem: 'matches no identity' }]);
+    if (!identity)
+      throw new DomainError('NOT_FOUND', 'No business identity with this id in the source', [
+        { field: 'input.id', problem: 'matches no identity' },
+      ]);
     return identity;
   }
 
-  private async write(identity: IdentityDoc & { _etag: string }, link: DirectoryLink, onFailure: () => Promise<void>): Promise<IdentityDoc> {
+  private async write(
+    identity: IdentityDoc & { _etag: string },
+    link: DirectoryLink,
+    onFailure: () => Promise<void>,
+  ): Promise<IdentityDoc> {
     const { _etag, ...rest } = identity;
     try {
-      return await this.repo.replace({ ...rest, link, lastModified: new Date().toISOString(), version: identity.version + 1 }, _etag);
+      return await this.repo.replace(
+        { ...rest, link, lastModified: new Date().toISOString(), version: identity.version + 1 },
+        _etag,
+      );
     } catch (err) {
       await onFailure();
-      if (isStoreError(err, 'preconditionFailed')) throw new DomainError('CONCURRENT_CHANGE', 'The identity changed during the operation; retry');
+      if (isStoreError(err, 'preconditionFailed'))
+        throw new DomainError('CONCURRENT_CHANGE', 'The identity changed during the operation; retry');
       throw err;
     }
   }

@@ -41,8 +41,20 @@ export class LinkClaims {
   }
 
   /** Claims `userId` for the identity; 'heldByOther' when another identity holds it. */
-  async claim(tenantId: string, userId: string, identity: { pk: string; id: string }, now = new Date()): Promise<'claimed' | 'heldByOther'> {
-    const doc: LinkClaim = { id: userId, pk: tenantId, tenantId, identityPk: identity.pk, identityId: identity.id, claimedAt: now.toISOString() };
+  async claim(
+    tenantId: string,
+    userId: string,
+    identity: { pk: string; id: string },
+    now = new Date(),
+  ): Promise<'claimed' | 'heldByOther'> {
+    const doc: LinkClaim = {
+      id: userId,
+      pk: tenantId,
+      tenantId,
+      identityPk: identity.pk,
+      identityId: identity.id,
+      claimedAt: now.toISOString(),
+    };
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await this.claims.create(doc);
@@ -86,8 +98,19 @@ export class LinkClaims {
    * 100). Per item: true when claimed; false when not (held meanwhile, or its batch failed), in which
    * case `claim` decides for that item alone.
    */
-  async claimMany(tenantId: string, items: Array<{ userId: string; identity: { pk: string; id: string } }>, now = new Date()): Promise<boolean[]> {
-    const docs: LinkClaim[] = items.map(({ userId, identity }) => ({ id: userId, pk: tenantId, tenantId, identityPk: identity.pk, identityId: identity.id, claimedAt: now.toISOString() }));
+  async claimMany(
+    tenantId: string,
+    items: Array<{ userId: string; identity: { pk: string; id: string } }>,
+    now = new Date(),
+  ): Promise<boolean[]> {
+    const docs: LinkClaim[] = items.map(({ userId, identity }) => ({
+      id: userId,
+      pk: tenantId,
+      tenantId,
+      identityPk: identity.pk,
+      identityId: identity.id,
+      claimedAt: now.toISOString(),
+    }));
     const outcomes = await this.claims.batchCreate(tenantId, docs);
     return outcomes.map((o) => o === 'created');
   }
@@ -118,7 +141,8 @@ export class LinkClaims {
    */
   private async wakeConflictsOn(tenantId: string, userId: string): Promise<void> {
     const waiting = await this.identities.queryAll<{ id: string; pk: string }>({
-      query: "SELECT c.id, c.pk FROM c WHERE c.tenantId = @tenantId AND c.link.status = 'conflict' AND c.link.conflictUserId = @userId AND IS_DEFINED(c.link.nextCheckAt)",
+      query:
+        "SELECT c.id, c.pk FROM c WHERE c.tenantId = @tenantId AND c.link.status = 'conflict' AND c.link.conflictUserId = @userId AND IS_DEFINED(c.link.nextCheckAt)",
       parameters: [
         { name: '@tenantId', value: tenantId },
         { name: '@userId', value: userId },

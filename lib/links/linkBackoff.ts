@@ -21,7 +21,11 @@ export function backoffSeconds(checks: number, policy: BackoffPolicy): number {
 /** The link after one more check that left it as it was. */
 export function afterUnchangedCheck(link: DirectoryLink, policy: BackoffPolicy, now: Date): DirectoryLink {
   const checks = (link.checks ?? 0) + 1;
-  return { ...link, checks, nextCheckAt: new Date(now.getTime() + backoffSeconds(checks, policy) * 1000).toISOString() };
+  return {
+    ...link,
+    checks,
+    nextCheckAt: new Date(now.getTime() + backoffSeconds(checks, policy) * 1000).toISOString(),
+  };
 }
 
 /** The link without back-off: looked at by the next background run. */

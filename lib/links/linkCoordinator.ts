@@ -14,6 +14,12 @@ export interface PlannedLink {
 /** Keeps directory links consistent with identity writes (see linkService.ts). */
 export interface LinkCoordinator {
   /** `log` hears when the directory could not be asked and the link waits as pending. */
-  plan(tenantId: string, next: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor, log?: Logger): Promise<PlannedLink>;
+  plan(
+    tenantId: string,
+    next: IdentityDoc,
+    previous: IdentityDoc | undefined,
+    actor: Actor,
+    log?: Logger,
+  ): Promise<PlannedLink>;
   released(tenantId: string, deleted: IdentityDoc, actor: Actor): Promise<void>;
 }

@@ -23,11 +23,26 @@ export class LinkService implements LinkCoordinator {
     private readonly audit: AuditLog,
   ) {}
 
-  async plan(tenantId: string, next: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor, log?: Logger): Promise<PlannedLink> {
+  async plan(
+    tenantId: string,
+    next: IdentityDoc,
+    previous: IdentityDoc | undefined,
+    actor: Actor,
+    log?: Logger,
+  ): Promise<PlannedLink> {
     const upn = next.directoryUserPrincipalName;
     const action = saveAction(previous?.link, upn);
-    if (action === 'keep') return this.planned(tenantId, next, previous, { link: previous?.link ?? { status: 'notAsserted' }, effects: [] }, undefined, actor);
-    if (action === 'noAssertion' || upn === undefined) return this.planned(tenantId, next, previous, withoutAssertion(previous?.link), undefined, actor);
+    if (action === 'keep')
+      return this.planned(
+        tenantId,
+        next,
+        previous,
+        { link: previous?.link ?? { status: 'notAsserted' }, effects: [] },
+        undefined,
+        actor,
+      );
+    if (action === 'noAssertion' || upn === undefined)
+      return this.planned(tenantId, next, previous, withoutAssertion(previous?.link), undefined, actor);
 
     let user: DirectoryUser | undefined;
     try {
@@ -36,14 +51,40 @@ export class LinkService implements LinkCoordinator {
       if (!(err instanceof DirectoryUnavailableError)) throw err;
       // A directory outage or a missing consent never blocks the save: the link waits as pending
       // and the background run looks the UPN up again.
-      log?.warn(directoryAdvice(err.reason), { directoryProblem: err.reason, directoryStatus: err.status, linkStatus: 'pending' });
-      return this.planned(tenantId, next, previous, afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined), undefined, actor);
+      log?.warn(directoryAdvice(err.reason), {
+        directoryProblem: err.reason,
+        directoryStatus: err.status,
+        linkStatus: 'pending',
+      });
+      return this.planned(
+        tenantId,
+        next,
+        previous,
+        afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined),
+        undefined,
+        actor,
+      );
     }
-    if (!user) return this.planned(tenantId, next, previous, afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined), undefined, actor);
+    if (!user)
+      return this.planned(
+        tenantId,
+        next,
+        previous,
+        afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined),
+        undefined,
+        actor,
+      );
     const claim = await this.claims.claim(tenantId, user.id, next);
     // A claim that the identity already held before this write is not new: keep it if the write fails.
     const newlyClaimed = claim === 'claimed' && previous?.link.userId !== user.id ? user.id : undefined;
-    return this.planned(tenantId, next, previous, afterLookup(previous?.link, upn, { kind: 'found', userId: user.id }, claim), newlyClaimed, actor);
+    return this.planned(
+      tenantId,
+      next,
+      previous,
+      afterLookup(previous?.link, upn, { kind: 'found', userId: user.id }, claim),
+      newlyClaimed,
+      actor,
+    );
   }
 
   async released(tenantId: string, deleted: IdentityDoc, actor: Actor): Promise<void> {
@@ -58,7 +99,14 @@ export class LinkService implements LinkCoordinator {
     });
   }
 
-  private planned(tenantId: string, next: IdentityDoc, previous: IdentityDoc | undefined, t: LinkTransition, newlyClaimed: string | undefined, actor: Actor): PlannedLink {
+  private planned(
+    tenantId: string,
+    next: IdentityDoc,
+    previous: IdentityDoc | undefined,
+    t: LinkTransition,
+    newlyClaimed: string | undefined,
+    actor: Actor,
+  ): PlannedLink {
     return {
       link: t.link,
       committed: async (saved) => {
@@ -70,7 +118,13 @@ export class LinkService implements LinkCoordinator {
     };
   }
 
-  private async apply(tenantId: string, effect: LinkEffect, saved: IdentityDoc, previous: IdentityDoc | undefined, actor: Actor): Promise<void> {
+  private async apply(
+    tenantId: string,
+    effect: LinkEffect,
+    saved: IdentityDoc,
+    previous: IdentityDoc | undefined,
+    actor: Actor,
+  ): Promise<void> {
     if (effect.kind === 'releaseClaim') {
       await this.claims.release(tenantId, effect.userId, saved);
       return;

@@ -17,7 +17,8 @@ export interface LinkTransition {
   effects: LinkEffect[];
 }
 
-const sameUpn = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+const sameUpn = (a: string | undefined, b: string | undefined): boolean =>
+  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 /** The claim the identity holds now (asserted or manual link), if any. */
 export function heldClaim(link: DirectoryLink | undefined): string | undefined {
@@ -28,9 +29,18 @@ export function heldClaim(link: DirectoryLink | undefined): string | undefined {
  * What saving with `upn` needs: `keep` (nothing changes), `noAssertion` (no UPN sent),
  * or `lookUp` (a new or changed UPN: ask the directory). A look-up happens only when the value changes.
  */
-export function saveAction(previous: DirectoryLink | undefined, upn: string | undefined): 'keep' | 'noAssertion' | 'lookUp' {
+export function saveAction(
+  previous: DirectoryLink | undefined,
+  upn: string | undefined,
+): 'keep' | 'noAssertion' | 'lookUp' {
   if (upn === undefined) return 'noAssertion';
-  if (previous && previous.status !== 'notAsserted' && previous.source !== 'manual' && sameUpn(previous.lookedUpUpn, upn)) return 'keep';
+  if (
+    previous &&
+    previous.status !== 'notAsserted' &&
+    previous.source !== 'manual' &&
+    sameUpn(previous.lookedUpUpn, upn)
+  )
+    return 'keep';
   return 'lookUp';
 }
 
@@ -40,7 +50,12 @@ export function withoutAssertion(previous: DirectoryLink | undefined): LinkTrans
   const held = previous?.source === 'asserted' ? heldClaim(previous) : undefined;
   return {
     link: { status: 'notAsserted' },
-    effects: held ? [{ kind: 'releaseClaim', userId: held }, { kind: 'audit', action: 'link.assertedRemoved' }] : [],
+    effects: held
+      ? [
+          { kind: 'releaseClaim', userId: held },
+          { kind: 'audit', action: 'link.assertedRemoved' },
+        ]
+      : [],
   };
 }
 
@@ -48,12 +63,18 @@ export function withoutAssertion(previous: DirectoryLink | undefined): LinkTrans
  * Saved with a new or changed UPN, after the directory look-up and (when found) the claim attempt.
  * A link to a different user is given up; a manual link is replaced by the asserted one (audited).
  */
-export function afterLookup(previous: DirectoryLink | undefined, upn: string, answer: DirectoryAnswer, claim: ClaimOutcome | undefined): LinkTransition {
+export function afterLookup(
+  previous: DirectoryLink | undefined,
+  upn: string,
+  answer: DirectoryAnswer,
+  claim: ClaimOutcome | undefined,
+): LinkTransition {
   const held = heldClaim(previous);
   const wasManual = previous?.status === 'linked' && previous.source === 'manual';
   let link: DirectoryLink;
   if (answer.kind === 'notFound') link = { status: 'pending', lookedUpUpn: upn };
-  else if (claim === 'claimed') link = { status: 'linked', source: 'asserted', userId: answer.userId, lookedUpUpn: upn };
+  else if (claim === 'claimed')
+    link = { status: 'linked', source: 'asserted', userId: answer.userId, lookedUpUpn: upn };
   else link = { status: 'conflict', lookedUpUpn: upn, conflictUserId: answer.userId };
 
   const effects: LinkEffect[] = [];
@@ -64,7 +85,12 @@ export function afterLookup(previous: DirectoryLink | undefined, upn: string, an
 }
 
 /** Background re-evaluation of a pending or conflict identity whose assertion has not changed. */
-export function afterBackgroundCheck(previous: DirectoryLink, upn: string, answer: DirectoryAnswer, claim: ClaimOutcome | undefined): DirectoryLink {
+export function afterBackgroundCheck(
+  previous: DirectoryLink,
+  upn: string,
+  answer: DirectoryAnswer,
+  claim: ClaimOutcome | undefined,
+): DirectoryLink {
   if (answer.kind === 'notFound') return { status: 'pending', lookedUpUpn: upn };
   if (claim === 'claimed') return { status: 'linked', source: 'asserted', userId: answer.userId, lookedUpUpn: upn };
   return { ...previous, status: 'conflict', lookedUpUpn: upn, conflictUserId: answer.userId };

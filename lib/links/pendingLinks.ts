@@ -39,9 +39,22 @@ type Candidate = WithEtag<IdentityDoc>;
 type Outcome = 'linked' | 'stillPending' | 'conflicts' | 'skipped';
 
 /** One unit: at most `limit` due pending/conflict identities of the tenant, in id order after `after`. */
-export async function resolveTenantPendingLinks(deps: PendingLinkDeps, tenantId: string, after: string, limit: number, now = new Date()): Promise<PendingUnitResult> {
+export async function resolveTenantPendingLinks(
+  deps: PendingLinkDeps,
+  tenantId: string,
+  after: string,
+  limit: number,
+  now = new Date(),
+): Promise<PendingUnitResult> {
   const requestsBefore = deps.directory.requestCount;
-  const result: PendingUnitResult = { examined: 0, linked: 0, stillPending: 0, conflicts: 0, skipped: 0, directoryRequests: 0 };
+  const result: PendingUnitResult = {
+    examined: 0,
+    linked: 0,
+    stillPending: 0,
+    conflicts: 0,
+    skipped: 0,
+    directoryRequests: 0,
+  };
   const page = await deps.store.collection<IdentityDoc>('identities').queryPage<Candidate>(
     {
       query: `SELECT * FROM c WHERE c.tenantId = @tenantId AND ${DUE_FOR_CHECK} AND c.id > @after ORDER BY c.id`,
@@ -54,7 +67,13 @@ export async function resolveTenantPendingLinks(deps: PendingLinkDeps, tenantId:
     { maxItemCount: limit },
   );
   const candidates = page.items.filter((c) => c.directoryUserPrincipalName);
-  const users = candidates.length > 0 ? await deps.directory.findByUpns(tenantId, candidates.map((c) => c.directoryUserPrincipalName ?? '')) : new Map();
+  const users =
+    candidates.length > 0
+      ? await deps.directory.findByUpns(
+          tenantId,
+          candidates.map((c) => c.directoryUserPrincipalName ?? ''),
+        )
+      : new Map();
   for (const c of candidates) {
     result.examined++;
     const upn = c.directoryUserPrincipalName ?? '';
@@ -67,7 +86,13 @@ export async function resolveTenantPendingLinks(deps: PendingLinkDeps, tenantId:
   return result;
 }
 
-async function settle(deps: PendingLinkDeps, c: Candidate, upn: string, answer: DirectoryAnswer, now: Date): Promise<Outcome> {
+async function settle(
+  deps: PendingLinkDeps,
+  c: Candidate,
+  upn: string,
+  answer: DirectoryAnswer,
+  now: Date,
+): Promise<Outcome> {
   if (answer.kind === 'notFound' && c.link.status === 'pending') {
     return backOff(deps, c, now);
   }
@@ -75,7 +100,8 @@ async function settle(deps: PendingLinkDeps, c: Candidate, upn: string, answer: 
   const next = afterBackgroundCheck(c.link, upn, answer, claim);
   if (next.status === c.link.status && next.conflictUserId === c.link.conflictUserId) return backOff(deps, c, now);
   const outcome = await write(deps.store, c, next);
-  if (outcome === 'skipped' && claim === 'claimed' && answer.kind === 'found') await deps.claims.release(c.tenantId, answer.userId, c);
+  if (outcome === 'skipped' && claim === 'claimed' && answer.kind === 'found')
+    await deps.claims.release(c.tenantId, answer.userId, c);
   return outcome;
 }
 
@@ -87,7 +113,12 @@ async function settle(deps: PendingLinkDeps, c: Candidate, upn: string, answer: 
 async function backOff(deps: PendingLinkDeps, c: Candidate, now: Date): Promise<Outcome> {
   const { _etag, ...rest } = c;
   const outcome: Outcome = c.link.status === 'conflict' ? 'conflicts' : 'stillPending';
-  return replaceIfUnchanged(deps.store, { ...rest, link: afterUnchangedCheck(c.link, deps.backoff, now) }, _etag, outcome);
+  return replaceIfUnchanged(
+    deps.store,
+    { ...rest, link: afterUnchangedCheck(c.link, deps.backoff, now) },
+    _etag,
+    outcome,
+  );
 }
 
 /**
@@ -97,8 +128,14 @@ async function backOff(deps: PendingLinkDeps, c: Candidate, now: Date): Promise<
  */
 async function write(store: Store, c: Candidate, link: DirectoryLink): Promise<Outcome> {
   const { _etag, ...rest } = c;
-  const outcome: Outcome = link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflicts' : 'stillPending';
-  return replaceIfUnchanged(store, { ...rest, link, lastModified: new Date().toISOString(), version: c.version + 1 }, _etag, outcome);
+  const outcome: Outcome =
+    link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflicts' : 'stillPending';
+  return replaceIfUnchanged(
+    store,
+    { ...rest, link, lastModified: new Date().toISOString(), version: c.version + 1 },
+    _etag,
+    outcome,
+  );
 }
 
 async function replaceIfUnchanged(store: Store, doc: IdentityDoc, etag: string, outcome: Outcome): Promise<Outcome> {

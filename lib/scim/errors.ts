@@ -1,5 +1,15 @@
 /** SCIM protocol errors (RFC 7644 §3.12). `detail` names the attribute, never its value. */
-export type ScimType = 'invalidValue' | 'invalidSyntax' | 'invalidFilter' | 'mutability' | 'uniqueness' | 'tooMany' | 'invalidPath' | 'noTarget' | 'invalidVers' | 'sensitive';
+export type ScimType =
+  | 'invalidValue'
+  | 'invalidSyntax'
+  | 'invalidFilter'
+  | 'mutability'
+  | 'uniqueness'
+  | 'tooMany'
+  | 'invalidPath'
+  | 'noTarget'
+  | 'invalidVers'
+  | 'sensitive';
 
 export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -26,4 +36,5 @@ export class ScimError extends Error {
 
 export const invalidValue = (detail: string): ScimError => new ScimError(400, 'invalidValue', detail);
 export const invalidSyntax = (detail: string): ScimError => new ScimError(400, 'invalidSyntax', detail);
-export const notFound = (): ScimError => new ScimError(404, undefined, 'No User with this id exists in this integration');
+export const notFound = (): ScimError =>
+  new ScimError(404, undefined, 'No User with this id exists in this integration');

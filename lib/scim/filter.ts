@@ -34,8 +34,7 @@ type Token =
   | { type: 'string'; pos: number; value: string };
 
 type Condition =
-  | { kind: 'eq'; attribute: EqAttribute; value: string }
-  | { kind: 'bound'; side: 'lower' | 'upper'; bound: Bound };
+  { kind: 'eq'; attribute: EqAttribute; value: string } | { kind: 'bound'; side: 'lower' | 'upper'; bound: Bound };
 
 const CORE_USER_URN = 'urn:ietf:params:scim:schemas:core:2.0:user:';
 const PROTECTED_ATTRIBUTES = ['personalnumbers', 'identitydocumentreferences'] as const;
@@ -67,8 +66,7 @@ const SIMPLE_ESCAPES: ReadonlyMap<string, string> = new Map([
   ['r', '\r'],
   ['t', '\t'],
 ]);
-const SUPPORTED =
-  'supported filters: eq on id, userName or externalId; gt, ge, lt, le on meta.lastModified';
+const SUPPORTED = 'supported filters: eq on id, userName or externalId; gt, ge, lt, le on meta.lastModified';
 
 /** Positions in messages are 1-based character offsets. */
 function at(pos: number): string {
@@ -162,8 +160,28 @@ function normalizeTimestamp(raw: string): string | undefined {
 
 /** Attribute names of the User schema may be named in a message; any other text is input and is not repeated. */
 const KNOWN_ATTRIBUTES = new Set(
-  ['id', 'externalId', 'userName', 'name', 'name.givenName', 'name.familyName', 'active', 'meta', 'meta.created', 'meta.lastModified', 'meta.version', 'meta.location', 'meta.resourceType', 'emails', 'displayName', 'title', 'phoneNumbers', 'addresses', 'groups', 'roles']
-    .map((a) => a.toLowerCase()),
+  [
+    'id',
+    'externalId',
+    'userName',
+    'name',
+    'name.givenName',
+    'name.familyName',
+    'active',
+    'meta',
+    'meta.created',
+    'meta.lastModified',
+    'meta.version',
+    'meta.location',
+    'meta.resourceType',
+    'emails',
+    'displayName',
+    'title',
+    'phoneNumbers',
+    'addresses',
+    'groups',
+    'roles',
+  ].map((a) => a.toLowerCase()),
 );
 
 function describeAttribute(text: string): string {

@@ -54,7 +54,13 @@ export class PageCursors {
    * page of the reader that wrote it.
    */
   async save(scope: string, listKey: string, after: string): Promise<void> {
-    const doc: PageCursorDoc = { id: cursorId(scope, listKey), pk: pageCursorPartition(scope), scope, after, ttl: PAGE_CURSOR_TTL_SECONDS };
+    const doc: PageCursorDoc = {
+      id: cursorId(scope, listKey),
+      pk: pageCursorPartition(scope),
+      scope,
+      after,
+      ttl: PAGE_CURSOR_TTL_SECONDS,
+    };
     try {
       await this.docs.create(doc);
       return;
@@ -70,7 +76,8 @@ export class PageCursors {
         return;
       } catch (err) {
         // Another reader wrote the key meanwhile: decide again against what it wrote.
-        if (attempt < MAX_SAVE_ATTEMPTS && (isStoreError(err, 'conflict') || isStoreError(err, 'preconditionFailed'))) continue;
+        if (attempt < MAX_SAVE_ATTEMPTS && (isStoreError(err, 'conflict') || isStoreError(err, 'preconditionFailed')))
+          continue;
         throw err;
       }
     }

@@ -156,7 +156,8 @@ function extensionTarget(parts: PathParts, where: string): Target {
   if (def === undefined) throw unknownExtensionAttributeError(parts.attr);
   if (isReadOnly(def)) throw readOnlyError(`${EXT}:${def.name}`);
   if (!def.multiValued) {
-    if (parts.filter !== undefined || parts.sub !== undefined) throw invalidPath(`${where}: ${EXT}:${def.name} has no sub-attributes or items`);
+    if (parts.filter !== undefined || parts.sub !== undefined)
+      throw invalidPath(`${where}: ${EXT}:${def.name} has no sub-attributes or items`);
     return { kind: 'extensionAttribute', def };
   }
   if (parts.filter === undefined) {
@@ -173,7 +174,8 @@ function coreTarget(parts: PathParts, where: string): Target {
   if (sameName(parts.attr, 'schemas')) throw readOnlyError('schemas');
   const def = coreAttribute(parts.attr);
   // The extension's attributes need no URN: their names cannot be confused with core ones.
-  if (def === undefined) return extensionAttribute(parts.attr) === undefined ? { kind: 'ignored' } : extensionTarget(parts, where);
+  if (def === undefined)
+    return extensionAttribute(parts.attr) === undefined ? { kind: 'ignored' } : extensionTarget(parts, where);
   if (isReadOnly(def)) throw readOnlyError(def.name);
   if (parts.filter !== undefined) throw invalidPath(`${where}: ${def.name} is not multi-valued`);
   if (parts.sub === undefined) return { kind: 'core', def };
@@ -205,12 +207,18 @@ export function parsePatchPath(path: string, where = 'The PATCH path'): ParsedPa
     case 'extensionAttribute':
       return { scope: 'ext', attribute: t.def.name };
     case 'core':
-      return { scope: 'core', attribute: t.def.name, ...(t.sub === undefined ? {} : { sub: t.sub.name.toLowerCase() }) };
+      return {
+        scope: 'core',
+        attribute: t.def.name,
+        ...(t.sub === undefined ? {} : { sub: t.sub.name.toLowerCase() }),
+      };
     case 'list':
       return {
         scope: 'ext',
         attribute: t.def.name,
-        ...(t.filter === undefined ? {} : { filter: { conditions: t.filter.map((c) => ({ attribute: c.def.name.toLowerCase(), value: c.value })) } }),
+        ...(t.filter === undefined
+          ? {}
+          : { filter: { conditions: t.filter.map((c) => ({ attribute: c.def.name.toLowerCase(), value: c.value })) } }),
         ...(t.sub === undefined ? {} : { sub: t.sub.toLowerCase() }),
       };
   }
@@ -218,7 +226,8 @@ export function parsePatchPath(path: string, where = 'The PATCH path'): ParsedPa
 
 // ---- list items --------------------------------------------------------------------------
 
-const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === null || value === undefined ? [] : [value]);
+const asList = (value: unknown): unknown[] =>
+  Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
 
 function comparable(list: AttributeDefinition, sub: AttributeDefinition, value: string): string {
   const form = MATCH_FORMS.get(`${list.name}.${sub.name}`);
@@ -246,7 +255,13 @@ function sameItem(list: AttributeDefinition, a: unknown, b: unknown): boolean {
 
 function sameType(list: AttributeDefinition, a: unknown, b: unknown): boolean {
   const type = subAttribute(list, 'type');
-  return type !== undefined && isJsonObject(a) && isJsonObject(b) && a.type !== undefined && sameValue(list, type, a.type, b.type);
+  return (
+    type !== undefined &&
+    isJsonObject(a) &&
+    isJsonObject(b) &&
+    a.type !== undefined &&
+    sameValue(list, type, a.type, b.type)
+  );
 }
 
 /** RFC 7644 §3.5.2.1: added values are appended; a value already present is not added twice. */
@@ -278,7 +293,8 @@ function withSub(list: AttributeDefinition, item: JsonObject, sub: string, value
 function objectValues(list: AttributeDefinition, value: unknown, where: string): JsonObject[] {
   return asList(value).map((v, i) => {
     const item = canonicalItem(list, v, `${where}.value`);
-    if (!isJsonObject(item)) throw invalidValue(`${where}.value[${i}] must be an object of sub-attributes of ${EXT}:${list.name}`);
+    if (!isJsonObject(item))
+      throw invalidValue(`${where}.value[${i}] must be an object of sub-attributes of ${EXT}:${list.name}`);
     return item;
   });
 }
@@ -297,8 +313,14 @@ function applyList(ext: JsonObject, op: Op, t: ListTarget, value: unknown, where
   if (t.filter === undefined) {
     // Without a filter: remove clears, replace sets the whole list, add appends.
     if (op === 'remove') delete ext[def.name];
-    else if (op === 'replace') ext[def.name] = value === null ? null : canonicalExtensionValue(def, asList(value), `${where}.value`);
-    else ext[def.name] = appendItems(def, items, canonicalExtensionValue(def, asList(value), `${where}.value`) as unknown[]);
+    else if (op === 'replace')
+      ext[def.name] = value === null ? null : canonicalExtensionValue(def, asList(value), `${where}.value`);
+    else
+      ext[def.name] = appendItems(
+        def,
+        items,
+        canonicalExtensionValue(def, asList(value), `${where}.value`) as unknown[],
+      );
     return;
   }
   const filter = t.filter;
@@ -344,7 +366,13 @@ function extensionOf(doc: JsonObject): JsonObject {
   return created;
 }
 
-function applyName(doc: JsonObject, op: Op, def: AttributeDefinition, sub: AttributeDefinition | undefined, value: unknown): void {
+function applyName(
+  doc: JsonObject,
+  op: Op,
+  def: AttributeDefinition,
+  sub: AttributeDefinition | undefined,
+  value: unknown,
+): void {
   const name = doc.name;
   if (sub !== undefined) {
     if (op === 'remove') {
@@ -380,7 +408,8 @@ function applyTarget(doc: JsonObject, op: Op, t: Target, value: unknown, where: 
         delete doc[EXT];
         return;
       }
-      if (!isJsonObject(value)) throw invalidValue(`${where}.value for ${EXT} must be an object of extension attributes`);
+      if (!isJsonObject(value))
+        throw invalidValue(`${where}.value for ${EXT} must be an object of extension attributes`);
       for (const [name, v] of Object.entries(value)) {
         if (!isSchemasMember(name)) applyTarget(doc, op, extensionTarget({ attr: name }, where), v, where);
       }
@@ -407,11 +436,16 @@ function member(o: JsonObject, name: string): unknown {
 function operationsOf(body: unknown): JsonObject[] {
   if (!isJsonObject(body)) throw invalidSyntax('The PATCH body must be a JSON object');
   const schemas = member(body, 'schemas');
-  if (schemas !== undefined && schemas !== null && !(Array.isArray(schemas) && schemas.some((s) => typeof s === 'string' && sameName(s, PATCH_OP_SCHEMA)))) {
+  if (
+    schemas !== undefined &&
+    schemas !== null &&
+    !(Array.isArray(schemas) && schemas.some((s) => typeof s === 'string' && sameName(s, PATCH_OP_SCHEMA)))
+  ) {
     throw invalidSyntax(`The PATCH body schemas must include ${PATCH_OP_SCHEMA}`);
   }
   const operations = member(body, 'operations');
-  if (!Array.isArray(operations) || operations.length === 0) throw invalidSyntax('The PATCH body needs a non-empty Operations array');
+  if (!Array.isArray(operations) || operations.length === 0)
+    throw invalidSyntax('The PATCH body needs a non-empty Operations array');
   if (operations.length > MAX_OPERATIONS) throw invalidSyntax(`A PATCH may hold at most ${MAX_OPERATIONS} operations`);
   return operations.map((o: unknown, i) => {
     if (!isJsonObject(o)) throw invalidSyntax(`Operations[${i}] must be an object`);
@@ -421,7 +455,8 @@ function operationsOf(body: unknown): JsonObject[] {
 
 function opOf(raw: unknown, where: string): Op {
   const op = typeof raw === 'string' ? raw.toLowerCase() : '';
-  if (op !== 'add' && op !== 'replace' && op !== 'remove') throw invalidSyntax(`${where}.op must be add, replace or remove`);
+  if (op !== 'add' && op !== 'replace' && op !== 'remove')
+    throw invalidSyntax(`${where}.op must be add, replace or remove`);
   return op;
 }
 
@@ -429,7 +464,8 @@ function applyOperation(doc: JsonObject, operation: JsonObject, where: string): 
   const op = opOf(member(operation, 'op'), where);
   const path = member(operation, 'path');
   const value = member(operation, 'value');
-  if (path !== undefined && path !== null && typeof path !== 'string') throw invalidPath(`${where}.path must be a string`);
+  if (path !== undefined && path !== null && typeof path !== 'string')
+    throw invalidPath(`${where}.path must be a string`);
   if (typeof path === 'string' && path.trim() !== '') {
     applyTarget(doc, op, resolvePath(path, `${where}.path`), value, where);
     return;
@@ -437,7 +473,8 @@ function applyOperation(doc: JsonObject, operation: JsonObject, where: string): 
   if (op === 'remove') throw noTarget(`${where}: remove needs a path`);
   // Without a path the value is an object of attributes, each applied as if its key were the path.
   if (!isJsonObject(value)) throw invalidSyntax(`${where}.value must be an object of attributes when there is no path`);
-  for (const [key, v] of Object.entries(value)) applyTarget(doc, op, resolvePath(key, `A key of ${where}.value`), v, where);
+  for (const [key, v] of Object.entries(value))
+    applyTarget(doc, op, resolvePath(key, `A key of ${where}.value`), v, where);
 }
 
 /** Applies a PatchOp body to a canonical User and returns the new canonical User; `current` is not changed. */

@@ -36,13 +36,21 @@ const attr = (name: string, description: string, o: Partial<AttributeDefinition>
 const readOnly = { mutability: 'readOnly' as const };
 
 export const CORE_ATTRIBUTES: AttributeDefinition[] = [
-  attr('id', 'Identifier set by the service.', { ...readOnly, returned: 'always', caseExact: true, uniqueness: 'server' }),
-  attr('externalId', 'Identifier of the person in the provisioning system; stays the same for the person\'s life.', {
+  attr('id', 'Identifier set by the service.', {
+    ...readOnly,
+    returned: 'always',
+    caseExact: true,
+    uniqueness: 'server',
+  }),
+  attr('externalId', "Identifier of the person in the provisioning system; stays the same for the person's life.", {
     required: true,
     caseExact: true,
     uniqueness: 'server',
   }),
-  attr('userName', 'Unique within the integration, case-insensitive. Not used to find the directory user.', { required: true, uniqueness: 'server' }),
+  attr('userName', 'Unique within the integration, case-insensitive. Not used to find the directory user.', {
+    required: true,
+    uniqueness: 'server',
+  }),
   attr('name', 'The name of the person.', {
     type: 'complex',
     required: true,
@@ -58,9 +66,17 @@ export const CORE_ATTRIBUTES: AttributeDefinition[] = [
     subAttributes: [
       attr('resourceType', 'User', readOnly),
       attr('created', 'When the User was created.', { type: 'dateTime', ...readOnly }),
-      attr('lastModified', 'When the User last changed, including link status changes.', { type: 'dateTime', ...readOnly }),
+      attr('lastModified', 'When the User last changed, including link status changes.', {
+        type: 'dateTime',
+        ...readOnly,
+      }),
       attr('version', 'Weak entity tag, W/"<n>".', { ...readOnly, caseExact: true }),
-      attr('location', 'URL of the User.', { type: 'reference', ...readOnly, referenceTypes: ['uri'], caseExact: true }),
+      attr('location', 'URL of the User.', {
+        type: 'reference',
+        ...readOnly,
+        referenceTypes: ['uri'],
+        caseExact: true,
+      }),
     ],
   }),
 ];
@@ -91,13 +107,22 @@ export const SERVICE_ATTRIBUTES: AttributeDefinition[] = [
       attr('documentNumber', 'The number of the document.', { required: true, caseExact: true }),
     ],
   }),
-  attr('directoryUserPrincipalName', 'UPN of the person\'s directory user; the service links the identity to that user.'),
+  attr(
+    'directoryUserPrincipalName',
+    "UPN of the person's directory user; the service links the identity to that user.",
+  ),
   attr('directoryLinkStatus', 'linked, pending, conflict or notAsserted.', {
     ...readOnly,
     canonicalValues: ['linked', 'pending', 'conflict', 'notAsserted'],
   }),
-  attr('directoryLinkSource', 'asserted or manual; empty when there is no link.', { ...readOnly, canonicalValues: ['asserted', 'manual'] }),
-  attr('directoryLinkedUserId', 'Object ID of the linked directory user; empty when there is no link.', { ...readOnly, caseExact: true }),
+  attr('directoryLinkSource', 'asserted or manual; empty when there is no link.', {
+    ...readOnly,
+    canonicalValues: ['asserted', 'manual'],
+  }),
+  attr('directoryLinkedUserId', 'Object ID of the linked directory user; empty when there is no link.', {
+    ...readOnly,
+    caseExact: true,
+  }),
 ];
 
 export function schemaResource(baseUrl: string, id: string): Record<string, unknown> | undefined {
@@ -143,7 +168,7 @@ export function serviceProviderConfig(baseUrl: string): Record<string, unknown> 
       {
         type: 'oauthbearertoken',
         name: 'OAuth Bearer Token',
-        description: 'OAuth 2.0 client-credential access token from the organization\'s own Microsoft Entra tenant',
+        description: "OAuth 2.0 client-credential access token from the organization's own Microsoft Entra tenant",
         specUri: 'https://www.rfc-editor.org/info/rfc6750',
         primary: true,
       },

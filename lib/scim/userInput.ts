@@ -10,8 +10,20 @@
 import Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import { AFFILIATION_TYPES, DOCUMENT_TYPES, PERSONAL_NUMBER_TYPES } from '../identities/model';
-import type { AffiliationType, DocumentType, IdentityAttributes, PersonalNumber, PersonalNumberType } from '../identities/model';
-import { isPlausibleEmail, isValidLocalDate, normalizeCountryCode, normalizeCpr, normalizeE164 } from '../identities/formats';
+import type {
+  AffiliationType,
+  DocumentType,
+  IdentityAttributes,
+  PersonalNumber,
+  PersonalNumberType,
+} from '../identities/model';
+import {
+  isPlausibleEmail,
+  isValidLocalDate,
+  normalizeCountryCode,
+  normalizeCpr,
+  normalizeE164,
+} from '../identities/formats';
 import type { FormatResult } from '../identities/formats';
 import { CORE_ATTRIBUTES, CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
 import type { AttributeDefinition } from './schema';
@@ -69,7 +81,9 @@ export const sameName = (a: string, b: string): boolean => a.toLowerCase() === b
 
 /** `text` without `prefix` (compared in any case), or undefined when it does not start with it. */
 export function stripPrefix(text: string, prefix: string): string | undefined {
-  return text.length >= prefix.length && sameName(text.slice(0, prefix.length), prefix) ? text.slice(prefix.length) : undefined;
+  return text.length >= prefix.length && sameName(text.slice(0, prefix.length), prefix)
+    ? text.slice(prefix.length)
+    : undefined;
 }
 
 /** An attribute name for a `detail`; a key that does not look like a name may be a pasted value and is not shown. */
@@ -79,25 +93,32 @@ export function shownName(name: string): string {
 
 export const readOnlyError = (path: string): ScimError => new ScimError(400, 'mutability', `${path} is read-only`);
 
-export const unknownExtensionAttributeError = (name: string): ScimError => invalidSyntax(`Unknown attribute ${shownName(name)} in the service extension ${EXT}`);
+export const unknownExtensionAttributeError = (name: string): ScimError =>
+  invalidSyntax(`Unknown attribute ${shownName(name)} in the service extension ${EXT}`);
 
 // Maps, not object literals: a lookup of '__proto__' or 'constructor' must find nothing.
-const byLowerName = (defs: readonly AttributeDefinition[] = []): ReadonlyMap<string, AttributeDefinition> => new Map(defs.map((d) => [d.name.toLowerCase(), d]));
+const byLowerName = (defs: readonly AttributeDefinition[] = []): ReadonlyMap<string, AttributeDefinition> =>
+  new Map(defs.map((d) => [d.name.toLowerCase(), d]));
 const CORE_BY_NAME = byLowerName(CORE_ATTRIBUTES);
 const EXT_BY_NAME = byLowerName(SERVICE_ATTRIBUTES);
 const SUB_BY_NAME: ReadonlyMap<AttributeDefinition, ReadonlyMap<string, AttributeDefinition>> = new Map(
-  [...CORE_ATTRIBUTES, ...SERVICE_ATTRIBUTES].filter((d) => d.subAttributes !== undefined).map((d) => [d, byLowerName(d.subAttributes)]),
+  [...CORE_ATTRIBUTES, ...SERVICE_ATTRIBUTES]
+    .filter((d) => d.subAttributes !== undefined)
+    .map((d) => [d, byLowerName(d.subAttributes)]),
 );
 
 /** A core attribute by name in any case (read-only ones included). */
 export const coreAttribute = (name: string): AttributeDefinition | undefined => CORE_BY_NAME.get(name.toLowerCase());
 /** A service-extension attribute by name in any case (read-only ones included). */
-export const extensionAttribute = (name: string): AttributeDefinition | undefined => EXT_BY_NAME.get(name.toLowerCase());
+export const extensionAttribute = (name: string): AttributeDefinition | undefined =>
+  EXT_BY_NAME.get(name.toLowerCase());
 /** A sub-attribute of a complex attribute by name in any case. */
-export const subAttribute = (parent: AttributeDefinition, name: string): AttributeDefinition | undefined => SUB_BY_NAME.get(parent)?.get(name.toLowerCase());
+export const subAttribute = (parent: AttributeDefinition, name: string): AttributeDefinition | undefined =>
+  SUB_BY_NAME.get(parent)?.get(name.toLowerCase());
 export const isReadOnly = (def: AttributeDefinition): boolean => def.mutability === 'readOnly';
 
-const writableNames = (defs: readonly AttributeDefinition[]): string[] => defs.filter((d) => !isReadOnly(d)).map((d) => d.name);
+const writableNames = (defs: readonly AttributeDefinition[]): string[] =>
+  defs.filter((d) => !isReadOnly(d)).map((d) => d.name);
 
 /** "True", "false", " TRUE " become booleans (Entra sends strings); anything else is left for validation. */
 export function coerceBoolean(value: unknown): unknown {
@@ -137,7 +158,11 @@ export function canonicalItem(list: AttributeDefinition, item: unknown, where: s
 }
 
 /** A service-extension attribute value with the accepted variants normalised. */
-export function canonicalExtensionValue(def: AttributeDefinition, value: unknown, where = `${EXT}:${def.name}`): unknown {
+export function canonicalExtensionValue(
+  def: AttributeDefinition,
+  value: unknown,
+  where = `${EXT}:${def.name}`,
+): unknown {
   if (!def.multiValued) return canonicalEnum(def, value);
   return Array.isArray(value) ? value.map((item, i) => canonicalItem(def, item, `${where}[${i}]`)) : value;
 }
@@ -201,12 +226,30 @@ export function canonicalizeUser(body: unknown, mode: CanonicalizeMode = 'put'):
 const UPN_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 
 const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: string }> = new Map([
-  ['cpr', { check: (v: string) => normalizeCpr(v).ok, problem: 'must be a valid CPR number (10 digits starting with a date DDMMYY, optionally one dash)' }],
+  [
+    'cpr',
+    {
+      check: (v: string) => normalizeCpr(v).ok,
+      problem: 'must be a valid CPR number (10 digits starting with a date DDMMYY, optionally one dash)',
+    },
+  ],
   ['localDate', { check: isValidLocalDate, problem: 'must be a real date in the form YYYY-MM-DD' }],
-  ['countryCode', { check: (v: string) => normalizeCountryCode(v).ok, problem: 'must be an ISO 3166-1 alpha-2 country code' }],
-  ['e164', { check: (v: string) => normalizeE164(v).ok, problem: 'must be an E.164 phone number (+, country code and number, at most 15 digits, no spaces)' }],
+  [
+    'countryCode',
+    { check: (v: string) => normalizeCountryCode(v).ok, problem: 'must be an ISO 3166-1 alpha-2 country code' },
+  ],
+  [
+    'e164',
+    {
+      check: (v: string) => normalizeE164(v).ok,
+      problem: 'must be an E.164 phone number (+, country code and number, at most 15 digits, no spaces)',
+    },
+  ],
   ['plausibleEmail', { check: isPlausibleEmail, problem: 'must be an email address (local@domain)' }],
-  ['upn', { check: (v: string) => UPN_SHAPE.test(v), problem: 'must be a user principal name (name@domain, no spaces)' }],
+  [
+    'upn',
+    { check: (v: string) => UPN_SHAPE.test(v), problem: 'must be a user principal name (name@domain, no spaces)' },
+  ],
 ]);
 
 interface ValidatedUser {
@@ -226,7 +269,12 @@ interface ValidatedUser {
   };
 }
 
-const text = (maxLength: number, format?: string): JsonObject => ({ type: 'string', minLength: 1, maxLength, ...(format === undefined ? {} : { format }) });
+const text = (maxLength: number, format?: string): JsonObject => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  ...(format === undefined ? {} : { format }),
+});
 /** The format bounds the length itself (all format checks are anchored and linear). */
 const formatted = (format: string): JsonObject => ({ type: 'string', minLength: 1, format });
 
@@ -242,7 +290,11 @@ const USER_SCHEMA = {
   properties: {
     externalId: text(256),
     userName: text(256),
-    name: { type: 'object', required: ['givenName', 'familyName'], properties: { givenName: text(128), familyName: text(128) } },
+    name: {
+      type: 'object',
+      required: ['givenName', 'familyName'],
+      properties: { givenName: text(128), familyName: text(128) },
+    },
     active: { type: 'boolean' },
     [EXT]: {
       type: 'object',
@@ -253,7 +305,10 @@ const USER_SCHEMA = {
         nationality: formatted('countryCode'),
         personalEmail: text(200, 'plausibleEmail'),
         personalPhone: formatted('e164'),
-        personalNumbers: listOf(10, ['type', 'value'], { type: { type: 'string', enum: [...PERSONAL_NUMBER_TYPES] }, value: formatted('cpr') }),
+        personalNumbers: listOf(10, ['type', 'value'], {
+          type: { type: 'string', enum: [...PERSONAL_NUMBER_TYPES] },
+          value: formatted('cpr'),
+        }),
         identityDocumentReferences: listOf(20, ['type', 'issuingCountry', 'documentNumber'], {
           type: { type: 'string', enum: [...DOCUMENT_TYPES] },
           issuingCountry: formatted('countryCode'),
@@ -294,7 +349,8 @@ function validationInput(user: ScimUserInput): JsonObject {
     if (ext.directoryUserPrincipalName === '') delete ext.directoryUserPrincipalName;
     for (const list of LIST_KEYS) {
       const items = ext[list];
-      if (Array.isArray(items)) ext[list] = items.map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
+      if (Array.isArray(items))
+        ext[list] = items.map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
     }
     input[EXT] = ext;
   }
@@ -353,7 +409,8 @@ function normalisedOrThrow(result: FormatResult, path: string): string {
 function personalNumbersOf(items: ReadonlyArray<{ type: PersonalNumberType; value: string }>): PersonalNumber[] {
   const seen = new Set<string>();
   return items.map((p, i) => {
-    if (seen.has(p.type)) throw invalidValue(`${EXT}:personalNumbers[${i}] repeats a type: one number per type is allowed`);
+    if (seen.has(p.type))
+      throw invalidValue(`${EXT}:personalNumbers[${i}] repeats a type: one number per type is allowed`);
     seen.add(p.type);
     return { type: p.type, value: normalisedOrThrow(normalizeCpr(p.value), `${EXT}:personalNumbers[${i}].value`) };
   });
@@ -374,14 +431,19 @@ export function toIdentityAttributes(user: ScimUserInput): IdentityAttributes {
     personalNumbers: personalNumbersOf(ext.personalNumbers ?? []),
     identityDocumentReferences: (ext.identityDocumentReferences ?? []).map((d, i) => ({
       type: d.type,
-      issuingCountry: normalisedOrThrow(normalizeCountryCode(d.issuingCountry), `${EXT}:identityDocumentReferences[${i}].issuingCountry`),
+      issuingCountry: normalisedOrThrow(
+        normalizeCountryCode(d.issuingCountry),
+        `${EXT}:identityDocumentReferences[${i}].issuingCountry`,
+      ),
       documentNumber: d.documentNumber,
     })),
   };
   if (ext.birthDate !== undefined) attrs.birthDate = ext.birthDate;
-  if (ext.nationality !== undefined) attrs.nationality = normalisedOrThrow(normalizeCountryCode(ext.nationality), `${EXT}:nationality`);
+  if (ext.nationality !== undefined)
+    attrs.nationality = normalisedOrThrow(normalizeCountryCode(ext.nationality), `${EXT}:nationality`);
   if (ext.personalEmail !== undefined) attrs.personalEmail = ext.personalEmail;
-  if (ext.personalPhone !== undefined) attrs.personalPhone = normalisedOrThrow(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`);
+  if (ext.personalPhone !== undefined)
+    attrs.personalPhone = normalisedOrThrow(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`);
   if (ext.directoryUserPrincipalName !== undefined) attrs.directoryUserPrincipalName = ext.directoryUserPrincipalName;
   return attrs;
 }
@@ -410,7 +472,11 @@ export function identityToScimInput(a: IdentityAttributes): ScimUserInput {
   if (a.personalEmail !== undefined) ext.personalEmail = a.personalEmail;
   if (a.personalPhone !== undefined) ext.personalPhone = a.personalPhone;
   ext.personalNumbers = a.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
-  ext.identityDocumentReferences = a.identityDocumentReferences.map((d) => ({ type: d.type, issuingCountry: d.issuingCountry, documentNumber: d.documentNumber }));
+  ext.identityDocumentReferences = a.identityDocumentReferences.map((d) => ({
+    type: d.type,
+    issuingCountry: d.issuingCountry,
+    documentNumber: d.documentNumber,
+  }));
   if (a.directoryUserPrincipalName !== undefined) ext.directoryUserPrincipalName = a.directoryUserPrincipalName;
   const user: ScimUserInput = { externalId: a.externalId };
   if (a.userName !== undefined) user.userName = a.userName;

@@ -33,7 +33,8 @@ export interface ListResult {
 
 function intParam(raw: string | null, fallback: number): number {
   if (raw === null || raw.trim() === '') return fallback;
-  if (!/^-?\d{1,12}$/.test(raw.trim())) throw new ScimError(400, 'invalidValue', 'startIndex and count must be whole numbers');
+  if (!/^-?\d{1,12}$/.test(raw.trim()))
+    throw new ScimError(400, 'invalidValue', 'startIndex and count must be whole numbers');
   return Number(raw.trim());
 }
 
@@ -112,13 +113,20 @@ export class UserLister {
     // One item more than the page tells whether a next page exists, so a cursor is written only then.
     const pageWhere = [where, after !== undefined ? 'c.id > @after' : ''].filter(Boolean).join(' AND ');
     const pageParams = after !== undefined ? [...params, { name: '@after', value: after }] : params;
-    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, `SELECT TOP ${q.count + 1} *`, pageWhere, pageParams, {
-      orderBy: 'c.id',
-      maxItemCount: q.count + 1,
-    });
+    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(
+      pk,
+      `SELECT TOP ${q.count + 1} *`,
+      pageWhere,
+      pageParams,
+      {
+        orderBy: 'c.id',
+        maxItemCount: q.count + 1,
+      },
+    );
     const items = page.items.slice(0, q.count);
     const last = items[items.length - 1];
-    if (last && page.items.length > q.count) await this.cursors.save(pk, listKey(where, params, q.startIndex + q.count), last.id);
+    if (last && page.items.length > q.count)
+      await this.cursors.save(pk, listKey(where, params, q.startIndex + q.count), last.id);
     return { totalResults, startIndex: q.startIndex, items };
   }
 
@@ -128,7 +136,13 @@ export class UserLister {
     else {
       const field = filter.attribute === 'userName' ? 'userNameKey' : 'externalIdKey';
       const value = filter.attribute === 'userName' ? filter.value.toLowerCase() : filter.value;
-      const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(pk, 'SELECT *', `c.${field} = @v`, [{ name: '@v', value }], { maxItemCount: 1 });
+      const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(
+        pk,
+        'SELECT *',
+        `c.${field} = @v`,
+        [{ name: '@v', value }],
+        { maxItemCount: 1 },
+      );
       found = page.items[0];
     }
     const totalResults = found ? 1 : 0;
@@ -137,13 +151,23 @@ export class UserLister {
   }
 
   /** The id at position startIndex-1, read as ids only (used when no cursor is kept). */
-  private async findCursor(pk: string, where: string, params: Param[], startIndex: number): Promise<{ after: string | undefined; read: number }> {
+  private async findCursor(
+    pk: string,
+    where: string,
+    params: Param[],
+    startIndex: number,
+  ): Promise<{ after: string | undefined; read: number }> {
     const skip = startIndex - 1;
     let seen = 0;
     let continuationToken: string | undefined;
     do {
-      const page = await this.items.queryPartitionPage<string>(pk, 'SELECT VALUE c.id', where, params, { orderBy: 'c.id', maxItemCount: 1000, continuationToken });
-      if (seen + page.items.length >= skip) return { after: page.items[skip - seen - 1], read: seen + page.items.length };
+      const page = await this.items.queryPartitionPage<string>(pk, 'SELECT VALUE c.id', where, params, {
+        orderBy: 'c.id',
+        maxItemCount: 1000,
+        continuationToken,
+      });
+      if (seen + page.items.length >= skip)
+        return { after: page.items[skip - seen - 1], read: seen + page.items.length };
       seen += page.items.length;
       continuationToken = page.continuationToken;
     } while (continuationToken);

@@ -6,7 +6,7 @@
  */
 import type { IdentityAttributes, IdentityDoc } from '../identities/model';
 import { hasSensitiveData, newIdentityDoc, partitionKey, userNameKeyOf } from '../identities/model';
-import type { IdentityRepository} from '../identities/repository';
+import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
 import type { WithEtag } from '../store/store';
@@ -23,9 +23,11 @@ import type { UserScope } from './scope';
 /** Enough for dozens of concurrent writers to one User; each lost race re-reads and re-applies. */
 const MAX_WRITE_ATTEMPTS = 60;
 
-const backoff = (attempt: number): Promise<void> => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
+const backoff = (attempt: number): Promise<void> =>
+  new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
 
-const uniqueness = () => new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName or externalId');
+const uniqueness = () =>
+  new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName or externalId');
 
 export class ScimUsers {
   constructor(
@@ -36,12 +38,21 @@ export class ScimUsers {
   async create(scope: UserScope, body: unknown, actor: Actor, log?: Logger): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
-    const base = newIdentityDoc({ id: uuid7(), tenantId: scope.tenantId, sourceKind: 'scim', sourceKey: scope.integrationId, attributes: attrs, now: new Date().toISOString() });
+    const base = newIdentityDoc({
+      id: uuid7(),
+      tenantId: scope.tenantId,
+      sourceKind: 'scim',
+      sourceKey: scope.integrationId,
+      attributes: attrs,
+      now: new Date().toISOString(),
+    });
     // One store write: the partition's unique keys on externalId and userName decide duplicates
     // (and races between identical POSTs); a query runs only to explain a 409.
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor, log);
     try {
-      const saved = await this.repo.create(stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined));
+      const saved = await this.repo.create(
+        stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined),
+      );
       await planned.committed(saved);
       return saved;
     } catch (err) {
@@ -57,14 +68,35 @@ export class ScimUsers {
     return doc;
   }
 
-  async replace(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor, log?: Logger): Promise<IdentityDoc> {
+  async replace(
+    scope: UserScope,
+    id: string,
+    body: unknown,
+    ifMatch: string | null,
+    actor: Actor,
+    log?: Logger,
+  ): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
     return this.update(scope, id, ifMatch, actor, () => attrs, log);
   }
 
-  async patch(scope: UserScope, id: string, body: unknown, ifMatch: string | null, actor: Actor, log?: Logger): Promise<IdentityDoc> {
-    return this.update(scope, id, ifMatch, actor, (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)), log);
+  async patch(
+    scope: UserScope,
+    id: string,
+    body: unknown,
+    ifMatch: string | null,
+    actor: Actor,
+    log?: Logger,
+  ): Promise<IdentityDoc> {
+    return this.update(
+      scope,
+      id,
+      ifMatch,
+      actor,
+      (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)),
+      log,
+    );
   }
 
   async delete(scope: UserScope, id: string, ifMatch: string | null, actor: Actor): Promise<void> {
@@ -91,7 +123,14 @@ export class ScimUsers {
    * Read-modify-write with the store's entity tag. With If-Match the client's version must be
    * the current one; without it a concurrent change makes us re-read and re-apply, so no update is lost.
    */
-  private async update(scope: UserScope, id: string, ifMatch: string | null, actor: Actor, change: (current: IdentityAttributes) => IdentityAttributes, log?: Logger): Promise<IdentityDoc> {
+  private async update(
+    scope: UserScope,
+    id: string,
+    ifMatch: string | null,
+    actor: Actor,
+    change: (current: IdentityAttributes) => IdentityAttributes,
+    log?: Logger,
+  ): Promise<IdentityDoc> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await this.get(scope, id);
@@ -113,7 +152,10 @@ export class ScimUsers {
       for (const key of OPTIONAL_KEYS) if (next[key] === undefined) delete candidate[key];
       const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
       try {
-        const saved = await this.repo.replace(stamped({ ...candidate, link: planned.link }, new Date().toISOString(), current), current._etag);
+        const saved = await this.repo.replace(
+          stamped({ ...candidate, link: planned.link }, new Date().toISOString(), current),
+          current._etag,
+        );
         await planned.committed(saved);
         return saved;
       } catch (err) {
@@ -132,8 +174,10 @@ export class ScimUsers {
 
   /** The 409 of a create the unique keys refused, naming the attribute another User holds. */
   private async explainConflict(pk: string, attrs: IdentityAttributes): Promise<ScimError> {
-    if (await this.repo.findOne(pk, 'externalIdKey', attrs.externalId)) return new ScimError(409, 'uniqueness', 'Another User of the integration has the same externalId');
-    if (await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId))) return new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName');
+    if (await this.repo.findOne(pk, 'externalIdKey', attrs.externalId))
+      return new ScimError(409, 'uniqueness', 'Another User of the integration has the same externalId');
+    if (await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId)))
+      return new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName');
     return uniqueness();
   }
 
@@ -150,15 +194,32 @@ export class ScimUsers {
  * `meta.lastModified gt <its last poll>` must not miss a write that took long to reach the store.
  */
 function stamped(doc: IdentityDoc, now: string, previous: IdentityDoc | undefined): IdentityDoc {
-  const inactiveSince = doc.active ? undefined : previous === undefined || previous.active ? now : previous.inactiveSince;
-  const out: IdentityDoc = { ...doc, lastModified: now, ...(previous === undefined ? { created: now } : {}), inactiveSince };
+  const inactiveSince = doc.active
+    ? undefined
+    : previous === undefined || previous.active
+      ? now
+      : previous.inactiveSince;
+  const out: IdentityDoc = {
+    ...doc,
+    lastModified: now,
+    ...(previous === undefined ? { created: now } : {}),
+    inactiveSince,
+  };
   if (inactiveSince === undefined) delete out.inactiveSince;
   return out;
 }
 
-const OPTIONAL_KEYS = ['userName', 'birthDate', 'nationality', 'personalEmail', 'personalPhone', 'directoryUserPrincipalName'] as const;
+const OPTIONAL_KEYS = [
+  'userName',
+  'birthDate',
+  'nationality',
+  'personalEmail',
+  'personalPhone',
+  'directoryUserPrincipalName',
+] as const;
 
-const busy = () => new ScimError(503, undefined, 'The User is being changed by other requests; retry', { 'retry-after': '1' });
+const busy = () =>
+  new ScimError(503, undefined, 'The User is being changed by other requests; retry', { 'retry-after': '1' });
 
 function stripEtag<T extends { _etag?: string }>(doc: T): Omit<T, '_etag'> {
   const { _etag: _, ...rest } = doc;
@@ -189,8 +250,18 @@ function sameAttributes(doc: IdentityDoc, next: IdentityAttributes): boolean {
 
 function canonical(a: IdentityAttributes): unknown[] {
   return [
-    a.externalId, a.userName ?? null, a.givenName, a.familyName, a.active, a.affiliationType, a.birthDate ?? null, a.nationality ?? null,
-    a.personalEmail ?? null, a.personalPhone ?? null, a.personalNumbers.map((p) => [p.type, p.value]),
-    a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]), a.directoryUserPrincipalName ?? null,
+    a.externalId,
+    a.userName ?? null,
+    a.givenName,
+    a.familyName,
+    a.active,
+    a.affiliationType,
+    a.birthDate ?? null,
+    a.nationality ?? null,
+    a.personalEmail ?? null,
+    a.personalPhone ?? null,
+    a.personalNumbers.map((p) => [p.type, p.value]),
+    a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]),
+    a.directoryUserPrincipalName ?? null,
   ];
 }

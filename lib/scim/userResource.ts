@@ -17,9 +17,14 @@ export function toScimUser(doc: IdentityDoc, baseUrl: string): Record<string, un
   if (doc.personalEmail !== undefined) ext.personalEmail = doc.personalEmail;
   if (doc.personalPhone !== undefined) ext.personalPhone = doc.personalPhone;
   // Unassigned attributes are left out (RFC 7643 §2.5): no empty lists, no empty strings.
-  if (doc.personalNumbers.length > 0) ext.personalNumbers = doc.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
+  if (doc.personalNumbers.length > 0)
+    ext.personalNumbers = doc.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
   if (doc.identityDocumentReferences.length > 0) {
-    ext.identityDocumentReferences = doc.identityDocumentReferences.map((d) => ({ type: d.type, issuingCountry: d.issuingCountry, documentNumber: d.documentNumber }));
+    ext.identityDocumentReferences = doc.identityDocumentReferences.map((d) => ({
+      type: d.type,
+      issuingCountry: d.issuingCountry,
+      documentNumber: d.documentNumber,
+    }));
   }
   if (doc.directoryUserPrincipalName !== undefined) ext.directoryUserPrincipalName = doc.directoryUserPrincipalName;
   ext.directoryLinkStatus = doc.link.status;
@@ -49,7 +54,11 @@ const ALWAYS = new Set(['id', 'schemas']);
  * RFC 7644 §3.9 attributes / excludedAttributes: comma-separated attribute paths (any case,
  * optionally URN-prefixed, one level of sub-attribute). id and schemas are always returned.
  */
-export function projectAttributes(resource: Record<string, unknown>, attributes?: string | null, excluded?: string | null): Record<string, unknown> {
+export function projectAttributes(
+  resource: Record<string, unknown>,
+  attributes?: string | null,
+  excluded?: string | null,
+): Record<string, unknown> {
   const parse = (list: string) =>
     list
       .split(',')
@@ -67,7 +76,12 @@ export function projectAttributes(resource: Record<string, unknown>, attributes?
       const picks = wanted.filter((w) => w.top === key.toLowerCase());
       if (picks.length === 0) continue;
       if (picks.some((p) => p.sub === undefined) || typeof value !== 'object' || value === null) out[key] = value;
-      else out[key] = pick(value as Record<string, unknown>, picks.map((p) => p.sub ?? ''), true);
+      else
+        out[key] = pick(
+          value as Record<string, unknown>,
+          picks.map((p) => p.sub ?? ''),
+          true,
+        );
     }
     return out;
   }
@@ -78,7 +92,11 @@ export function projectAttributes(resource: Record<string, unknown>, attributes?
       const drops = dropped.filter((d) => d.top === key.toLowerCase());
       if (ALWAYS.has(key) || drops.length === 0) out[key] = value;
       else if (drops.every((d) => d.sub !== undefined) && typeof value === 'object' && value !== null) {
-        out[key] = pick(value as Record<string, unknown>, drops.map((d) => d.sub ?? ''), false);
+        out[key] = pick(
+          value as Record<string, unknown>,
+          drops.map((d) => d.sub ?? ''),
+          false,
+        );
       }
     }
     return out;
@@ -95,10 +113,12 @@ function pick(obj: Record<string, unknown>, subs: string[], keep: boolean): Reco
 function splitPath(path: string): { top: string; sub?: string } {
   const lower = path.toLowerCase();
   for (const urn of [SERVICE_USER_SCHEMA.toLowerCase(), CORE_USER_SCHEMA.toLowerCase()]) {
-    if (lower === urn) return { top: urn === SERVICE_USER_SCHEMA.toLowerCase() ? SERVICE_USER_SCHEMA.toLowerCase() : 'schemas' };
+    if (lower === urn)
+      return { top: urn === SERVICE_USER_SCHEMA.toLowerCase() ? SERVICE_USER_SCHEMA.toLowerCase() : 'schemas' };
     if (lower.startsWith(urn + ':')) {
       const rest = lower.slice(urn.length + 1);
-      if (urn === SERVICE_USER_SCHEMA.toLowerCase()) return { top: SERVICE_USER_SCHEMA.toLowerCase(), sub: rest.split('.')[0] };
+      if (urn === SERVICE_USER_SCHEMA.toLowerCase())
+        return { top: SERVICE_USER_SCHEMA.toLowerCase(), sub: rest.split('.')[0] };
       return splitPath(rest);
     }
   }

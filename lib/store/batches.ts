@@ -9,7 +9,11 @@ export const MAX_BATCH_BYTES = 1_800_000;
  * Cuts `docs` into consecutive groups of at most `maxOps` documents and `maxBytes` of JSON each,
  * keeping their order. A document larger than `maxBytes` on its own forms its own group.
  */
-export function splitForBatches<T>(docs: readonly T[], maxOps = MAX_BATCH_OPERATIONS, maxBytes = MAX_BATCH_BYTES): T[][] {
+export function splitForBatches<T>(
+  docs: readonly T[],
+  maxOps = MAX_BATCH_OPERATIONS,
+  maxBytes = MAX_BATCH_BYTES,
+): T[][] {
   const groups: T[][] = [];
   let current: T[] = [];
   let bytes = 0;

@@ -46,7 +46,11 @@ export const CONTAINERS = {
     id: 'imports',
     partitionKey: { paths: ['/pk'] },
     defaultTtl: -1,
-    indexingPolicy: { indexingMode: 'consistent', includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/entries/*' }, { path: '/"_etag"/?' }] },
+    indexingPolicy: {
+      indexingMode: 'consistent',
+      includedPaths: [{ path: '/*' }],
+      excludedPaths: [{ path: '/entries/*' }, { path: '/"_etag"/?' }],
+    },
   },
 } as const satisfies Record<string, ContainerDefinition>;
 

@@ -39,7 +39,11 @@ export function toStoreError(err: unknown): unknown {
     case 413:
       return new StoreError('tooLarge', 'Item too large');
     case 429:
-      return new StoreError('throttled', 'Store is throttling requests', e.retryAfterInMs ?? e.retryAfterInMilliseconds ?? 1000);
+      return new StoreError(
+        'throttled',
+        'Store is throttling requests',
+        e.retryAfterInMs ?? e.retryAfterInMilliseconds ?? 1000,
+      );
     case 408:
     case 449:
     case 500:

@@ -15,7 +15,17 @@ export interface StoreCounters {
 }
 
 export function emptyCounters(): StoreCounters {
-  return { pointReads: 0, queries: 0, queryPages: 0, itemsReturned: 0, writes: 0, identityWrites: 0, batchRequests: 0, batchedWrites: 0, requestCharge: 0 };
+  return {
+    pointReads: 0,
+    queries: 0,
+    queryPages: 0,
+    itemsReturned: 0,
+    writes: 0,
+    identityWrites: 0,
+    batchRequests: 0,
+    batchedWrites: 0,
+    requestCharge: 0,
+  };
 }
 
 const counters: StoreCounters = emptyCounters();

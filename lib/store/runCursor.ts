@@ -30,6 +30,11 @@ export class RunCursor {
 
   /** Records where the next run goes on: after `key`, or from the beginning when the run reached the end. */
   async save(key: string | undefined): Promise<void> {
-    await this.docs.upsert({ id: this.name, pk: RUN_CURSOR_PARTITION, after: key ?? '', updatedAt: new Date().toISOString() });
+    await this.docs.upsert({
+      id: this.name,
+      pk: RUN_CURSOR_PARTITION,
+      after: key ?? '',
+      updatedAt: new Date().toISOString(),
+    });
   }
 }

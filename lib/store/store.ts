@@ -85,11 +85,15 @@ export class Collection<T extends StoredDoc> {
   async read(pk: string, id: string): Promise<WithEtag<T> | undefined> {
     if (!isPossibleId(id)) return undefined;
     count('pointReads');
-    return this.run('read', async () => {
-      const res = await this.container.item(id, pk).read<WithEtag<T>>();
-      count('requestCharge', res.requestCharge ?? 0);
-      return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
-    }, { pk, id }).catch((err: unknown) => {
+    return this.run(
+      'read',
+      async () => {
+        const res = await this.container.item(id, pk).read<WithEtag<T>>();
+        count('requestCharge', res.requestCharge ?? 0);
+        return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
+      },
+      { pk, id },
+    ).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return undefined;
       throw err;
     });
@@ -97,11 +101,15 @@ export class Collection<T extends StoredDoc> {
 
   async create(doc: T): Promise<WithEtag<T>> {
     this.countWrites(1);
-    return this.run('create', async () => {
-      const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
-      count('requestCharge', res.requestCharge ?? 0);
-      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-    }, doc);
+    return this.run(
+      'create',
+      async () => {
+        const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
+        count('requestCharge', res.requestCharge ?? 0);
+        return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+      },
+      doc,
+    );
   }
 
   /**
@@ -113,8 +121,16 @@ export class Collection<T extends StoredDoc> {
    * costs at least a second however small the batch.)
    */
   async batchCreate(pk: string, docs: T[]): Promise<Array<'created' | 'conflict' | StoreError>> {
-    const sent = await this.sendInBatches(this.container, pk, 'create', docs.map((doc) => ({ doc })), ({ doc }) => ({ operationType: 'Create', resourceBody: doc as unknown as JSONObject }));
-    return sent.map((outcome) => (outcome === 201 || outcome === 200 ? 'created' : outcome === 409 ? 'conflict' : batchFailure(outcome)));
+    const sent = await this.sendInBatches(
+      this.container,
+      pk,
+      'create',
+      docs.map((doc) => ({ doc })),
+      ({ doc }) => ({ operationType: 'Create', resourceBody: doc as unknown as JSONObject }),
+    );
+    return sent.map((outcome) =>
+      outcome === 201 || outcome === 200 ? 'created' : outcome === 409 ? 'conflict' : batchFailure(outcome),
+    );
   }
 
   /**
@@ -125,17 +141,39 @@ export class Collection<T extends StoredDoc> {
    * store's wait) instead of being sent again unchanged after the wait, so a caller whose documents carry
    * the time of their write can send them again with a new time.
    */
-  async batchReplace(pk: string, items: Array<{ doc: T; ifMatch: string }>, options: { retryThrottled?: boolean } = {}): Promise<Array<'replaced' | StoreError>> {
+  async batchReplace(
+    pk: string,
+    items: Array<{ doc: T; ifMatch: string }>,
+    options: { retryThrottled?: boolean } = {},
+  ): Promise<Array<'replaced' | StoreError>> {
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    const sent = await this.sendInBatches(container, pk, 'replace', items, ({ doc, ifMatch }) => ({ operationType: 'Replace', id: doc.id, partitionKey: pk, resourceBody: doc as unknown as JSONObject, ifMatch }));
-    return sent.map((outcome) => (outcome === 200 || outcome === 201 ? 'replaced' : outcome === 424 ? NOT_WRITTEN_WITH_BATCH : batchFailure(outcome)));
+    const sent = await this.sendInBatches(container, pk, 'replace', items, ({ doc, ifMatch }) => ({
+      operationType: 'Replace',
+      id: doc.id,
+      partitionKey: pk,
+      resourceBody: doc as unknown as JSONObject,
+      ifMatch,
+    }));
+    return sent.map((outcome) =>
+      outcome === 200 || outcome === 201
+        ? 'replaced'
+        : outcome === 424
+          ? NOT_WRITTEN_WITH_BATCH
+          : batchFailure(outcome),
+    );
   }
 
   /**
    * Sends the items of one partition in transactional batches, one after the other: per item, the
    * status code its batch answered, or the failure of the fault injector or of the whole batch.
    */
-  private async sendInBatches<I extends { doc: T }>(container: Container, pk: string, op: 'create' | 'replace', items: I[], operation: (item: I) => OperationInput): Promise<Array<number | StoreError>> {
+  private async sendInBatches<I extends { doc: T }>(
+    container: Container,
+    pk: string,
+    op: 'create' | 'replace',
+    items: I[],
+    operation: (item: I) => OperationInput,
+  ): Promise<Array<number | StoreError>> {
     const outcomes = new Map<I, number | StoreError>();
     const send: I[] = [];
     for (const item of items) {
@@ -172,35 +210,50 @@ export class Collection<T extends StoredDoc> {
   async replace(doc: T, ifMatch?: string, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    return this.run('replace', async () => {
-      const res = await container
-        .item(doc.id, doc.pk)
-        .replace<T & ItemDefinition>(doc as T & ItemDefinition, ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
-      count('requestCharge', res.requestCharge ?? 0);
-      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-    }, doc);
+    return this.run(
+      'replace',
+      async () => {
+        const res = await container
+          .item(doc.id, doc.pk)
+          .replace<T & ItemDefinition>(
+            doc as T & ItemDefinition,
+            ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined,
+          );
+        count('requestCharge', res.requestCharge ?? 0);
+        return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+      },
+      doc,
+    );
   }
 
   async upsert(doc: T): Promise<WithEtag<T>> {
     this.countWrites(1);
-    return this.run('upsert', async () => {
-      const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
-      count('requestCharge', res.requestCharge ?? 0);
-      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-    }, doc);
+    return this.run(
+      'upsert',
+      async () => {
+        const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
+        count('requestCharge', res.requestCharge ?? 0);
+        return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+      },
+      doc,
+    );
   }
 
   /** Deletes the item; returns false when it did not exist. */
   async delete(pk: string, id: string, ifMatch?: string): Promise<boolean> {
     if (!isPossibleId(id)) return false;
     this.countWrites(1);
-    return this.run('delete', async () => {
-      const res = await this.container
-        .item(id, pk)
-        .delete(ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
-      count('requestCharge', res.requestCharge ?? 0);
-      return true;
-    }, { pk, id }).catch((err: unknown) => {
+    return this.run(
+      'delete',
+      async () => {
+        const res = await this.container
+          .item(id, pk)
+          .delete(ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
+        count('requestCharge', res.requestCharge ?? 0);
+        return true;
+      },
+      { pk, id },
+    ).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return false;
       throw err;
     });
@@ -219,7 +272,9 @@ export class Collection<T extends StoredDoc> {
       count('queryPages');
       count('itemsReturned', res.resources.length);
       count('requestCharge', res.requestCharge ?? 0);
-      const items = res.resources.map((r) => (typeof r === 'object' && r !== null ? stripSystem(r as R & Record<string, unknown>) : r));
+      const items = res.resources.map((r) =>
+        typeof r === 'object' && r !== null ? stripSystem(r as R & Record<string, unknown>) : r,
+      );
       return { items, continuationToken: res.continuationToken ?? undefined };
     });
   }
@@ -236,11 +291,17 @@ export class Collection<T extends StoredDoc> {
     options: Omit<QueryOptions, 'partitionKey'> & { orderBy?: string } = {},
   ): Promise<QueryPage<R>> {
     const query = `${select} FROM c WHERE c.pk = @pk${where ? ` AND (${where})` : ''}${options.orderBy ? ` ORDER BY ${options.orderBy}` : ''}`;
-    return this.queryPage<R>({ query, parameters: [{ name: '@pk', value: pk }, ...parameters] }, { ...options, partitionKey: pk });
+    return this.queryPage<R>(
+      { query, parameters: [{ name: '@pk', value: pk }, ...parameters] },
+      { ...options, partitionKey: pk },
+    );
   }
 
   /** Every result of a query, fetched page by page (use only where the result is bounded). */
-  async queryAll<R = WithEtag<T>>(spec: SqlQuerySpec, options: Omit<QueryOptions, 'continuationToken'> = {}): Promise<R[]> {
+  async queryAll<R = WithEtag<T>>(
+    spec: SqlQuerySpec,
+    options: Omit<QueryOptions, 'continuationToken'> = {},
+  ): Promise<R[]> {
     const out: R[] = [];
     let continuationToken: string | undefined;
     do {
@@ -276,7 +337,11 @@ export class Store {
   collection<T extends StoredDoc>(name: ContainerName): Collection<T> {
     let c = this.collections.get(name);
     if (!c) {
-      c = new Collection<StoredDoc>(this.database.container(CONTAINERS[name].id), name, this.unretriedDatabase.container(CONTAINERS[name].id));
+      c = new Collection<StoredDoc>(
+        this.database.container(CONTAINERS[name].id),
+        name,
+        this.unretriedDatabase.container(CONTAINERS[name].id),
+      );
       this.collections.set(name, c);
     }
     return c as unknown as Collection<T>;
@@ -289,7 +354,9 @@ export class Store {
   async ensureSchema(): Promise<void> {
     const { database } = await this.client.databases.createIfNotExists({ id: this.database.id });
     for (const def of Object.values(CONTAINERS)) {
-      const { container, resource } = await database.containers.createIfNotExists(structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0]);
+      const { container, resource } = await database.containers.createIfNotExists(
+        structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0],
+      );
       const wanted = 'defaultTtl' in def ? def.defaultTtl : undefined;
       if (resource && resource.defaultTtl !== wanted) await container.replace({ ...resource, defaultTtl: wanted });
     }

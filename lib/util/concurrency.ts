@@ -1,7 +1,11 @@
 import { isStoreError } from '../store/errors';
 
 /** Runs `fn` over `items` with at most `limit` in flight; rejects with the first failure after all started work settles. */
-export async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: unknown;
   const worker = async (): Promise<void> => {

@@ -8,8 +8,17 @@
  * (BENCH_RETENTION, "100000x200,100000x1"; empty: none): the retention timer plans, the queue-triggered units purge
  * until done; then a second run that finds nothing to do.
  */
-import { measureInterleaved, printTable, requestRows, startBenchStack, tokenFor, runBench, type Measured, type Stack } from './harness';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import {
+  measureInterleaved,
+  printTable,
+  requestRows,
+  startBenchStack,
+  tokenFor,
+  runBench,
+  type Measured,
+  type Stack,
+} from './harness';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, partitionKey, type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
 import { customSourceKey } from '../../lib/imports/importer';
@@ -29,8 +38,20 @@ type BenchStack = Stack & { base: string };
 
 /** Every 10th identity linked, every 10th + 1 pending, every 100th + 2 in conflict, the rest not asserted. */
 function linkOf(i: number): DirectoryLink {
-  if (i % 100 === 2) return { status: 'conflict', source: 'asserted', conflictUserId: '00000000-0000-4000-8000-000000000001', lookedUpUpn: `c${i}@corp.example` };
-  if (i % 10 === 0) return { status: 'linked', source: 'asserted', userId: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`, lookedUpUpn: `l${i}@corp.example` };
+  if (i % 100 === 2)
+    return {
+      status: 'conflict',
+      source: 'asserted',
+      conflictUserId: '00000000-0000-4000-8000-000000000001',
+      lookedUpUpn: `c${i}@corp.example`,
+    };
+  if (i % 10 === 0)
+    return {
+      status: 'linked',
+      source: 'asserted',
+      userId: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+      lookedUpUpn: `l${i}@corp.example`,
+    };
   if (i % 10 === 1) return { status: 'pending', lookedUpUpn: `p${i}@corp.example` };
   return { status: 'notAsserted' };
 }
@@ -45,7 +66,15 @@ function personDoc(tenantId: string, sourceKey: string, i: number, inactiveSince
     personalNumbers: inactiveSince === undefined ? [] : [{ type: 'DkCpr' as const, value: '0101901234' }],
     identityDocumentReferences: [],
   };
-  return newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'custom', sourceKey, attributes, now: inactiveSince ?? new Date().toISOString(), link: inactiveSince === undefined ? linkOf(i) : undefined });
+  return newIdentityDoc({
+    id: uuid7(),
+    tenantId,
+    sourceKind: 'custom',
+    sourceKey,
+    attributes,
+    now: inactiveSince ?? new Date().toISOString(),
+    link: inactiveSince === undefined ? linkOf(i) : undefined,
+  });
 }
 
 async function seed(pk: string, docs: IdentityDoc[]): Promise<void> {
@@ -61,10 +90,20 @@ interface Grown {
   ids: string[];
 }
 
-async function gql(stack: BenchStack, token: string, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const res = await fetch(`${stack.base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+async function gql(
+  stack: BenchStack,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${stack.base}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
-  if (res.status !== 200 || body.errors) throw new Error(`GraphQL failed: ${res.status} ${JSON.stringify(body.errors).slice(0, 300)}`);
+  if (res.status !== 200 || body.errors)
+    throw new Error(`GraphQL failed: ${res.status} ${JSON.stringify(body.errors).slice(0, 300)}`);
   return body.data ?? {};
 }
 
@@ -76,10 +115,14 @@ const UNLINK = `mutation($input: UnlinkBusinessIdentityInput!) { unlinkBusinessI
 async function measureAdminAt(stack: BenchStack, g: Grown, n: number): Promise<Measured[]> {
   const started = Date.now();
   const start = g.ids.length;
-  const docs = Array.from({ length: Math.max(0, n - start) }, (_, k) => personDoc(DEV_TENANT_ID, customSourceKey(g.source), start + k));
+  const docs = Array.from({ length: Math.max(0, n - start) }, (_, k) =>
+    personDoc(DEV_TENANT_ID, customSourceKey(g.source), start + k),
+  );
   await seed(g.pk, docs);
   g.ids.push(...docs.map((d) => d.id));
-  LOG(`seeded ${docs.length} identities in ${g.source} (now ${g.ids.length}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  LOG(
+    `seeded ${docs.length} identities in ${g.source} (now ${g.ids.length}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   const token = await tokenFor(stack, DEV_CLIENTS.admin);
   const pick = (i: number) => (i * 7919) % g.ids.length;
   // Not-asserted identities (i % 10 >= 3, not a conflict) to link to a directory user and unlink again.
@@ -88,12 +131,16 @@ async function measureAdminAt(stack: BenchStack, g: Grown, n: number): Promise<M
     while (k % 10 < 3 || k % 100 === 2) k = (k + 1) % g.ids.length;
     return g.ids[k] ?? '';
   });
-  const users = linkable.map((_, i) => stack.directory.createUser(DEV_TENANT_ID, `admin.bench.${n}.${i}.${g.source}@corp.example`).id);
+  const users = linkable.map(
+    (_, i) => stack.directory.createUser(DEV_TENANT_ID, `admin.bench.${n}.${i}.${g.source}@corp.example`).id,
+  );
   // Ids made in the same millisecond do not sort in the order they were made.
   const deep = [...g.ids].sort()[Math.floor(g.ids.length * 0.9)] ?? '';
-  const page = (filter: Record<string, string> | null, after?: string, first = 50) => async () => {
-    await gql(stack, token, PAGE, { source: g.source, filter, first, after });
-  };
+  const page =
+    (filter: Record<string, string> | null, after?: string, first = 50) =>
+    async () => {
+      await gql(stack, token, PAGE, { source: g.source, filter, first, after });
+    };
   const rows = await measureInterleaved(SAMPLES, [
     { name: 'businessIdentities first 50', fn: page(null) },
     { name: 'businessIdentities 50 after a cursor at 90 %', fn: page(null, deep) },
@@ -103,22 +150,45 @@ async function measureAdminAt(stack: BenchStack, g: Grown, n: number): Promise<M
     { name: 'filter linkStatus PENDING (10 %)', fn: page({ linkStatus: 'PENDING' }) },
     { name: 'filter linkStatus CONFLICT (1 %)', fn: page({ linkStatus: 'CONFLICT' }) },
     { name: 'filter linkStatus NOT_ASSERTED (69 %)', fn: page({ linkStatus: 'NOT_ASSERTED' }) },
-    { name: 'scimIntegrations', fn: async () => void (await gql(stack, token, '{ scimIntegrations { id displayName } }', {})) },
-    { name: 'importRuns (first 20)', fn: async () => void (await gql(stack, token, 'query($s: String!) { importRuns(source: $s) { id status } }', { s: g.source })) },
-    { name: 'linkBusinessIdentity (directoryUserId)', fn: async (i) => void (await gql(stack, token, LINK, { input: { source: g.source, id: linkable[i], directoryUserId: users[i] } })) },
-    { name: 'unlinkBusinessIdentity', fn: async (i) => void (await gql(stack, token, UNLINK, { input: { source: g.source, id: linkable[i] } })) },
+    {
+      name: 'scimIntegrations',
+      fn: async () => void (await gql(stack, token, '{ scimIntegrations { id displayName } }', {})),
+    },
+    {
+      name: 'importRuns (first 20)',
+      fn: async () =>
+        void (await gql(stack, token, 'query($s: String!) { importRuns(source: $s) { id status } }', { s: g.source })),
+    },
+    {
+      name: 'linkBusinessIdentity (directoryUserId)',
+      fn: async (i) =>
+        void (await gql(stack, token, LINK, {
+          input: { source: g.source, id: linkable[i], directoryUserId: users[i] },
+        })),
+    },
+    {
+      name: 'unlinkBusinessIdentity',
+      fn: async (i) => void (await gql(stack, token, UNLINK, { input: { source: g.source, id: linkable[i] } })),
+    },
   ]);
   LOG(`measured N=${n}`);
   return rows;
 }
 
-const tenantId = (i: number): string => `${(0x20000000 + i).toString(16)}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+const tenantId = (i: number): string =>
+  `${(0x20000000 + i).toString(16)}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 
 interface RetentionRow {
   [column: string]: string | number;
 }
 
-async function retentionRun(stack: BenchStack, label: string, identities: number, tenants: number, purgedExpected: number): Promise<RetentionRow> {
+async function retentionRun(
+  stack: BenchStack,
+  label: string,
+  identities: number,
+  tenants: number,
+  purgedExpected: number,
+): Promise<RetentionRow> {
   const svc = services();
   const ops = storeCounters();
   const ru = stack.cosmosRequestUnits();
@@ -131,8 +201,11 @@ async function retentionRun(stack: BenchStack, label: string, identities: number
   const ms = performance.now() - started;
   const store = diffCounters(storeCounters(), ops);
   const charged = stack.cosmosRequestUnits().charged - ru.charged;
-  const idsCharged = (stack.cosmosRequestUnits().byContainer[IDENTITIES]?.charged ?? 0) - (ru.byContainer[IDENTITIES]?.charged ?? 0);
-  const remaining = await svc.store.collection<IdentityDoc>('identities').queryAll<number>({ query: 'SELECT VALUE COUNT(1) FROM c WHERE c.hasSensitive = true' });
+  const idsCharged =
+    (stack.cosmosRequestUnits().byContainer[IDENTITIES]?.charged ?? 0) - (ru.byContainer[IDENTITIES]?.charged ?? 0);
+  const remaining = await svc.store
+    .collection<IdentityDoc>('identities')
+    .queryAll<number>({ query: 'SELECT VALUE COUNT(1) FROM c WHERE c.hasSensitive = true' });
   const per = (x: number) => (purgedExpected > 0 ? (x / purgedExpected).toFixed(3) : (x / tenants).toFixed(2));
   return {
     run: label,
@@ -141,15 +214,23 @@ async function retentionRun(stack: BenchStack, label: string, identities: number
     'planner ms': Math.round(plannedMs),
     'total s': (ms / 1000).toFixed(1),
     'units planned': units,
-    'queries': store.queries,
+    queries: store.queries,
     'query pages': store.queryPages,
     'point reads': store.pointReads,
     'items returned': store.itemsReturned,
     writes: store.writes,
     'RU charged': Math.round(charged),
     'RU identities container': Math.round(idsCharged),
-    'per': purgedExpected > 0 ? 'purged identity' : 'tenant',
-    'queries / reads / items / writes / RU per': [store.queries, store.pointReads, store.itemsReturned, store.writes, charged].map(per).join(' / '),
+    per: purgedExpected > 0 ? 'purged identity' : 'tenant',
+    'queries / reads / items / writes / RU per': [
+      store.queries,
+      store.pointReads,
+      store.itemsReturned,
+      store.writes,
+      charged,
+    ]
+      .map(per)
+      .join(' / '),
     'left with sensitive data': remaining[0] ?? NaN,
   };
 }
@@ -163,11 +244,19 @@ async function retentionScenario(identities: number, tenants: number): Promise<R
     for (let t = 0; t < tenants; t++) {
       const count = Math.min(perTenant, identities - t * perTenant);
       const pk = partitionKey(tenantId(t), customSourceKey('bench-retention'));
-      await seed(pk, Array.from({ length: count }, (_, i) => personDoc(tenantId(t), customSourceKey('bench-retention'), i, longAgo)));
+      await seed(
+        pk,
+        Array.from({ length: count }, (_, i) => personDoc(tenantId(t), customSourceKey('bench-retention'), i, longAgo)),
+      );
     }
     // Active identities of the dev tenant beside them, which retention must neither read nor touch.
-    await seed(partitionKey(DEV_TENANT_ID, customSourceKey('bench-active')), Array.from({ length: 10_000 }, (_, i) => personDoc(DEV_TENANT_ID, customSourceKey('bench-active'), i)));
-    LOG(`seeded ${identities} due identities over ${tenants} tenant(s) in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+    await seed(
+      partitionKey(DEV_TENANT_ID, customSourceKey('bench-active')),
+      Array.from({ length: 10_000 }, (_, i) => personDoc(DEV_TENANT_ID, customSourceKey('bench-active'), i)),
+    );
+    LOG(
+      `seeded ${identities} due identities over ${tenants} tenant(s) in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
+    );
     const first = await retentionRun(stack, 'first run', identities, tenants, identities);
     LOG('retention first run done');
     const second = await retentionRun(stack, 'second run (nothing due)', identities, tenants, 0);
@@ -182,8 +271,16 @@ async function main(): Promise<void> {
   const stack = await startBenchStack();
   try {
     // The first size once in another source first, not reported: the first size is not measured cold.
-    await measureAdminAt(stack, { source: 'bench-admin-warm', pk: partitionKey(DEV_TENANT_ID, customSourceKey('bench-admin-warm')), ids: [] }, SIZES[0] ?? 1000);
-    const g: Grown = { source: 'bench-admin', pk: partitionKey(DEV_TENANT_ID, customSourceKey('bench-admin')), ids: [] };
+    await measureAdminAt(
+      stack,
+      { source: 'bench-admin-warm', pk: partitionKey(DEV_TENANT_ID, customSourceKey('bench-admin-warm')), ids: [] },
+      SIZES[0] ?? 1000,
+    );
+    const g: Grown = {
+      source: 'bench-admin',
+      pk: partitionKey(DEV_TENANT_ID, customSourceKey('bench-admin')),
+      ids: [],
+    };
     for (const n of SIZES) results.push({ n, rows: await measureAdminAt(stack, g, n) });
   } finally {
     await stack.stop();
@@ -195,7 +292,8 @@ async function main(): Promise<void> {
   const small = results[0];
   const large = results[results.length - 1];
   console.log(`\nratio of p50 latency, N=${large?.n} / N=${small?.n}:`);
-  for (const [i, r] of (small?.rows ?? []).entries()) console.log(`  ${r.name}: ${((large?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
+  for (const [i, r] of (small?.rows ?? []).entries())
+    console.log(`  ${r.name}: ${((large?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
   console.log('\nRetention (timer plans, queue-triggered units purge until done):');
   printTable(retention);
 }

@@ -8,13 +8,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Engine, storeOf } from '../../lib/devhost/cosmos/engine';
+import { Engine, storeOf } from '../../devhost/cosmos/engine';
 
 const docs = Number(process.env.BENCH_DOCS ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-compaction-'));
 
-const journalBytes = () => fs.readdirSync(dir).filter((f) => f.startsWith('journal')).reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
+const journalBytes = () =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('journal'))
+    .reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
 
 async function main(): Promise<void> {
   let rotatedAt = 0;
@@ -46,7 +50,13 @@ async function main(): Promise<void> {
   const started = performance.now();
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < docs; i++) {
-      store.upsert({ id: `u${i}`, pk: `t${i % 50}`, userName: `user${i}@example.test`, round, attributes: { department: `d${i % 40}`, title: 'Engineer', displayName: `User ${i}` } });
+      store.upsert({
+        id: `u${i}`,
+        pk: `t${i % 50}`,
+        userName: `user${i}@example.test`,
+        round,
+        attributes: { department: `d${i % 40}`, title: 'Engineer', displayName: `User ${i}` },
+      });
       // writes arrive between turns of the event loop, as requests do
       if (i % 500 === 499) {
         await new Promise((r) => setImmediate(r));
@@ -77,7 +87,7 @@ async function main(): Promise<void> {
         longestEventLoopPauseMs: +maxPause.toFixed(1),
         largestJournalMB: +(maxJournal / 1e6).toFixed(1),
         snapshotMB: +(snapshot / 1e6).toFixed(1),
-        journalMBWithoutCompaction: +(((snapshot / 1e6) * rounds).toFixed(0)),
+        journalMBWithoutCompaction: +((snapshot / 1e6) * rounds).toFixed(0),
         restartSeconds: +(restart / 1000).toFixed(2),
         restartDocuments: documents,
       },

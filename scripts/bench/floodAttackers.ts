@@ -31,14 +31,21 @@ async function attack(plan: AttackPlan): Promise<AttackOutcome> {
     const kind = plan.attacks[k]!;
     const body = kind.body === 'document' ? largeGraphQLBody : invalidJsonBody;
     while (Date.now() < until) {
-      const answer = await postStreamed(plan.url, kind.headers, plan.documentBytes, body(plan.documentBytes, salt++, shared)).catch(() => undefined);
+      const answer = await postStreamed(
+        plan.url,
+        kind.headers,
+        plan.documentBytes,
+        body(plan.documentBytes, salt++, shared),
+      ).catch(() => undefined);
       if (!answer) {
         const key = `${kind.name} → connection closed before an answer`;
         outcome.answers[key] = (outcome.answers[key] ?? 0) + 1;
         outcome.unexpected.push(key);
         continue;
       }
-      const code = (JSON.parse(answer.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code ?? 'none';
+      const code =
+        (JSON.parse(answer.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions
+          ?.code ?? 'none';
       const key = `${kind.name} → HTTP ${answer.status} ${code}`;
       outcome.answers[key] = (outcome.answers[key] ?? 0) + 1;
       outcome.sent[k]!.push(answer.bytesSent);

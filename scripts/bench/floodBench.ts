@@ -17,7 +17,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { percentile, printTable, round, runBench, startBenchStack, tokenFor } from './harness';
 import type { AttackOutcome, AttackPlan } from './floodAttackers';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ATTACKERS = Number(process.env.BENCH_ATTACKERS ?? 16);
@@ -52,7 +52,11 @@ function watchServerReads(): { beforeAnswer: number[]; inAll: number[]; stop: ()
   const beforeAnswer: number[] = [];
   const inAll: number[] = [];
   const onStart = (message: unknown) => {
-    const { request, response, socket } = message as { request: IncomingMessage; response: ServerResponse; socket: Socket };
+    const { request, response, socket } = message as {
+      request: IncomingMessage;
+      response: ServerResponse;
+      socket: Socket;
+    };
     if (request.method !== 'POST' || request.url !== '/graphql') return;
     response.once('finish', () => beforeAnswer.push(socket.bytesRead));
     socket.once('close', () => inAll.push(socket.bytesRead));
@@ -70,21 +74,50 @@ async function main(): Promise<void> {
   const json = { 'content-type': 'application/json' };
   const attacks: AttackPlan['attacks'] = [
     { name: 'no token, 11 MB document', expected: 'AUTH_NOT_AUTHENTICATED', headers: json, body: 'document' },
-    { name: 'non-Admin valid token, 11 MB document', expected: 'AUTH_NOT_AUTHORIZED', headers: { ...json, authorization: `Bearer ${nonAdmin}` }, body: 'document' },
-    { name: 'forged token, 11 MB document', expected: 'AUTH_NOT_AUTHENTICATED', headers: { ...json, authorization: `Bearer ${forged}` }, body: 'document' },
+    {
+      name: 'non-Admin valid token, 11 MB document',
+      expected: 'AUTH_NOT_AUTHORIZED',
+      headers: { ...json, authorization: `Bearer ${nonAdmin}` },
+      body: 'document',
+    },
+    {
+      name: 'forged token, 11 MB document',
+      expected: 'AUTH_NOT_AUTHENTICATED',
+      headers: { ...json, authorization: `Bearer ${forged}` },
+      body: 'document',
+    },
     { name: 'no token, 11 MB invalid JSON', expected: 'AUTH_NOT_AUTHENTICATED', headers: json, body: 'invalidJson' },
   ];
 
   // The legitimate integration: one User, then GET, filter and PATCH taken in turn.
   const scim = (path: string, init: RequestInit = {}) =>
-    fetch(`${stack.base}/scim/v2${path}`, { ...init, headers: { authorization: `Bearer ${legit}`, 'content-type': 'application/scim+json' } });
-  const created = await scim('/Users', { method: 'POST', body: JSON.stringify({ schemas: [CORE, EXT], externalId: 'flood-1', userName: 'flood.one@corp.example', name: { givenName: 'Flood', familyName: 'One' }, [EXT]: { affiliationType: 'employment' } }) });
+    fetch(`${stack.base}/scim/v2${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${legit}`, 'content-type': 'application/scim+json' },
+    });
+  const created = await scim('/Users', {
+    method: 'POST',
+    body: JSON.stringify({
+      schemas: [CORE, EXT],
+      externalId: 'flood-1',
+      userName: 'flood.one@corp.example',
+      name: { givenName: 'Flood', familyName: 'One' },
+      [EXT]: { affiliationType: 'employment' },
+    }),
+  });
   if (created.status !== 201) throw new Error(`create answered ${created.status}`);
   const id = ((await created.json()) as { id: string }).id;
   const kinds: Array<(i: number) => Promise<Response>> = [
     () => scim(`/Users/${id}`),
     () => scim(`/Users?filter=${encodeURIComponent('externalId eq "flood-1"')}`),
-    (i) => scim(`/Users/${id}`, { method: 'PATCH', body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'name.familyName', value: `One${i}` }] }) }),
+    (i) =>
+      scim(`/Users/${id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+          Operations: [{ op: 'replace', path: 'name.familyName', value: `One${i}` }],
+        }),
+      }),
   ];
   const kindNames = ['GET /Users/{id}', 'filter externalId eq', 'PATCH /Users/{id}'];
   const legitRound = async (i: number, times: number[][]) => {
@@ -99,7 +132,11 @@ async function main(): Promise<void> {
 
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   const baseline = kinds.map(() => [] as number[]);
-  for (let i = 0; i < 20; i++) await legitRound(i, kinds.map(() => [])); // warm-up, discarded
+  for (let i = 0; i < 20; i++)
+    await legitRound(
+      i,
+      kinds.map(() => []),
+    ); // warm-up, discarded
   loopDelay.enable();
   for (let i = 0; i < BASELINE_ROUNDS; i++) await legitRound(i, baseline);
   loopDelay.disable();
@@ -121,10 +158,13 @@ async function main(): Promise<void> {
   // Live memory during the flood: a full collection at a third and at two thirds of it (each a pause of
   // the event loop, which the integration's p99 may show).
   const liveChecks = [1, 2].map((k) =>
-    setTimeout(() => {
-      collect();
-      live = Math.max(live, inUse());
-    }, (SECONDS * 1000 * k) / 3),
+    setTimeout(
+      () => {
+        collect();
+        live = Math.max(live, inUse());
+      },
+      (SECONDS * 1000 * k) / 3,
+    ),
   );
 
   const server = watchServerReads();
@@ -135,7 +175,13 @@ async function main(): Promise<void> {
     attackers.once('message', (m) => resolve(m as AttackOutcome));
     attackers.once('exit', (code) => reject(new Error(`the attackers' process ended with ${code}`)));
   });
-  const plan: AttackPlan = { url: `${stack.base}/graphql`, seconds: SECONDS, attackers: ATTACKERS, documentBytes: DOCUMENT_BYTES, attacks };
+  const plan: AttackPlan = {
+    url: `${stack.base}/graphql`,
+    seconds: SECONDS,
+    attackers: ATTACKERS,
+    documentBytes: DOCUMENT_BYTES,
+    attacks,
+  };
   attackers.send(plan);
   const until = Date.now() + SECONDS * 1000;
   const during = kinds.map(() => [] as number[]);
@@ -154,7 +200,12 @@ async function main(): Promise<void> {
 
   const stats = (times: number[]) => {
     const sorted = [...times].sort((x, y) => x - y);
-    return { n: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), p99: round(percentile(sorted, 99)) };
+    return {
+      n: sorted.length,
+      p50: round(percentile(sorted, 50)),
+      p95: round(percentile(sorted, 95)),
+      p99: round(percentile(sorted, 99)),
+    };
   };
   const rows: Array<Record<string, string | number>> = [];
   for (const [k, name] of kindNames.entries()) {
@@ -166,39 +217,79 @@ async function main(): Promise<void> {
   rows.push({ phase: 'during flood', request: 'all three', ...allDuring });
   console.log(`\nLegitimate integration (ms), ${ATTACKERS} attackers for ${SECONDS} s:\n`);
   printTable(rows);
-  console.log(`\nEvent-loop delay (ms): baseline max ${round(baselineDelay.max)}, p99 ${round(baselineDelay.p99)}; during the flood max ${round(floodDelay.max)}, p99 ${round(floodDelay.p99)}`);
+  console.log(
+    `\nEvent-loop delay (ms): baseline max ${round(baselineDelay.max)}, p99 ${round(baselineDelay.p99)}; during the flood max ${round(floodDelay.max)}, p99 ${round(floodDelay.p99)}`,
+  );
 
   console.log('\nAnswers to the attacks:\n');
   printTable(Object.entries(answers).map(([answer, count]) => ({ answer, count })));
-  console.log('\nBody bytes an attacker got into its socket before it read the answer (socket buffers; the server had not read them):\n');
+  console.log(
+    '\nBody bytes an attacker got into its socket before it read the answer (socket buffers; the server had not read them):\n',
+  );
   printTable(
     attacks.map((attack, a) => {
       const s = [...sent[a]!].sort((x, y) => x - y);
-      return { attack: attack.name, requests: s.length, 'p50 MB': mb(percentile(s, 50)), 'max MB': mb(s[s.length - 1] ?? 0) };
+      return {
+        attack: attack.name,
+        requests: s.length,
+        'p50 MB': mb(percentile(s, 50)),
+        'max MB': mb(s[s.length - 1] ?? 0),
+      };
     }),
   );
   const readBefore = [...server.beforeAnswer].sort((x, y) => x - y);
   const readInAll = [...server.inAll].sort((x, y) => x - y);
   const maxReadBefore = readBefore[readBefore.length - 1] ?? 0;
   console.log(`\nServer reads per attack connection (headers and body), ${readBefore.length} answered:`);
-  console.log(`  before answering: p50 ${kb(percentile(readBefore, 50))} KB, max ${kb(maxReadBefore)} KB (bound ${kb(READ_BEFORE_ANSWER)} KB)`);
-  console.log(`  in all, until the connection closed: p50 ${kb(percentile(readInAll, 50))} KB, max ${kb(readInAll[readInAll.length - 1] ?? 0)} KB`);
+  console.log(
+    `  before answering: p50 ${kb(percentile(readBefore, 50))} KB, max ${kb(maxReadBefore)} KB (bound ${kb(READ_BEFORE_ANSWER)} KB)`,
+  );
+  console.log(
+    `  in all, until the connection closed: p50 ${kb(percentile(readInAll, 50))} KB, max ${kb(readInAll[readInAll.length - 1] ?? 0)} KB`,
+  );
 
   const growth = live - inUse(before);
   console.log('\nMemory of the service process (MB):\n');
   printTable([
-    { measure: 'RSS', before: mb(before.rss), 'peak (sampled every 100 ms)': mb(peak.rss), 'live during flood': '–', after: mb(after.rss) },
-    { measure: 'heap used', before: mb(before.heapUsed), 'peak (sampled every 100 ms)': mb(peak.heapUsed), 'live during flood': '–', after: mb(after.heapUsed) },
-    { measure: 'heap + array buffers', before: mb(inUse(before)), 'peak (sampled every 100 ms)': mb(peak.inUse), 'live during flood': mb(live), after: mb(inUse(after)) },
+    {
+      measure: 'RSS',
+      before: mb(before.rss),
+      'peak (sampled every 100 ms)': mb(peak.rss),
+      'live during flood': '–',
+      after: mb(after.rss),
+    },
+    {
+      measure: 'heap used',
+      before: mb(before.heapUsed),
+      'peak (sampled every 100 ms)': mb(peak.heapUsed),
+      'live during flood': '–',
+      after: mb(after.heapUsed),
+    },
+    {
+      measure: 'heap + array buffers',
+      before: mb(inUse(before)),
+      'peak (sampled every 100 ms)': mb(peak.inUse),
+      'live during flood': mb(live),
+      after: mb(inUse(after)),
+    },
   ]);
-  console.log(`\nSampled peaks include garbage not yet collected. Bound on live growth: ${ATTACKERS} × ${kb(READ_BEFORE_ANSWER)} KB + ${mb(FIXED)} MB = ${mb(BOUND)} MB; measured ${mb(growth)} MB`);
+  console.log(
+    `\nSampled peaks include garbage not yet collected. Bound on live growth: ${ATTACKERS} × ${kb(READ_BEFORE_ANSWER)} KB + ${mb(FIXED)} MB = ${mb(BOUND)} MB; measured ${mb(growth)} MB`,
+  );
 
   await stack.stop();
   const failures: string[] = [];
   if (growth > BOUND) failures.push(`live memory grew by ${mb(growth)} MB, over the bound of ${mb(BOUND)} MB`);
-  if (maxReadBefore > READ_BEFORE_ANSWER) failures.push(`the server read ${kb(maxReadBefore)} KB of a connection before refusing it (bound ${kb(READ_BEFORE_ANSWER)} KB)`);
-  if (allDuring.p95 >= P95_LIMIT_MS) failures.push(`the integration's p95 during the flood was ${allDuring.p95} ms (limit ${P95_LIMIT_MS} ms)`);
-  if (unexpected.length > 0) failures.push(`${unexpected.length} attack requests got another answer than their refusal: ${[...new Set(unexpected)].join('; ')}`);
+  if (maxReadBefore > READ_BEFORE_ANSWER)
+    failures.push(
+      `the server read ${kb(maxReadBefore)} KB of a connection before refusing it (bound ${kb(READ_BEFORE_ANSWER)} KB)`,
+    );
+  if (allDuring.p95 >= P95_LIMIT_MS)
+    failures.push(`the integration's p95 during the flood was ${allDuring.p95} ms (limit ${P95_LIMIT_MS} ms)`);
+  if (unexpected.length > 0)
+    failures.push(
+      `${unexpected.length} attack requests got another answer than their refusal: ${[...new Set(unexpected)].join('; ')}`,
+    );
   if (failures.length > 0) throw new Error(failures.join('\n'));
 }
 

@@ -1,16 +1,21 @@
 /* Shared benchmark helpers: the local stack in-process, tokens, timing, store-operation counts. */
 import { request as httpRequest } from 'node:http';
-import { installFunctionsCore } from '../../lib/devhost/installFunctionsCore';
+import { installFunctionsCore } from '../../devhost/installFunctionsCore';
 
 installFunctionsCore();
 
- 
-import type * as StackModule from '../../lib/devhost/stack';
-import { diffCounters, emptyCounters, resetStoreCounters, storeCounters, type StoreCounters } from '../../lib/store/metrics';
-import { SERVICE_SCOPE, type DevClient } from '../../lib/devhost/devData';
+import type * as StackModule from '../../devhost/stack';
+import {
+  diffCounters,
+  emptyCounters,
+  resetStoreCounters,
+  storeCounters,
+  type StoreCounters,
+} from '../../lib/store/metrics';
+import { SERVICE_SCOPE, type DevClient } from '../../devhost/devData';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startLocalStack } = require('../../lib/devhost/stack') as typeof StackModule;
+const { startLocalStack } = require('../../devhost/stack') as typeof StackModule;
 
 export type Stack = Awaited<ReturnType<typeof startLocalStack>>;
 
@@ -19,8 +24,16 @@ export type Stack = Awaited<ReturnType<typeof startLocalStack>>;
  * data; with `cosmosRuPerSecond` each container of the engine serves that many request units per
  * second and answers 429 beyond (5,000 = a serverless container).
  */
-export async function startBenchStack(env: Record<string, string> = {}, cosmosDataDir?: string, cosmosRuPerSecond?: number): Promise<Stack & { base: string }> {
-  const stack = await startLocalStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env }, cosmosDataDir, cosmosRuPerSecond });
+export async function startBenchStack(
+  env: Record<string, string> = {},
+  cosmosDataDir?: string,
+  cosmosRuPerSecond?: number,
+): Promise<Stack & { base: string }> {
+  const stack = await startLocalStack({
+    env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env },
+    cosmosDataDir,
+    cosmosRuPerSecond,
+  });
   return { ...stack, base: stack.env.PUBLIC_BASE_URL ?? stack.host.url };
 }
 
@@ -28,7 +41,12 @@ export async function tokenFor(stack: Stack, client: DevClient): Promise<string>
   const res = await fetch(`${stack.idp.url}/${client.tenantId}/oauth2/v2.0/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: SERVICE_SCOPE }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      scope: SERVICE_SCOPE,
+    }).toString(),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -37,21 +55,39 @@ export async function tokenFor(stack: Stack, client: DevClient): Promise<string>
  * POSTs JSON and returns the parsed answer with no client-side time limit: fetch gives up after
  * 300 s without response headers, and a first import of 100,000 people on the local server can take longer.
  */
-export function postJsonNoTimeout(url: string, token: string, body: unknown): Promise<{ status: number; json: unknown }> {
+export function postJsonNoTimeout(
+  url: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; json: unknown }> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        }
-      });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': payload.length,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve({
+              status: res.statusCode ?? 0,
+              json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+            });
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -71,7 +107,10 @@ export interface Measured {
 }
 
 /** Table rows of requests measured at several sizes: latency and store operations per request (and request units when asked). */
-export function requestRows(results: Array<{ n: number; rows: Measured[] }>, options: { requestCharge?: boolean } = {}): Array<Record<string, string | number>> {
+export function requestRows(
+  results: Array<{ n: number; rows: Measured[] }>,
+  options: { requestCharge?: boolean } = {},
+): Array<Record<string, string | number>> {
   return results.flatMap(({ n, rows }) =>
     rows.map((r) => ({
       N: n,
@@ -100,7 +139,8 @@ export async function measure(name: string, count: number, fn: (i: number) => Pr
   }
   const total = diffCounters(storeCounters(), before);
   const perRequest = { ...total };
-  for (const k of Object.keys(perRequest) as Array<keyof StoreCounters>) perRequest[k] = Math.round((total[k] / count) * 100) / 100;
+  for (const k of Object.keys(perRequest) as Array<keyof StoreCounters>)
+    perRequest[k] = Math.round((total[k] / count) * 100) / 100;
   times.sort((a, b) => a - b);
   return { name, n: count, p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), perRequest };
 }
@@ -109,7 +149,10 @@ export async function measure(name: string, count: number, fn: (i: number) => Pr
  * Runs the request kinds round-robin, `count` rounds (one call of each kind per round), so load
  * from other processes on the machine spreads evenly over the kinds; reports each kind like `measure`.
  */
-export async function measureInterleaved(count: number, kinds: Array<{ name: string; fn: (i: number) => Promise<void> }>): Promise<Measured[]> {
+export async function measureInterleaved(
+  count: number,
+  kinds: Array<{ name: string; fn: (i: number) => Promise<void> }>,
+): Promise<Measured[]> {
   const times = kinds.map(() => [] as number[]);
   const totals = kinds.map(() => emptyCounters());
   for (let i = 0; i < count; i++) {
@@ -124,16 +167,24 @@ export async function measureInterleaved(count: number, kinds: Array<{ name: str
   }
   return kinds.map((kind, k) => {
     const perRequest = { ...totals[k]! };
-    for (const key of Object.keys(perRequest) as Array<keyof StoreCounters>) perRequest[key] = Math.round((perRequest[key] / count) * 100) / 100;
+    for (const key of Object.keys(perRequest) as Array<keyof StoreCounters>)
+      perRequest[key] = Math.round((perRequest[key] / count) * 100) / 100;
     const sorted = times[k]!.sort((a, b) => a - b);
-    return { name: kind.name, n: count, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), perRequest };
+    return {
+      name: kind.name,
+      n: count,
+      p50: round(percentile(sorted, 50)),
+      p95: round(percentile(sorted, 95)),
+      perRequest,
+    };
   });
 }
 
 export const round = (x: number): number => Math.round(x * 100) / 100;
 
 export async function expectStatus(res: Response, status: number): Promise<void> {
-  if (res.status !== status) throw new Error(`expected HTTP ${status}, got ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  if (res.status !== status)
+    throw new Error(`expected HTTP ${status}, got ${res.status}: ${(await res.text()).slice(0, 200)}`);
   await res.arrayBuffer();
 }
 

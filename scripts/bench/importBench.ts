@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { printTable, startBenchStack, tokenFor, type Stack, runBench, postJsonNoTimeout } from './harness';
-import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../devhost/devData';
 import { validateImportSet, type ImportIdentityInput } from '../../lib/imports/importInput';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import { DEFAULT_ASSOCIATION_CHUNK, DEFAULT_TIMEOUT_MS, runImport } from '../importClient';
@@ -18,7 +18,9 @@ const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
 const RU_PER_SECOND = process.env.BENCH_RU_PER_SECOND ? Number(process.env.BENCH_RU_PER_SECOND) : undefined;
 /** The Azure Functions front end ends an HTTP request after 230 s, whatever the function does. */
 const HTTP_WINDOW_S = 230;
-const CLIENT_TIMEOUT_MS = process.env.BENCH_CLIENT_TIMEOUT_S ? Number(process.env.BENCH_CLIENT_TIMEOUT_S) * 1000 : DEFAULT_TIMEOUT_MS;
+const CLIENT_TIMEOUT_MS = process.env.BENCH_CLIENT_TIMEOUT_S
+  ? Number(process.env.BENCH_CLIENT_TIMEOUT_S) * 1000
+  : DEFAULT_TIMEOUT_MS;
 
 function cpr(i: number): string {
   const day = String((i % 28) + 1).padStart(2, '0');
@@ -38,7 +40,12 @@ function people(n: number, variant = 0): ImportIdentityInput[] {
   }));
 }
 
-async function graphql(stack: Stack & { base: string }, token: string, query: string, variables: unknown): Promise<{ ms: number; body: { data?: Record<string, unknown>; errors?: unknown[] } }> {
+async function graphql(
+  stack: Stack & { base: string },
+  token: string,
+  query: string,
+  variables: unknown,
+): Promise<{ ms: number; body: { data?: Record<string, unknown>; errors?: unknown[] } }> {
   const started = performance.now();
   const res = await postJsonNoTimeout(`${stack.base}/graphql`, token, { query, variables });
   const body = res.json as { data?: Record<string, unknown>; errors?: unknown[] };
@@ -46,8 +53,10 @@ async function graphql(stack: Stack & { base: string }, token: string, query: st
   return { ms: performance.now() - started, body };
 }
 
-const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
-const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged } }';
+const IMPORT =
+  'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
+const ASSOCIATE =
+  'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged } }';
 
 /** Store requests: point reads, query pages, single writes and transactional batches (each one request). */
 function storeRequests(ops: ReturnType<typeof diffCounters>): number {
@@ -65,7 +74,8 @@ async function main(): Promise<void> {
     const valid = validateImportSet(set);
     const manifest = new Map(valid.map((v) => [v.attributes.externalId, v.hash]));
     let changed = 0;
-    for (const v of validateImportSet(people(n, Math.floor(n / 100)))) if (manifest.get(v.attributes.externalId) !== v.hash) changed++;
+    for (const v of validateImportSet(people(n, Math.floor(n / 100))))
+      if (manifest.get(v.attributes.externalId) !== v.hash) changed++;
     const cpu = process.cpuUsage(cpuStart);
     const cpuMs = (cpu.user + cpu.system) / 1000 / 2; // two validations were run: report one validate + diff
     void changed;
@@ -77,14 +87,27 @@ async function main(): Promise<void> {
       type Counts = Record<string, number>;
       /** The set sent as one GraphQL request, with no client-side time limit. */
       const direct = async (identities: ImportIdentityInput[]): Promise<Counts> =>
-        (await graphql(stack, token, IMPORT, { i: { source, identities } })).body.data?.importBusinessIdentities as Counts;
+        (await graphql(stack, token, IMPORT, { i: { source, identities } })).body.data
+          ?.importBusinessIdentities as Counts;
       /** The set sent by the reference client: past its timeout it follows the run in the run history. */
       const viaClient = async (identities: ImportIdentityInput[], notes: string[]): Promise<Counts> => {
         const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-import-')), 'set.json');
         fs.writeFileSync(file, JSON.stringify(identities));
         try {
           const client = DEV_CLIENTS.admin;
-          const result = await runImport({ service: stack.base, source, file, tenant: DEV_TENANT_ID, clientId: client.clientId, secret: client.secret, authority: stack.idp.url, scope: SERVICE_SCOPE, timeoutMs: CLIENT_TIMEOUT_MS, pollMs: 2_000, progress: (line) => notes.push(line) });
+          const result = await runImport({
+            service: stack.base,
+            source,
+            file,
+            tenant: DEV_TENANT_ID,
+            clientId: client.clientId,
+            secret: client.secret,
+            authority: stack.idp.url,
+            scope: SERVICE_SCOPE,
+            timeoutMs: CLIENT_TIMEOUT_MS,
+            pollMs: 2_000,
+            progress: (line) => notes.push(line),
+          });
           return result.import as unknown as Counts;
         } finally {
           fs.rmSync(path.dirname(file), { recursive: true, force: true });
@@ -105,7 +128,20 @@ async function main(): Promise<void> {
         const ms = performance.now() - started;
         const ops = diffCounters(storeCounters(), before);
         const ru = stack.cosmosRequestUnits();
-        rows.push({ N: n, step: label, 's': (ms / 1000).toFixed(2), created: counts.created ?? 0, updated: counts.updated ?? 0, deleted: counts.deleted ?? 0, unchanged: counts.unchanged ?? 0, 'identity writes': ops.identityWrites, 'batch requests': ops.batchRequests, 'store writes': ops.writes, 'point reads': ops.pointReads, queries: ops.queries });
+        rows.push({
+          N: n,
+          step: label,
+          s: (ms / 1000).toFixed(2),
+          created: counts.created ?? 0,
+          updated: counts.updated ?? 0,
+          deleted: counts.deleted ?? 0,
+          unchanged: counts.unchanged ?? 0,
+          'identity writes': ops.identityWrites,
+          'batch requests': ops.batchRequests,
+          'store writes': ops.writes,
+          'point reads': ops.pointReads,
+          queries: ops.queries,
+        });
         const charged = ru.charged - ruBefore.charged;
         const identitiesAfter = ru.byContainer['business-identities/identities']?.charged ?? 0;
         const identitiesBefore = ruBefore.byContainer['business-identities/identities']?.charged ?? 0;
@@ -125,16 +161,29 @@ async function main(): Promise<void> {
           'store requests': ru.requests - ruBefore.requests,
           '429s': ru.throttled - ruBefore.throttled,
           'SDK-reported RU': Math.round(ops.requestCharge),
-          outcome: failure || (byClient ? (gaveUp ? `client: ${gaveUp.replace(/; following.*/, '')}, followed the run to its end` : 'client: answered in time') : 'answered'),
+          outcome:
+            failure ||
+            (byClient
+              ? gaveUp
+                ? `client: ${gaveUp.replace(/; following.*/, '')}, followed the run to its end`
+                : 'client: answered in time'
+              : 'answered'),
         });
       };
-      await run(RU_PER_SECOND === undefined ? 'first import' : 'first import (reference client)', set, RU_PER_SECOND !== undefined);
+      await run(
+        RU_PER_SECOND === undefined ? 'first import' : 'first import (reference client)',
+        set,
+        RU_PER_SECOND !== undefined,
+      );
       await run('unchanged re-import', set);
       await run('1% changed re-import', people(n, Math.floor(n / 100)));
       // Under a request-unit budget only the import steps run (their rows are the point of such a run).
       if (RU_PER_SECOND !== undefined) continue;
       for (let i = 0; i < n; i++) stack.directory.createUser(DEV_TENANT_ID, `emp${i}@dev.example.com`);
-      const associations = set.map((p, i) => ({ externalId: p.externalId, userPrincipalName: `emp${i}@dev.example.com` }));
+      const associations = set.map((p, i) => ({
+        externalId: p.externalId,
+        userPrincipalName: `emp${i}@dev.example.com`,
+      }));
       const associate = async (label: string) => {
         stack.directory.resetStats();
         const before = storeCounters();
@@ -143,7 +192,9 @@ async function main(): Promise<void> {
         const totals = { associated: 0, unchanged: 0 };
         // In parts, as the reference client sends them (ASSOCIATION_MAX_PAIRS).
         for (let i = 0; i < associations.length; i += DEFAULT_ASSOCIATION_CHUNK) {
-          const a = await graphql(stack, token, ASSOCIATE, { i: { source, associations: associations.slice(i, i + DEFAULT_ASSOCIATION_CHUNK) } });
+          const a = await graphql(stack, token, ASSOCIATE, {
+            i: { source, associations: associations.slice(i, i + DEFAULT_ASSOCIATION_CHUNK) },
+          });
           ms += a.ms;
           const counts = a.body.data?.associateBusinessIdentities as Record<string, number>;
           totals.associated += counts.associated ?? 0;
@@ -172,7 +223,20 @@ async function main(): Promise<void> {
       };
       await associate('associate all');
       await associate('associate again');
-      rows.push({ N: n, step: 'CPU ms validate+diff (in s column)', s: cpuMs.toFixed(0), created: '', updated: '', deleted: '', unchanged: '', 'identity writes': '', 'batch requests': '', 'store writes': '', 'point reads': '', queries: '' });
+      rows.push({
+        N: n,
+        step: 'CPU ms validate+diff (in s column)',
+        s: cpuMs.toFixed(0),
+        created: '',
+        updated: '',
+        deleted: '',
+        unchanged: '',
+        'identity writes': '',
+        'batch requests': '',
+        'store writes': '',
+        'point reads': '',
+        queries: '',
+      });
     } finally {
       await stack.stop();
     }

@@ -10,7 +10,7 @@
  * next cycle alone, with Graph requests for the fresh wave only (the stale ones back off).
  */
 import { printTable, startBenchStack, runBench, type Stack } from './harness';
-import { SERVICE_GRAPH_CLIENT } from '../../lib/devhost/devData';
+import { SERVICE_GRAPH_CLIENT } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
@@ -26,19 +26,43 @@ const RESOLVABLE_SHARE = 0.1;
 const MAX_CYCLES = 5;
 const SOURCE = 'bench-links';
 
-const tenantId = (i: number): string => `${(0x10000000 + i).toString(16)}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+const tenantId = (i: number): string =>
+  `${(0x10000000 + i).toString(16)}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 
 async function seed(stack: Stack, wave: string, perTenant: number, resolvableShare: number): Promise<number> {
   const svc = services();
   const now = new Date().toISOString();
-  const work = Array.from({ length: TENANTS * perTenant }, (_, k) => ({ t: Math.floor(k / perTenant), i: k % perTenant }));
+  const work = Array.from({ length: TENANTS * perTenant }, (_, k) => ({
+    t: Math.floor(k / perTenant),
+    i: k % perTenant,
+  }));
   const resolvable: Array<[string, string]> = [];
   await forEachBounded(work, 64, async ({ t, i }) => {
     const tenant = tenantId(t);
     const willAppear = i < Math.round(perTenant * resolvableShare);
     const upn = `${wave}.${willAppear ? 'later' : 'never'}.${i}@t${t}.example.com`;
-    const attributes = { externalId: `${wave}-${i}`, userName: upn, givenName: 'P', familyName: `${i}`, active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [], directoryUserPrincipalName: upn };
-    await svc.identities.create(newIdentityDoc({ id: uuid7(), tenantId: tenant, sourceKind: 'custom', sourceKey: SOURCE, attributes, now, link: { status: 'pending', lookedUpUpn: upn } }));
+    const attributes = {
+      externalId: `${wave}-${i}`,
+      userName: upn,
+      givenName: 'P',
+      familyName: `${i}`,
+      active: true,
+      affiliationType: 'employment' as const,
+      personalNumbers: [],
+      identityDocumentReferences: [],
+      directoryUserPrincipalName: upn,
+    };
+    await svc.identities.create(
+      newIdentityDoc({
+        id: uuid7(),
+        tenantId: tenant,
+        sourceKind: 'custom',
+        sourceKey: SOURCE,
+        attributes,
+        now,
+        link: { status: 'pending', lookedUpUpn: upn },
+      }),
+    );
     if (willAppear) resolvable.push([tenant, upn]);
   });
   // The directory users appear after the identities were saved (pending at save time).
@@ -50,7 +74,8 @@ async function linkedCount(wave: string): Promise<number> {
   const rows = await services()
     .store.collection<IdentityDoc>('identities')
     .queryAll<{ id: string }>({
-      query: "SELECT c.id FROM c WHERE c.sourceKey = @source AND c.link.status = 'linked' AND STARTSWITH(c.externalId, @wave)",
+      query:
+        "SELECT c.id FROM c WHERE c.sourceKey = @source AND c.link.status = 'linked' AND STARTSWITH(c.externalId, @wave)",
       parameters: [
         { name: '@source', value: SOURCE },
         { name: '@wave', value: `${wave}-` },
@@ -63,7 +88,12 @@ interface CycleRow {
   [column: string]: string | number;
 }
 
-async function cycle(stack: Stack, label: string, expectedPerTenant: number, linkedBefore: () => Promise<number>): Promise<CycleRow> {
+async function cycle(
+  stack: Stack,
+  label: string,
+  expectedPerTenant: number,
+  linkedBefore: () => Promise<number>,
+): Promise<CycleRow> {
   const svc = services();
   stack.directory.resetStats();
   const ops = storeCounters();
@@ -99,11 +129,18 @@ async function main(): Promise<void> {
     const svc = services();
     for (let t = 0; t < TENANTS; t++) {
       await svc.tenants.register(tenantId(t));
-      stack.idp.addClient({ tenantId: tenantId(t), clientId: SERVICE_GRAPH_CLIENT.clientId, secret: SERVICE_GRAPH_CLIENT.secret, roles: [] });
+      stack.idp.addClient({
+        tenantId: tenantId(t),
+        clientId: SERVICE_GRAPH_CLIENT.clientId,
+        secret: SERVICE_GRAPH_CLIENT.secret,
+        roles: [],
+      });
     }
     let t0 = performance.now();
     const resolvable = await seed(stack, 'w1', PER_TENANT, RESOLVABLE_SHARE);
-    console.log(`seeded ${TENANTS} tenants × ${PER_TENANT} pending (${resolvable} resolvable) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${TENANTS} tenants × ${PER_TENANT} pending (${resolvable} resolvable) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     const rows: CycleRow[] = [];
     let cycles = 0;
@@ -128,8 +165,10 @@ async function main(): Promise<void> {
     if (cycles !== 1) throw new Error('the first wave needed more than one cycle');
     if (wave2Linked !== fresh) throw new Error('the fresh wave was not linked within one cycle');
     const [first, second] = [rows[0], rows.at(-1)];
-    if (Number(first?.['filter queries / tenant']) > Math.ceil(PER_TENANT / UPNS_PER_FILTER)) throw new Error('Graph queries above ⌈N/15⌉ per tenant');
-    if (Number(second?.['filter queries / tenant']) > Math.ceil(FRESH_PER_TENANT / UPNS_PER_FILTER)) throw new Error('the second cycle looked up stale identities');
+    if (Number(first?.['filter queries / tenant']) > Math.ceil(PER_TENANT / UPNS_PER_FILTER))
+      throw new Error('Graph queries above ⌈N/15⌉ per tenant');
+    if (Number(second?.['filter queries / tenant']) > Math.ceil(FRESH_PER_TENANT / UPNS_PER_FILTER))
+      throw new Error('the second cycle looked up stale identities');
   } finally {
     await stack.stop();
   }

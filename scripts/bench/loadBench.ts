@@ -7,7 +7,7 @@
  * told was written (no lost update).
  */
 import { percentile, printTable, round, startBenchStack, runBench } from './harness';
-import { DEV_TENANT_ID, SERVICE_APP_ID_URI } from '../../lib/devhost/devData';
+import { DEV_TENANT_ID, SERVICE_APP_ID_URI } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
@@ -21,7 +21,12 @@ const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
 const PRELOAD = (process.env.BENCH_PRELOAD ?? '1000,20000').split(',').map(Number);
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 4);
-const CLIENT_IDS = ['dddddddd-0000-4000-8000-000000000001', 'dddddddd-0000-4000-8000-000000000002', 'dddddddd-0000-4000-8000-000000000003', 'dddddddd-0000-4000-8000-000000000004'];
+const CLIENT_IDS = [
+  'dddddddd-0000-4000-8000-000000000001',
+  'dddddddd-0000-4000-8000-000000000002',
+  'dddddddd-0000-4000-8000-000000000003',
+  'dddddddd-0000-4000-8000-000000000004',
+];
 
 interface Stats {
   latencies: number[];
@@ -41,10 +46,19 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
   const models = new Map<string, Model & { token: string }>();
   const until = Date.now() + runSeconds * 1000;
 
-  const send = async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const send = async (
+    token: string,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> => {
     for (;;) {
       const t = performance.now();
-      const res = await fetch(`${base}/scim/v2${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${base}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       stats.latencies.push(performance.now() - t);
       stats.statuses.set(res.status, (stats.statuses.get(res.status) ?? 0) + 1);
@@ -70,10 +84,22 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
         const found = await send(token, 'GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`);
         let id = ((found.json.Resources as Array<{ id: string }> | undefined) ?? [])[0]?.id;
         if (!id) {
-          const body = { schemas: [CORE, EXT], externalId, userName: `${externalId}@corp.example`, name: { givenName: 'Load', familyName: 'Initial' }, [EXT]: { affiliationType: 'employment' } };
+          const body = {
+            schemas: [CORE, EXT],
+            externalId,
+            userName: `${externalId}@corp.example`,
+            name: { givenName: 'Load', familyName: 'Initial' },
+            [EXT]: { affiliationType: 'employment' },
+          };
           const created = await send(token, 'POST', '/Users', body);
           if (created.status === 201) id = created.json.id as string;
-          else if (created.status === 409) id = (((await send(token, 'GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`)).json.Resources as Array<{ id: string }>)[0] ?? { id: '' }).id;
+          else if (created.status === 409)
+            id = (
+              (
+                (await send(token, 'GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`)).json
+                  .Resources as Array<{ id: string }>
+              )[0] ?? { id: '' }
+            ).id;
           else throw new Error(`create answered ${created.status}`);
         }
         const current = await send(token, 'GET', `/Users/${id}`);
@@ -82,7 +108,10 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
         stats.acknowledged++;
       } else if (roll < 0.6) {
         const familyName = `F${w}-${n}`;
-        const res = await send(token, 'PATCH', `/Users/${model.id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: familyName }] });
+        const res = await send(token, 'PATCH', `/Users/${model.id}`, {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+          Operations: [{ op: 'Replace', path: 'name.familyName', value: familyName }],
+        });
         if (res.status !== 200) throw new Error(`PATCH answered ${res.status}`);
         model.familyName = familyName;
         stats.acknowledged++;
@@ -101,7 +130,9 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
   if (faults) {
     setFaultInjector((_op, container) => {
       if (container === 'identities' && Math.random() < FAULT_RATE) {
-        throw Math.random() < 0.5 ? new StoreError('throttled', 'injected throttling', 1000) : new StoreError('unavailable', 'injected outage', 1000);
+        throw Math.random() < 0.5
+          ? new StoreError('throttled', 'injected throttling', 1000)
+          : new StoreError('unavailable', 'injected outage', 1000);
       }
     });
   }
@@ -119,7 +150,11 @@ async function run(base: string, tokens: string[], label: string, faults: boolea
     const res = await fetch(`${base}/scim/v2/Users/${m.id}`, { headers: { authorization: `Bearer ${m.token}` } });
     if (m.deleted) {
       if (res.status !== 404) lost++;
-    } else if (res.status !== 200 || ((await res.json()) as { name: { familyName: string } }).name.familyName !== m.familyName) lost++;
+    } else if (
+      res.status !== 200 ||
+      ((await res.json()) as { name: { familyName: string } }).name.familyName !== m.familyName
+    )
+      lost++;
   }
   return { stats, seconds, lost };
 }
@@ -143,7 +178,9 @@ function rowOf(label: string, faults: boolean, slices: Slice[]): Record<string, 
   const fiveXx = [...statuses].filter(([st]) => st >= 500).reduce((a, [, c]) => a + c, 0);
   const nonRetryable5xx = [...statuses].filter(([st]) => st >= 500 && st !== 503).reduce((a, [, c]) => a + c, 0);
   if (nonRetryable5xx > 0 || lost > 0 || withoutRetryAfter > 0 || (!faults && fiveXx > 0)) {
-    throw new Error(`${label}: ${nonRetryable5xx} non-retryable 5xx, ${fiveXx} 5xx, ${lost} lost updates, ${withoutRetryAfter} retryable answers without Retry-After`);
+    throw new Error(
+      `${label}: ${nonRetryable5xx} non-retryable 5xx, ${fiveXx} 5xx, ${lost} lost updates, ${withoutRetryAfter} retryable answers without Retry-After`,
+    );
   }
   return {
     mode: label,
@@ -174,7 +211,16 @@ async function preload(integrationId: string, n: number): Promise<void> {
         tenantId: DEV_TENANT_ID,
         sourceKind: 'scim',
         sourceKey: integrationId,
-        attributes: { externalId: `pre-${i + k}`, userName: `pre.${i + k}@corp.example`, givenName: 'Pre', familyName: 'Loaded', active: true, affiliationType: 'employment', personalNumbers: [], identityDocumentReferences: [] },
+        attributes: {
+          externalId: `pre-${i + k}`,
+          userName: `pre.${i + k}@corp.example`,
+          givenName: 'Pre',
+          familyName: 'Loaded',
+          active: true,
+          affiliationType: 'employment',
+          personalNumbers: [],
+          identityDocumentReferences: [],
+        },
         now,
       }),
     );
@@ -197,7 +243,11 @@ async function main(): Promise<void> {
       const tokens: string[] = [];
       for (const [i, base] of CLIENT_IDS.entries()) {
         const clientId = `${base.slice(0, -2)}${String(s * CLIENT_IDS.length + i + 1).padStart(2, '0')}`;
-        const integration = await services().integrations.create(DEV_TENANT_ID, { displayName: `Load ${n} ${i + 1}`, clientId }, actor);
+        const integration = await services().integrations.create(
+          DEV_TENANT_ID,
+          { displayName: `Load ${n} ${i + 1}`, clientId },
+          actor,
+        );
         await preload(integration.id, n);
         tokens.push(stack.idp.mintAppToken({ tenantId: DEV_TENANT_ID, clientId, audience: SERVICE_APP_ID_URI }));
       }
@@ -211,7 +261,8 @@ async function main(): Promise<void> {
       const bySize = new Map<number, Slice[]>(PRELOAD.map((n) => [n, []]));
       for (let k = 0; k < slices; k++) {
         // Turns alternate in order (A B, B A, ...), so neither size always follows the other.
-        for (const n of k % 2 === 0 ? PRELOAD : [...PRELOAD].reverse()) bySize.get(n)!.push(await run(stack.base, tokensBySize.get(n)!, `${label} ${n} ${k}`, faults, SLICE_SECONDS));
+        for (const n of k % 2 === 0 ? PRELOAD : [...PRELOAD].reverse())
+          bySize.get(n)!.push(await run(stack.base, tokensBySize.get(n)!, `${label} ${n} ${k}`, faults, SLICE_SECONDS));
       }
       for (const n of PRELOAD) rows.push({ preloaded: n, ...rowOf(label, faults, bySize.get(n)!) });
     }

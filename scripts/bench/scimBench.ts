@@ -6,8 +6,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expectStatus, measure, measureInterleaved, printTable, requestRows, startBenchStack, tokenFor, type Measured, type Stack, runBench } from './harness';
-import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../lib/devhost/devData';
+import {
+  expectStatus,
+  measure,
+  measureInterleaved,
+  printTable,
+  requestRows,
+  startBenchStack,
+  tokenFor,
+  type Measured,
+  type Stack,
+  runBench,
+} from './harness';
+import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
@@ -20,8 +31,24 @@ const SIZES = (process.env.BENCH_SIZES ?? '1000,20000,100000').split(',').map(Nu
 const MB = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDoc {
-  const attributes = { externalId: `seed-${i}`, userName: `seed.user.${i}@corp.example`, givenName: 'Seed', familyName: `User${i}`, active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [] };
-  return newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'scim', sourceKey: integrationId, attributes, now: new Date().toISOString() });
+  const attributes = {
+    externalId: `seed-${i}`,
+    userName: `seed.user.${i}@corp.example`,
+    givenName: 'Seed',
+    familyName: `User${i}`,
+    active: true,
+    affiliationType: 'employment' as const,
+    personalNumbers: [],
+    identityDocumentReferences: [],
+  };
+  return newIdentityDoc({
+    id: uuid7(),
+    tenantId,
+    sourceKind: 'scim',
+    sourceKey: integrationId,
+    attributes,
+    now: new Date().toISOString(),
+  });
 }
 
 interface Grown {
@@ -40,7 +67,9 @@ async function grown(clientId: string): Promise<Grown> {
 async function measureAt(stack: Stack & { base: string }, client: DevClient, g: Grown, n: number): Promise<Measured[]> {
   const seeded = Date.now();
   const start = g.seededIds.length;
-  const docs = Array.from({ length: Math.max(0, n - g.users) }, (_, k) => seedDoc(DEV_TENANT_ID, g.integrationId, start + k));
+  const docs = Array.from({ length: Math.max(0, n - g.users) }, (_, k) =>
+    seedDoc(DEV_TENANT_ID, g.integrationId, start + k),
+  );
   for (let i = 0; i < docs.length; i += 1000) {
     const part = docs.slice(i, i + 1000);
     const outcomes = await services().identities.batchCreate(g.pk, part);
@@ -57,29 +86,67 @@ async function measureAt(stack: Stack & { base: string }, client: DevClient, g: 
   const lastStart = Math.floor((g.users - 1) / 100) * 100 + 1;
   const rows: Measured[] = [];
   // A client jumping straight to the last page: no remembered cursor, the start is found by reading ids once.
-  rows.push(await measure('last page, first jump (no cursor)', 1, async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200)));
+  rows.push(
+    await measure('last page, first jump (no cursor)', 1, async () =>
+      expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200),
+    ),
+  );
   const post = (i: number) =>
     fetch(url('/Users'), {
       method: 'POST',
       headers,
-      body: JSON.stringify({ schemas: [CORE, EXT], externalId: `new-${n}-${i}`, userName: `new.${n}.${i}@corp.example`, name: { givenName: 'New', familyName: 'User' }, [EXT]: { affiliationType: 'employment' } }),
+      body: JSON.stringify({
+        schemas: [CORE, EXT],
+        externalId: `new-${n}-${i}`,
+        userName: `new.${n}.${i}@corp.example`,
+        name: { givenName: 'New', familyName: 'User' },
+        [EXT]: { affiliationType: 'employment' },
+      }),
     });
   const patch = (i: number) =>
     fetch(url(`/Users/${ids[i]}`), {
       method: 'PATCH',
       headers,
-      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }] }),
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }],
+      }),
     });
   const lastModifiedPage2 = `/Users?filter=${encodeURIComponent('meta.lastModified gt "2000-01-01T00:00:00Z"')}&startIndex=101&count=100`;
   rows.push(
     ...(await measureInterleaved(SAMPLES, [
-      { name: 'GET /Users/{id}', fn: async (i) => expectStatus(await fetch(url(`/Users/${ids[i]}`), { headers }), 200) },
-      { name: 'filter externalId eq', fn: async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers }), 200) },
-      { name: 'filter userName eq', fn: async (i) => expectStatus(await fetch(url(`/Users?filter=${encodeURIComponent(`userName eq "SEED.USER.${pick(i)}@corp.example"`)}`), { headers }), 200) },
+      {
+        name: 'GET /Users/{id}',
+        fn: async (i) => expectStatus(await fetch(url(`/Users/${ids[i]}`), { headers }), 200),
+      },
+      {
+        name: 'filter externalId eq',
+        fn: async (i) =>
+          expectStatus(
+            await fetch(url(`/Users?filter=${encodeURIComponent(`externalId eq "seed-${pick(i)}"`)}`), { headers }),
+            200,
+          ),
+      },
+      {
+        name: 'filter userName eq',
+        fn: async (i) =>
+          expectStatus(
+            await fetch(url(`/Users?filter=${encodeURIComponent(`userName eq "SEED.USER.${pick(i)}@corp.example"`)}`), {
+              headers,
+            }),
+            200,
+          ),
+      },
       { name: 'POST /Users', fn: async (i) => expectStatus(await post(i), 201) },
       { name: 'PATCH /Users/{id}', fn: async (i) => expectStatus(await patch(i), 200) },
-      { name: 'last page via cursor (count=100)', fn: async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200) },
-      { name: 'page 2 of a lastModified range (count=100)', fn: async () => expectStatus(await fetch(url(lastModifiedPage2), { headers }), 200) },
+      {
+        name: 'last page via cursor (count=100)',
+        fn: async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200),
+      },
+      {
+        name: 'page 2 of a lastModified range (count=100)',
+        fn: async () => expectStatus(await fetch(url(lastModifiedPage2), { headers }), 200),
+      },
     ])),
   );
   g.users += SAMPLES;
@@ -114,7 +181,9 @@ async function main(): Promise<void> {
   stack = await startBenchStack({}, dataDir);
   const restartSeconds = (performance.now() - restartStarted) / 1000;
   const loaded = stack.cosmosLoadedDocuments;
-  const check = await fetch(`${stack.base}/scim/v2/Users?count=1`, { headers: { authorization: `Bearer ${await tokenFor(stack, client)}` } });
+  const check = await fetch(`${stack.base}/scim/v2/Users?count=1`, {
+    headers: { authorization: `Bearer ${await tokenFor(stack, client)}` },
+  });
   const total = ((await check.json()) as { totalResults: number }).totalResults;
   await stack.stop();
   const dataMb = MB(fs.readdirSync(dataDir).reduce((a, f) => a + fs.statSync(path.join(dataDir, f)).size, 0));
@@ -124,11 +193,18 @@ async function main(): Promise<void> {
   printTable(table);
   const largest = results[SIZES.length - 1];
   for (const small of [results[0], results[SIZES.length]]) {
-    console.log(`\nratio of p50 latency, N=${largest?.n} / N=${small?.n}${small === results[0] ? ' (first)' : ' (other integration, measured last)'}:`);
-    for (const [i, r] of (small?.rows ?? []).entries()) console.log(`  ${r.name}: ${((largest?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
+    console.log(
+      `\nratio of p50 latency, N=${largest?.n} / N=${small?.n}${small === results[0] ? ' (first)' : ' (other integration, measured last)'}:`,
+    );
+    for (const [i, r] of (small?.rows ?? []).entries())
+      console.log(`  ${r.name}: ${((largest?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
   }
-  console.log(`\nprocess memory with ${users} Users in the stack: rss ${MB(memory.rss)} MB, heap used ${MB(memory.heapUsed)} MB`);
-  console.log(`restart on the same data (${dataMb} MB on disk): ${loaded} documents loaded, stack ready in ${restartSeconds.toFixed(1)} s; the integration lists ${total} Users`);
+  console.log(
+    `\nprocess memory with ${users} Users in the stack: rss ${MB(memory.rss)} MB, heap used ${MB(memory.heapUsed)} MB`,
+  );
+  console.log(
+    `restart on the same data (${dataMb} MB on disk): ${loaded} documents loaded, stack ready in ${restartSeconds.toFixed(1)} s; the integration lists ${total} Users`,
+  );
 }
 
 runBench(main);

@@ -26,7 +26,7 @@ export function largeGraphQLBody(size: number, salt: number, shared?: Map<string
   const fieldsEnd = prefix.length + Math.floor((size - prefix.length - suffix.length) / field.length) * field.length;
   const make: BodyChunks = (offset, length) => {
     const out = Buffer.alloc(length, 0x20);
-    for (let i = 0; i < length; ) {
+    for (let i = 0; i < length;) {
       const at = offset + i;
       if (at < prefix.length) out[i++] = prefix[at] ?? 0x20;
       else if (at >= size - suffix.length) out[i++] = suffix[at - (size - suffix.length)] ?? 0x20;
@@ -66,7 +66,13 @@ export function invalidJsonBody(size: number, salt: number, shared?: Map<string,
  * (so what is sent is what the server let in), and stops sending once the answer arrives. With
  * `chunked` the body has no Content-Length (Transfer-Encoding: chunked).
  */
-export function postStreamed(url: string, headers: Record<string, string>, size: number, chunkAt: BodyChunks, options: { chunked?: boolean } = {}): Promise<StreamedAnswer> {
+export function postStreamed(
+  url: string,
+  headers: Record<string, string>,
+  size: number,
+  chunkAt: BodyChunks,
+  options: { chunked?: boolean } = {},
+): Promise<StreamedAnswer> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let closed = false;
@@ -86,7 +92,12 @@ export function postStreamed(url: string, headers: Record<string, string>, size:
       closed = true;
       wake?.();
       if (!answer) return reject(new Error('the connection closed before an answer'));
-      resolve({ status: answer.status, text: Buffer.concat(answer.chunks).toString('utf8'), bytesSent: answer.bytesSent, complete: sent === size });
+      resolve({
+        status: answer.status,
+        text: Buffer.concat(answer.chunks).toString('utf8'),
+        bytesSent: answer.bytesSent,
+        complete: sent === size,
+      });
     });
     req.on('drain', () => wake?.());
     void (async () => {
@@ -107,7 +118,12 @@ export function postStreamed(url: string, headers: Record<string, string>, size:
  * at the answer) and keeps sending until the server ends the connection. Resolves with the body bytes
  * the socket took in all and whether an answer came.
  */
-export function sendIgnoringAnswer(url: string, headers: Record<string, string>, size: number, chunkAt: BodyChunks): Promise<{ bytesSent: number; answered: boolean; complete: boolean }> {
+export function sendIgnoringAnswer(
+  url: string,
+  headers: Record<string, string>,
+  size: number,
+  chunkAt: BodyChunks,
+): Promise<{ bytesSent: number; answered: boolean; complete: boolean }> {
   const { hostname, port, pathname } = new URL(url);
   return new Promise((resolve) => {
     let sent = 0;
@@ -123,7 +139,14 @@ export function sendIgnoringAnswer(url: string, headers: Record<string, string>,
       wake?.();
       resolve({ bytesSent: sent, answered, complete: sent === size });
     });
-    const head = [`POST ${pathname} HTTP/1.1`, `host: ${hostname}:${port}`, `content-length: ${size}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+    const head = [
+      `POST ${pathname} HTTP/1.1`,
+      `host: ${hostname}:${port}`,
+      `content-length: ${size}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n');
     socket.write(head);
     void (async () => {
       while (sent < size && !closed) {

@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { scim, userBody } from '../support/scim';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
@@ -9,11 +9,22 @@ import type { IdentityDoc } from '../../lib/identities/model';
 import { partitionKey } from '../../lib/identities/model';
 import { customSourceKey } from '../../lib/imports/importer';
 
-type Result = { associated: number; unchanged: number; unknownExternalIds: string[]; unknownUserPrincipalNames: string[]; conflictingUserPrincipalNames: string[] };
-type Gql = { data?: { associateBusinessIdentities?: Result } | null; errors?: Array<{ message: string; extensions?: { code?: string; externalIds?: string[] } }> };
+type Result = {
+  associated: number;
+  unchanged: number;
+  unknownExternalIds: string[];
+  unknownUserPrincipalNames: string[];
+  conflictingUserPrincipalNames: string[];
+};
+type Gql = {
+  data?: { associateBusinessIdentities?: Result } | null;
+  errors?: Array<{ message: string; extensions?: { code?: string; externalIds?: string[] } }>;
+};
 
-const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created deleted } }';
-const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
+const IMPORT =
+  'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created deleted } }';
+const ASSOCIATE =
+  'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
 
 type Person = { externalId: string; upn: string; userId: string };
 
@@ -26,9 +37,24 @@ type Person = { externalId: string; upn: string; userId: string };
 describe('batched association under races and store failures', () => {
   let stack: TestStack;
   const gql = async (query: string, variables: Record<string, unknown>) =>
-    call<Gql>(`${stack.base}/graphql`, { method: 'POST', token: await stack.token(DEV_CLIENTS.admin), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    call<Gql>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
   const importSource = async (source: string, externalIds: string[]) => {
-    const res = await gql(IMPORT, { i: { source, identities: externalIds.map((externalId) => ({ externalId, affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' })) } });
+    const res = await gql(IMPORT, {
+      i: {
+        source,
+        identities: externalIds.map((externalId) => ({
+          externalId,
+          affiliationType: 'EMPLOYMENT',
+          firstName: 'F',
+          lastName: 'L',
+        })),
+      },
+    });
     expect(res.body.errors).toBeUndefined();
     return res;
   };
@@ -40,17 +66,24 @@ describe('batched association under races and store failures', () => {
       return { externalId, upn, userId: stack.directory.createUser(DEV_TENANT_ID, upn).id };
     });
   };
-  const pairsOf = (people: Array<{ externalId: string; upn: string }>) => people.map((p) => ({ externalId: p.externalId, userPrincipalName: p.upn }));
+  const pairsOf = (people: Array<{ externalId: string; upn: string }>) =>
+    people.map((p) => ({ externalId: p.externalId, userPrincipalName: p.upn }));
   const identities = () => services().store.collection<IdentityDoc>('identities');
   const stored = async (source: string) => {
     const pk = partitionKey(DEV_TENANT_ID, customSourceKey(source));
-    return identities().queryAll<IdentityDoc>({ query: 'SELECT * FROM c WHERE c.pk = @pk', parameters: [{ name: '@pk', value: pk }] }, { partitionKey: pk });
+    return identities().queryAll<IdentityDoc>(
+      { query: 'SELECT * FROM c WHERE c.pk = @pk', parameters: [{ name: '@pk', value: pk }] },
+      { partitionKey: pk },
+    );
   };
   const associatedEntries = async (ids: Set<string>) => {
     const entries = await services()
       .store.collection<AuditEntry>('audit')
       .queryAll<string>(
-        { query: "SELECT VALUE c.target.id FROM c WHERE c.pk = @pk AND c.action = 'link.associated'", parameters: [{ name: '@pk', value: DEV_TENANT_ID }] },
+        {
+          query: "SELECT VALUE c.target.id FROM c WHERE c.pk = @pk AND c.action = 'link.associated'",
+          parameters: [{ name: '@pk', value: DEV_TENANT_ID }],
+        },
         { partitionKey: DEV_TENANT_ID },
       );
     return entries.filter((id) => ids.has(id)).length;
@@ -67,14 +100,20 @@ describe('batched association under races and store failures', () => {
         const userId = d.link.userId!;
         expect(linkedUsers.get(userId)).toBeUndefined(); // one identity per user
         linkedUsers.set(userId, d.id);
-        expect(await services().claims.get(DEV_TENANT_ID, userId)).toMatchObject({ identityPk: d.pk, identityId: d.id });
+        expect(await services().claims.get(DEV_TENANT_ID, userId)).toMatchObject({
+          identityPk: d.pk,
+          identityId: d.id,
+        });
       }
     }
     for (const userId of userIds) {
       const claim = await services().claims.get(DEV_TENANT_ID, userId);
       if (!claim) continue;
       // A claim stands only for an identity that links to its user.
-      expect((await identities().read(claim.identityPk, claim.identityId))?.link).toMatchObject({ status: 'linked', userId });
+      expect((await identities().read(claim.identityPk, claim.identityId))?.link).toMatchObject({
+        status: 'linked',
+        userId,
+      });
     }
     return linked;
   };
@@ -93,17 +132,29 @@ describe('batched association under races and store failures', () => {
     let deleted = false;
     setFaultInjector((op, container, target) => {
       // As the batch claims the victim's user, an import deletes the identity.
-      if (container === 'links' && op === 'create' && (target as { identityId?: string } | undefined)?.identityId === doc.id && !deletion) {
-        deletion = identities().delete(doc.pk, doc.id).then((r) => ((deleted = true), r));
+      if (
+        container === 'links' &&
+        op === 'create' &&
+        (target as { identityId?: string } | undefined)?.identityId === doc.id &&
+        !deletion
+      ) {
+        deletion = identities()
+          .delete(doc.pk, doc.id)
+          .then((r) => ((deleted = true), r));
       }
-      if (container === 'identities' && op === 'replace' && target?.id === doc.id && !deleted) throw new StoreError('unavailable', 'injected: not yet');
+      if (container === 'identities' && op === 'replace' && target?.id === doc.id && !deleted)
+        throw new StoreError('unavailable', 'injected: not yet');
     });
     const res = await gql(ASSOCIATE, { i: { source: 'Gone', associations: pairsOf(people) } });
     await deletion;
     setFaultInjector(undefined);
     expect(deleted).toBe(true);
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 9, unchanged: 0, unknownExternalIds: [victim.externalId] });
+    expect(res.body.data?.associateBusinessIdentities).toMatchObject({
+      associated: 9,
+      unchanged: 0,
+      unknownExternalIds: [victim.externalId],
+    });
     expect(await services().claims.get(DEV_TENANT_ID, victim.userId)).toBeUndefined();
     await expectInvariants(
       people.map((p) => p.userId),
@@ -120,13 +171,25 @@ describe('batched association under races and store failures', () => {
     let edited = false;
     setFaultInjector((op, container, target) => {
       // As the batch claims the victim's user, another writer changes the identity.
-      if (container === 'links' && op === 'create' && (target as { identityId?: string } | undefined)?.identityId === victim.id && !edit) {
+      if (
+        container === 'links' &&
+        op === 'create' &&
+        (target as { identityId?: string } | undefined)?.identityId === victim.id &&
+        !edit
+      ) {
         const { _etag, ...rest } = victim as IdentityDoc & { _etag: string };
         edit = identities()
           .replace({ ...rest, givenName: 'Changed' }, _etag)
           .then(() => (edited = true));
       }
-      if (container === 'identities' && op === 'replace' && target?.id === victim.id && (target as IdentityDoc).link.status === 'linked' && editedBeforeBatch === undefined) editedBeforeBatch = edited;
+      if (
+        container === 'identities' &&
+        op === 'replace' &&
+        target?.id === victim.id &&
+        (target as IdentityDoc).link.status === 'linked' &&
+        editedBeforeBatch === undefined
+      )
+        editedBeforeBatch = edited;
     });
     const res = await gql(ASSOCIATE, { i: { source: 'Edited', associations: pairsOf(people) } });
     await edit;
@@ -134,10 +197,12 @@ describe('batched association under races and store failures', () => {
     expect(editedBeforeBatch).toBe(true);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 20, unchanged: 0 });
-    const linked = (await expectInvariants(
-      people.map((p) => p.userId),
-      ['Edited'],
-    )).get('Edited')!;
+    const linked = (
+      await expectInvariants(
+        people.map((p) => p.userId),
+        ['Edited'],
+      )
+    ).get('Edited')!;
     expect(linked).toHaveLength(20);
     expect(linked.find((d) => d.id === victim.id)?.givenName).toBe('Changed');
     expect(await associatedEntries(new Set(docs.map((d) => d.id)))).toBe(20);
@@ -156,10 +221,12 @@ describe('batched association under races and store failures', () => {
     expect(assoc.body.errors).toBeUndefined();
     expect(imported.body.errors).toBeUndefined();
     const result = assoc.body.data!.associateBusinessIdentities!;
-    const linked = (await expectInvariants(
-      people.map((p) => p.userId),
-      ['Shrink'],
-    )).get('Shrink')!;
+    const linked = (
+      await expectInvariants(
+        people.map((p) => p.userId),
+        ['Shrink'],
+      )
+    ).get('Shrink')!;
     expect(linked.every((d) => keep.some((p) => p.externalId === d.externalId))).toBe(true);
     expect(result.associated + result.unknownExternalIds.length).toBe(400);
     expect(result.associated).toBeGreaterThanOrEqual(linked.length);
@@ -167,16 +234,23 @@ describe('batched association under races and store failures', () => {
     expect(again.body.errors).toBeUndefined();
     const rerun = again.body.data!.associateBusinessIdentities!;
     expect(rerun.associated + rerun.unchanged).toBe(200);
-    expect((await expectInvariants(
-      people.map((p) => p.userId),
-      ['Shrink'],
-    )).get('Shrink')).toHaveLength(200);
+    expect(
+      (
+        await expectInvariants(
+          people.map((p) => p.userId),
+          ['Shrink'],
+        )
+      ).get('Shrink'),
+    ).toHaveLength(200);
   });
 
   it('two lists naming the same 300 users for different identities at once: each user linked to one identity, the other pair reported in conflict', async () => {
     const a = await prepare('Left', 300);
     const b = (await prepare('Right', 300)).map((p, i) => ({ ...p, upn: a[i]!.upn }));
-    const [ra, rb] = await Promise.all([gql(ASSOCIATE, { i: { source: 'Left', associations: pairsOf(a) } }), gql(ASSOCIATE, { i: { source: 'Right', associations: pairsOf(b) } })]);
+    const [ra, rb] = await Promise.all([
+      gql(ASSOCIATE, { i: { source: 'Left', associations: pairsOf(a) } }),
+      gql(ASSOCIATE, { i: { source: 'Right', associations: pairsOf(b) } }),
+    ]);
     expect(ra.body.errors).toBeUndefined();
     expect(rb.body.errors).toBeUndefined();
     const left = ra.body.data!.associateBusinessIdentities!;
@@ -196,8 +270,10 @@ describe('batched association under races and store failures', () => {
     const others = await prepare('AdminOther', 30);
     const docs = await stored('Admin');
     const otherDocs = await stored('AdminOther');
-    const LINK = 'mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, userPrincipalName: $u }) { businessIdentity { id } } }';
-    const UNLINK = 'mutation($s: String!, $id: ID!) { unlinkBusinessIdentity(input: { source: $s, id: $id }) { businessIdentity { id } } }';
+    const LINK =
+      'mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, userPrincipalName: $u }) { businessIdentity { id } } }';
+    const UNLINK =
+      'mutation($s: String!, $id: ID!) { unlinkBusinessIdentity(input: { source: $s, id: $id }) { businessIdentity { id } } }';
     const admin = async () => {
       for (let i = 0; i < 30; i++) {
         // Another identity takes a user of the list; an identity of the list is linked elsewhere, then unlinked.
@@ -207,19 +283,33 @@ describe('batched association under races and store failures', () => {
         await gql(UNLINK, { s: 'Admin', id: own.id });
       }
     };
-    const [res] = await Promise.all([gql(ASSOCIATE, { i: { source: 'Admin', associations: pairsOf(people) } }), admin()]);
+    const [res] = await Promise.all([
+      gql(ASSOCIATE, { i: { source: 'Admin', associations: pairsOf(people) } }),
+      admin(),
+    ]);
     expect(res.body.errors).toBeUndefined();
-    await expectInvariants([...people, ...others].map((p) => p.userId), ['Admin', 'AdminOther']);
+    await expectInvariants(
+      [...people, ...others].map((p) => p.userId),
+      ['Admin', 'AdminOther'],
+    );
     const again = await gql(ASSOCIATE, { i: { source: 'Admin', associations: pairsOf(people) } });
     expect(again.body.errors).toBeUndefined();
-    await expectInvariants([...people, ...others].map((p) => p.userId), ['Admin', 'AdminOther']);
+    await expectInvariants(
+      [...people, ...others].map((p) => p.userId),
+      ['Admin', 'AdminOther'],
+    );
   });
 
   it('SCIM Users saved with the UPNs being associated, resolved by the background unit at the same time: one identity per user', async () => {
     const people = await prepare('Scimmed', 40);
     const api = scim(stack, await stack.token(DEV_CLIENTS.scim));
-    const saves = Promise.all(people.slice(0, 20).map((p) => api.create(userBody({}, { directoryUserPrincipalName: p.upn }))));
-    const [res, created] = await Promise.all([gql(ASSOCIATE, { i: { source: 'Scimmed', associations: pairsOf(people) } }), saves]);
+    const saves = Promise.all(
+      people.slice(0, 20).map((p) => api.create(userBody({}, { directoryUserPrincipalName: p.upn }))),
+    );
+    const [res, created] = await Promise.all([
+      gql(ASSOCIATE, { i: { source: 'Scimmed', associations: pairsOf(people) } }),
+      saves,
+    ]);
     for (const c of created) expect(c.status).toBe(201);
     expect(res.body.errors).toBeUndefined();
     const result = res.body.data!.associateBusinessIdentities!;
@@ -252,7 +342,10 @@ describe('batched association under races and store failures', () => {
     };
     setFaultInjector((op, container, target) => {
       const item = target as { identityId?: string; action?: string; externalIdKey?: string } | undefined;
-      const batched = (container === 'links' && op === 'create' && item?.identityId) || (container === 'identities' && op === 'replace' && item?.externalIdKey) || (container === 'audit' && op === 'create' && item?.action === 'link.associated');
+      const batched =
+        (container === 'links' && op === 'create' && item?.identityId) ||
+        (container === 'identities' && op === 'replace' && item?.externalIdKey) ||
+        (container === 'audit' && op === 'create' && item?.action === 'link.associated');
       if (!batched || !inFirstBatch(`${container}.${op}`)) return;
       if (container === 'identities' && target) failedAt.set(target.id, new Date().toISOString());
       throw new StoreError('unavailable', 'injected');
@@ -261,10 +354,12 @@ describe('batched association under races and store failures', () => {
     setFaultInjector(undefined);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 250, unchanged: 0 });
-    const linked = (await expectInvariants(
-      people.map((p) => p.userId),
-      ['Faulty'],
-    )).get('Faulty')!;
+    const linked = (
+      await expectInvariants(
+        people.map((p) => p.userId),
+        ['Faulty'],
+      )
+    ).get('Faulty')!;
     expect(linked).toHaveLength(250);
     expect(await associatedEntries(ids)).toBe(250);
     expect(bursts.get('links.create')?.faults).toBeGreaterThan(0);
@@ -281,7 +376,8 @@ describe('batched association under races and store failures', () => {
     const docs = await stored('Stuck');
     const stuck = new Set(docs.filter((_, i) => i % 10 === 0).map((d) => d.id));
     setFaultInjector((op, container, target) => {
-      if (container === 'identities' && op === 'replace' && target && stuck.has(target.id)) throw new StoreError('unavailable', 'injected', 1);
+      if (container === 'identities' && op === 'replace' && target && stuck.has(target.id))
+        throw new StoreError('unavailable', 'injected', 1);
     });
     const res = await gql(ASSOCIATE, { i: { source: 'Stuck', associations: pairsOf(people) } });
     setFaultInjector(undefined);
@@ -293,9 +389,13 @@ describe('batched association under races and store failures', () => {
       people.map((p) => p.userId),
       ['Stuck'],
     );
-    for (const p of people.filter((x) => sendAgain.has(x.externalId))) expect(await services().claims.get(DEV_TENANT_ID, p.userId)).toBeUndefined();
+    for (const p of people.filter((x) => sendAgain.has(x.externalId)))
+      expect(await services().claims.get(DEV_TENANT_ID, p.userId)).toBeUndefined();
     const again = await gql(ASSOCIATE, { i: { source: 'Stuck', associations: pairsOf(people) } });
     expect(again.body.errors).toBeUndefined();
-    expect(again.body.data?.associateBusinessIdentities).toMatchObject({ associated: stuck.size, unchanged: 120 - stuck.size });
+    expect(again.body.data?.associateBusinessIdentities).toMatchObject({
+      associated: stuck.size,
+      unchanged: 120 - stuck.size,
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
@@ -7,28 +7,50 @@ import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import type { AuditEntry } from '../../lib/audit/auditLog';
 import type { IdentityDoc } from '../../lib/identities/model';
 
-type Result = { associated: number; unchanged: number; unknownExternalIds: string[]; unknownUserPrincipalNames: string[]; conflictingUserPrincipalNames: string[] };
-type Gql = { data?: { associateBusinessIdentities: Result } | null; errors?: Array<{ message: string; extensions?: { code?: string; externalIds?: string[] } }> };
+type Result = {
+  associated: number;
+  unchanged: number;
+  unknownExternalIds: string[];
+  unknownUserPrincipalNames: string[];
+  conflictingUserPrincipalNames: string[];
+};
+type Gql = {
+  data?: { associateBusinessIdentities: Result } | null;
+  errors?: Array<{ message: string; extensions?: { code?: string; externalIds?: string[] } }>;
+};
 
 const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }';
-const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
+const ASSOCIATE =
+  'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
 
 /** New links are written in transactional batches; links that stand are recognised without a read per pair. */
 describe('association in batches', () => {
   let stack: TestStack;
   const gql = async (query: string, variables: Record<string, unknown>) =>
-    call<Gql>(`${stack.base}/graphql`, { method: 'POST', token: await stack.token(DEV_CLIENTS.admin), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    call<Gql>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
   const prepare = async (source: string, n: number) => {
-    const identities = Array.from({ length: n }, (_, i) => ({ externalId: `${source}-${i}`, affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }));
+    const identities = Array.from({ length: n }, (_, i) => ({
+      externalId: `${source}-${i}`,
+      affiliationType: 'EMPLOYMENT',
+      firstName: 'F',
+      lastName: 'L',
+    }));
     expect((await gql(IMPORT, { i: { source, identities } })).body.errors).toBeUndefined();
     return identities.map((p, i) => {
       const upn = `${source.toLowerCase()}.${i}@dev.example.com`;
       return { externalId: p.externalId, upn, userId: stack.directory.createUser(DEV_TENANT_ID, upn).id };
     });
   };
-  const pairsOf = (people: Array<{ externalId: string; upn: string }>) => people.map((p) => ({ externalId: p.externalId, userPrincipalName: p.upn }));
+  const pairsOf = (people: Array<{ externalId: string; upn: string }>) =>
+    people.map((p) => ({ externalId: p.externalId, userPrincipalName: p.upn }));
   const claimOf = async (userId: string) => services().claims.get(DEV_TENANT_ID, userId);
-  const associatedEntries = async () => (await services().audit.list(DEV_TENANT_ID)).filter((e: AuditEntry) => e.action === 'link.associated').length;
+  const associatedEntries = async () =>
+    (await services().audit.list(DEV_TENANT_ID)).filter((e: AuditEntry) => e.action === 'link.associated').length;
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -64,11 +86,19 @@ describe('association in batches', () => {
     const people = await prepare('Held', 30);
     const holder = await prepare('Holder', 1);
     // The holder's identity takes the user of Held-7 first.
-    const taken = await gql(ASSOCIATE, { i: { source: 'Holder', associations: [{ externalId: holder[0]!.externalId, userPrincipalName: people[7]!.upn }] } });
+    const taken = await gql(ASSOCIATE, {
+      i: { source: 'Holder', associations: [{ externalId: holder[0]!.externalId, userPrincipalName: people[7]!.upn }] },
+    });
     expect(taken.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
     const res = await gql(ASSOCIATE, { i: { source: 'Held', associations: pairsOf(people) } });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data?.associateBusinessIdentities).toEqual({ associated: 29, unchanged: 0, unknownExternalIds: [], unknownUserPrincipalNames: [], conflictingUserPrincipalNames: [people[7]!.upn] });
+    expect(res.body.data?.associateBusinessIdentities).toEqual({
+      associated: 29,
+      unchanged: 0,
+      unknownExternalIds: [],
+      unknownUserPrincipalNames: [],
+      conflictingUserPrincipalNames: [people[7]!.upn],
+    });
     expect((await claimOf(people[7]!.userId))?.identityPk).toMatch(/\|src:Holder$/);
   });
 
@@ -80,7 +110,8 @@ describe('association in batches', () => {
     setFaultInjector((op, container, target) => {
       if (container !== 'identities' || op !== 'replace' || !target) return;
       if (!ids.has('victim')) ids.set('victim', target.id);
-      if (target.id === ids.get('victim') && changed++ === 0) throw new StoreError('preconditionFailed', 'injected: changed meanwhile');
+      if (target.id === ids.get('victim') && changed++ === 0)
+        throw new StoreError('preconditionFailed', 'injected: changed meanwhile');
     });
     const res = await gql(ASSOCIATE, { i: { source: 'Moving', associations: pairsOf(people) } });
     setFaultInjector(undefined);
@@ -92,7 +123,9 @@ describe('association in batches', () => {
 
   it('the same 700 pairs sent twice at once: batches that lose fall back pair by pair; each pair counted once associated and once unchanged, every claim held by its identity', async () => {
     const people = await prepare('Twins', 700); // two parts of pairs per call, 7 batches of each kind
-    const answers = await Promise.all([1, 2].map(() => gql(ASSOCIATE, { i: { source: 'Twins', associations: pairsOf(people) } })));
+    const answers = await Promise.all(
+      [1, 2].map(() => gql(ASSOCIATE, { i: { source: 'Twins', associations: pairsOf(people) } })),
+    );
     for (const a of answers) expect(a.body.errors).toBeUndefined();
     const counts = answers.map((a) => a.body.data!.associateBusinessIdentities);
     expect(counts[0]!.associated + counts[1]!.associated).toBe(700);
@@ -103,16 +136,30 @@ describe('association in batches', () => {
     for (const c of claims) expect(c?.identityPk).toMatch(/\|src:Twins$/);
     // Each identity holding a claim links to that user.
     const identities = services().store.collection<IdentityDoc>('identities');
-    for (const [i, c] of claims.entries()) expect((await identities.read(c!.identityPk, c!.identityId))?.link).toMatchObject({ status: 'linked', userId: people[i]!.userId });
+    for (const [i, c] of claims.entries())
+      expect((await identities.read(c!.identityPk, c!.identityId))?.link).toMatchObject({
+        status: 'linked',
+        userId: people[i]!.userId,
+      });
   });
 
   it('two users named in one list for two identities: one is linked, the other reported in conflict', async () => {
     const people = await prepare('Twice', 3);
     const res = await gql(ASSOCIATE, {
-      i: { source: 'Twice', associations: [{ externalId: people[0]!.externalId, userPrincipalName: people[0]!.upn }, { externalId: people[1]!.externalId, userPrincipalName: people[0]!.upn.toUpperCase() }, { externalId: people[2]!.externalId, userPrincipalName: people[2]!.upn }] },
+      i: {
+        source: 'Twice',
+        associations: [
+          { externalId: people[0]!.externalId, userPrincipalName: people[0]!.upn },
+          { externalId: people[1]!.externalId, userPrincipalName: people[0]!.upn.toUpperCase() },
+          { externalId: people[2]!.externalId, userPrincipalName: people[2]!.upn },
+        ],
+      },
     });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 2, conflictingUserPrincipalNames: [people[0]!.upn.toUpperCase()] });
+    expect(res.body.data?.associateBusinessIdentities).toMatchObject({
+      associated: 2,
+      conflictingUserPrincipalNames: [people[0]!.upn.toUpperCase()],
+    });
     expect((await claimOf(people[0]!.userId))?.identityPk).toMatch(/\|src:Twice$/);
   });
 });

@@ -1,5 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { partitionKey } from '../../lib/identities/model';
 import { customSourceKey } from '../../lib/imports/importer';
@@ -16,7 +16,12 @@ type Gql = { data?: Record<string, Record<string, unknown>> | null; errors?: Arr
 describe('association on a throttling store', () => {
   let stack: TestStack;
   const gql = async (query: string, variables: Record<string, unknown>) =>
-    call<Gql>(`${stack.base}/graphql`, { method: 'POST', token: await stack.token(DEV_CLIENTS.admin), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    call<Gql>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
 
   beforeAll(async () => {
     stack = await startTestStack({ cosmosRuPerSecond: 300 });
@@ -25,20 +30,40 @@ describe('association on a throttling store', () => {
 
   it('no link is stored two seconds or more after the lastModified it carries', async () => {
     const n = 300;
-    const identities = Array.from({ length: n }, (_, i) => ({ externalId: `T-${i}`, affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }));
-    expect((await gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', { i: { source: 'Slow', identities } })).body.errors).toBeUndefined();
+    const identities = Array.from({ length: n }, (_, i) => ({
+      externalId: `T-${i}`,
+      affiliationType: 'EMPLOYMENT',
+      firstName: 'F',
+      lastName: 'L',
+    }));
+    expect(
+      (
+        await gql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', {
+          i: { source: 'Slow', identities },
+        })
+      ).body.errors,
+    ).toBeUndefined();
     const pairs = identities.map((p, i) => {
       const upn = `slow.${i}@dev.example.com`;
       stack.directory.createUser(DEV_TENANT_ID, upn);
       return { externalId: p.externalId, userPrincipalName: upn };
     });
-    const res = await gql('mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated } }', { i: { source: 'Slow', associations: pairs } });
+    const res = await gql(
+      'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated } }',
+      { i: { source: 'Slow', associations: pairs } },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.associateBusinessIdentities).toEqual({ associated: n });
     const pk = partitionKey(DEV_TENANT_ID, customSourceKey('Slow'));
     const rows = await services()
       .store.collection('identities')
-      .queryAll<{ ts: number; lastModified: string }>({ query: 'SELECT VALUE { ts: c._ts, lastModified: c.lastModified } FROM c WHERE c.pk = @pk', parameters: [{ name: '@pk', value: pk }] }, { partitionKey: pk });
+      .queryAll<{ ts: number; lastModified: string }>(
+        {
+          query: 'SELECT VALUE { ts: c._ts, lastModified: c.lastModified } FROM c WHERE c.pk = @pk',
+          parameters: [{ name: '@pk', value: pk }],
+        },
+        { partitionKey: pk },
+      );
     expect(rows).toHaveLength(n);
     const storedLate = rows.filter((r) => r.ts * 1000 - Date.parse(r.lastModified) >= 2000);
     expect(storedLate).toEqual([]);

@@ -4,7 +4,7 @@
  */
 import { QueueClient } from '@azure/storage-queue';
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_TENANT_ID, SERVICE_GRAPH_CLIENT } from '../../lib/devhost/devData';
+import { DEV_TENANT_ID, SERVICE_GRAPH_CLIENT } from '../../devhost/devData';
 import { services, workDeps } from '../../lib/services';
 import { newIdentityDoc, type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
@@ -20,7 +20,8 @@ const SOURCE = 'bench-source';
 describe('background work on the queue', () => {
   let stack: TestStack;
 
-  const planPendingLinks = async () => expect((await call(`${stack.base}/admin/functions/resolvePendingLinks`, { method: 'POST' })).status).toBe(202);
+  const planPendingLinks = async () =>
+    expect((await call(`${stack.base}/admin/functions/resolvePendingLinks`, { method: 'POST' })).status).toBe(202);
   const eventually = async (check: () => Promise<boolean>, timeoutMs = 20_000) => {
     const until = Date.now() + timeoutMs;
     while (!(await check())) {
@@ -31,20 +32,54 @@ describe('background work on the queue', () => {
   /** A consented customer tenant: registered, and the service's Graph client exists there. */
   const addTenant = async (tenantId: string, consented = true) => {
     await services().tenants.register(tenantId);
-    if (consented) stack.idp.addClient({ tenantId, clientId: SERVICE_GRAPH_CLIENT.clientId, secret: SERVICE_GRAPH_CLIENT.secret, roles: [] });
+    if (consented)
+      stack.idp.addClient({
+        tenantId,
+        clientId: SERVICE_GRAPH_CLIENT.clientId,
+        secret: SERVICE_GRAPH_CLIENT.secret,
+        roles: [],
+      });
   };
   const addPending = async (tenantId: string, upn: string, source = SOURCE): Promise<IdentityDoc> => {
-    const attributes = { externalId: upn, userName: upn, givenName: 'P', familyName: 'Q', active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [], directoryUserPrincipalName: upn };
-    const doc = newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'custom', sourceKey: source, attributes, now: new Date().toISOString(), link: { status: 'pending', lookedUpUpn: upn } });
+    const attributes = {
+      externalId: upn,
+      userName: upn,
+      givenName: 'P',
+      familyName: 'Q',
+      active: true,
+      affiliationType: 'employment' as const,
+      personalNumbers: [],
+      identityDocumentReferences: [],
+      directoryUserPrincipalName: upn,
+    };
+    const doc = newIdentityDoc({
+      id: uuid7(),
+      tenantId,
+      sourceKind: 'custom',
+      sourceKey: source,
+      attributes,
+      now: new Date().toISOString(),
+      link: { status: 'pending', lookedUpUpn: upn },
+    });
     return services().identities.create(doc);
   };
-  const read = async (doc: IdentityDoc) => (await services().store.collection<IdentityDoc>('identities').read(doc.pk, doc.id))!;
+  const read = async (doc: IdentityDoc) =>
+    (await services().store.collection<IdentityDoc>('identities').read(doc.pk, doc.id))!;
   const linkOf = async (doc: IdentityDoc): Promise<DirectoryLink> => (await read(doc)).link;
 
   beforeAll(async () => {
     stack = await startTestStack({
       // Quick retries so the poison path takes seconds; the rest as in host.json.
-      hostJson: { extensions: { queues: { batchSize: 16, maxDequeueCount: 3, visibilityTimeout: '00:00:00', maxPollingInterval: '00:00:00.250' } } },
+      hostJson: {
+        extensions: {
+          queues: {
+            batchSize: 16,
+            maxDequeueCount: 3,
+            visibilityTimeout: '00:00:00',
+            maxPollingInterval: '00:00:00.250',
+          },
+        },
+      },
     });
     await addTenant(TENANT_B);
     await addTenant(TENANT_THROTTLED);
@@ -62,7 +97,12 @@ describe('background work on the queue', () => {
     await planPendingLinks();
     await eventually(async () => (await linkOf(resolvable)).status === 'linked');
     await stack.host.queuesIdle();
-    expect(await linkOf(resolvable)).toEqual({ status: 'linked', source: 'asserted', userId: user.id, lookedUpUpn: 'soon@b.example.com' });
+    expect(await linkOf(resolvable)).toEqual({
+      status: 'linked',
+      source: 'asserted',
+      userId: user.id,
+      lookedUpUpn: 'soon@b.example.com',
+    });
     const waiting = await linkOf(never);
     expect(waiting).toMatchObject({ status: 'pending', checks: 1 });
     // PENDING_LINK_BACKOFF_SECONDS defaults to 300: next look not before five minutes.
@@ -88,10 +128,14 @@ describe('background work on the queue', () => {
   });
 
   it('two units of one tenant at once: each identity linked once, its claim kept; the rest backed off once', async () => {
-    const docs = await Promise.all(Array.from({ length: 6 }, (_, i) => addPending(TENANT_B, `both.${i}@b.example.com`)));
+    const docs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => addPending(TENANT_B, `both.${i}@b.example.com`)),
+    );
     const users = [0, 1, 2].map((i) => stack.directory.createUser(TENANT_B, `both.${i}@b.example.com`));
     const deps = workDeps(services());
-    const outcomes = await Promise.all([1, 2].map(() => runBackgroundWork(deps, { kind: 'pendingLinks', tenantId: TENANT_B })));
+    const outcomes = await Promise.all(
+      [1, 2].map(() => runBackgroundWork(deps, { kind: 'pendingLinks', tenantId: TENANT_B })),
+    );
     const linked = outcomes.reduce((n, o) => n + ('done' in o && o.done === 'pendingLinks' ? o.result.linked : 0), 0);
     expect(linked).toBe(3);
     for (let i = 0; i < 3; i++) {
@@ -111,7 +155,11 @@ describe('background work on the queue', () => {
     stack.directory.throttleTenant(TENANT_THROTTLED, 3);
     await planPendingLinks();
     await eventually(async () => (await linkOf(fast)).status === 'linked');
-    await eventually(async () => stack.logs.some((l) => l.includes('background work deferred') && l.includes(TENANT_THROTTLED) && l.includes('throttled')));
+    await eventually(async () =>
+      stack.logs.some(
+        (l) => l.includes('background work deferred') && l.includes(TENANT_THROTTLED) && l.includes('throttled'),
+      ),
+    );
     expect((await linkOf(slow)).status).toBe('pending');
     stack.directory.throttleTenant(TENANT_THROTTLED, undefined);
     // The unit that was put back runs after the 3 s Retry-After, before any next planner run.
@@ -123,7 +171,11 @@ describe('background work on the queue', () => {
     await addTenant(TENANT_UNCONSENTED, false);
     const doc = await addPending(TENANT_UNCONSENTED, 'nobody@d.example.com');
     await planPendingLinks();
-    await eventually(async () => stack.logs.some((l) => l.includes('background work deferred') && l.includes(TENANT_UNCONSENTED) && l.includes('notConsented')));
+    await eventually(async () =>
+      stack.logs.some(
+        (l) => l.includes('background work deferred') && l.includes(TENANT_UNCONSENTED) && l.includes('notConsented'),
+      ),
+    );
     await stack.host.queuesIdle();
     expect(await linkOf(doc)).toEqual({ status: 'pending', lookedUpUpn: 'nobody@d.example.com' });
     const poison = new QueueClient(stack.env.BACKGROUND_QUEUE ?? '', BACKGROUND_POISON_QUEUE_NAME);
@@ -132,7 +184,9 @@ describe('background work on the queue', () => {
 
   it('a malformed unit is refused without repeating it, retried maxDequeueCount times, then kept in background-work-poison', async () => {
     const queue = new QueueClient(stack.env.BACKGROUND_QUEUE ?? '', BACKGROUND_QUEUE_NAME);
-    const text = Buffer.from(JSON.stringify({ kind: 'pendingLinks', tenantId: 'not-a-tenant-SECRETVALUE' })).toString('base64');
+    const text = Buffer.from(JSON.stringify({ kind: 'pendingLinks', tenantId: 'not-a-tenant-SECRETVALUE' })).toString(
+      'base64',
+    );
     await queue.sendMessage(text);
     const poison = new QueueClient(stack.env.BACKGROUND_QUEUE ?? '', BACKGROUND_POISON_QUEUE_NAME);
     await eventually(async () => (await poison.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.length === 1);
@@ -160,7 +214,11 @@ describe('background work on the queue', () => {
     expect((await linkOf(second)).nextCheckAt).toBeDefined();
 
     // An administrator unlinks the holder: the claim is released and the conflict is due again.
-    await services().adminLinks.unlink(TENANT_B, holder.pk, holder.id, { tenantId: TENANT_B, kind: 'system', id: 'test' });
+    await services().adminLinks.unlink(TENANT_B, holder.pk, holder.id, {
+      tenantId: TENANT_B,
+      kind: 'system',
+      id: 'test',
+    });
     expect((await linkOf(second)).nextCheckAt).toBeUndefined();
     await planPendingLinks();
     await eventually(async () => (await linkOf(second)).status === 'linked');
@@ -170,10 +228,27 @@ describe('background work on the queue', () => {
 
   it('retention: planned for each tenant with expired sensitive data, purged per tenant, active identities untouched', async () => {
     const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString();
-    const sensitive = { personalNumbers: [{ type: 'DkCpr' as const, value: '0101901234' }], identityDocumentReferences: [] };
+    const sensitive = {
+      personalNumbers: [{ type: 'DkCpr' as const, value: '0101901234' }],
+      identityDocumentReferences: [],
+    };
     const make = async (tenantId: string, active: boolean) => {
-      const attributes = { externalId: uuid7(), givenName: 'R', familyName: 'S', active, affiliationType: 'employment' as const, ...sensitive };
-      const doc = newIdentityDoc({ id: uuid7(), tenantId, sourceKind: 'custom', sourceKey: SOURCE, attributes, now: longAgo });
+      const attributes = {
+        externalId: uuid7(),
+        givenName: 'R',
+        familyName: 'S',
+        active,
+        affiliationType: 'employment' as const,
+        ...sensitive,
+      };
+      const doc = newIdentityDoc({
+        id: uuid7(),
+        tenantId,
+        sourceKind: 'custom',
+        sourceKey: SOURCE,
+        attributes,
+        now: longAgo,
+      });
       return services().identities.create(doc);
     };
     const expired = [await make(DEV_TENANT_ID, false), await make(TENANT_B, false)];
@@ -181,8 +256,18 @@ describe('background work on the queue', () => {
     expect((await call(`${stack.base}/admin/functions/retention`, { method: 'POST' })).status).toBe(202);
     await eventually(async () => (await Promise.all(expired.map(read))).every((d) => !d.hasSensitive));
     await stack.host.queuesIdle();
-    for (const d of expired) expect(await read(d)).toMatchObject({ personalNumbers: [], identityDocumentReferences: [], hasSensitive: false, version: d.version + 1 });
-    expect(await read(active)).toMatchObject({ personalNumbers: sensitive.personalNumbers, hasSensitive: true, version: active.version });
+    for (const d of expired)
+      expect(await read(d)).toMatchObject({
+        personalNumbers: [],
+        identityDocumentReferences: [],
+        hasSensitive: false,
+        version: d.version + 1,
+      });
+    expect(await read(active)).toMatchObject({
+      personalNumbers: sensitive.personalNumbers,
+      hasSensitive: true,
+      version: active.version,
+    });
     expect(stack.logs.some((l) => l.includes('retention planned') && l.includes('"units":2'))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
@@ -36,14 +36,36 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
     const n = 1000;
     const ids = new Set<string>();
     const created = new Date().toISOString();
-    await forEachBounded(Array.from({ length: n }, (_, i) => i), 32, async (i) => {
-      const upn = `delta.${i}@dev.example.com`;
-      const attributes = { externalId: `delta-${i}`, userName: upn, givenName: 'D', familyName: `${i}`, active: true, affiliationType: 'employment' as const, personalNumbers: [], identityDocumentReferences: [], directoryUserPrincipalName: upn };
-      const doc = newIdentityDoc({ id: uuid7(), tenantId: DEV_TENANT_ID, sourceKind: 'scim', sourceKey: integration.id, attributes, now: created, link: { status: 'pending', lookedUpUpn: upn } });
-      await svc.identities.create(doc);
-      ids.add(doc.id);
-      stack.directory.createUser(DEV_TENANT_ID, upn);
-    });
+    await forEachBounded(
+      Array.from({ length: n }, (_, i) => i),
+      32,
+      async (i) => {
+        const upn = `delta.${i}@dev.example.com`;
+        const attributes = {
+          externalId: `delta-${i}`,
+          userName: upn,
+          givenName: 'D',
+          familyName: `${i}`,
+          active: true,
+          affiliationType: 'employment' as const,
+          personalNumbers: [],
+          identityDocumentReferences: [],
+          directoryUserPrincipalName: upn,
+        };
+        const doc = newIdentityDoc({
+          id: uuid7(),
+          tenantId: DEV_TENANT_ID,
+          sourceKind: 'scim',
+          sourceKey: integration.id,
+          attributes,
+          now: created,
+          link: { status: 'pending', lookedUpUpn: upn },
+        });
+        await svc.identities.create(doc);
+        ids.add(doc.id);
+        stack.directory.createUser(DEV_TENANT_ID, upn);
+      },
+    );
 
     // The client remembers when it polled and asks for changes after that, less a margin for writes in flight.
     const margin = 500;
@@ -53,7 +75,8 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
     let partialPolls = 0;
     const poll = async (): Promise<void> => {
       const polledAt = Date.now();
-      for (const u of await changedSince(watermark - margin)) if (ids.has(u.id) && u[EXT]?.directoryLinkStatus === 'linked') seenLinked.add(u.id);
+      for (const u of await changedSince(watermark - margin))
+        if (ids.has(u.id) && u[EXT]?.directoryLinkStatus === 'linked') seenLinked.add(u.id);
       watermark = polledAt;
     };
     let running = true;
@@ -90,19 +113,29 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
 
     stack.directory.throttleNext(1, 1);
     const beforePut = Date.now();
-    const put = await api.put(res.body.id, userBody({ externalId: res.body.externalId, userName: res.body.userName }, { directoryUserPrincipalName: 'bob@dev.example.com' }));
+    const put = await api.put(
+      res.body.id,
+      userBody(
+        { externalId: res.body.externalId, userName: res.body.userName },
+        { directoryUserPrincipalName: 'bob@dev.example.com' },
+      ),
+    );
     expect(put.status).toBe(200);
     expect(Date.parse(put.body.meta.lastModified)).toBeGreaterThanOrEqual(beforePut + 900);
     await api.delete(res.body.id);
   });
 
   it('a retention run stamps each identity with the time of its write, not the run clock', async () => {
-    const res = await api.create(userBody({ active: false }, { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] }));
+    const res = await api.create(
+      userBody({ active: false }, { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] }),
+    );
     const runClock = new Date(Date.now() + 200 * 86_400_000); // a run whose clock says 200 days on
     const before = Date.now();
     const result = await purgeTenantExpiredSensitiveData(services().store, DEV_TENANT_ID, 90, '', 500, runClock);
     expect(result.purged).toBeGreaterThanOrEqual(1);
-    const after = (await call<ScimUser>(`${stack.base}/scim/v2/Users/${res.body.id}`, { token: await stack.token(DEV_CLIENTS.scim) })).body;
+    const after = (
+      await call<ScimUser>(`${stack.base}/scim/v2/Users/${res.body.id}`, { token: await stack.token(DEV_CLIENTS.scim) })
+    ).body;
     expect(after[EXT]).not.toHaveProperty('personalNumbers');
     const stampedAt = Date.parse(after.meta.lastModified);
     expect(stampedAt).toBeGreaterThanOrEqual(before);

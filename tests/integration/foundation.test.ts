@@ -1,5 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../devhost/devData';
 
 describe('local stack', () => {
   let stack: TestStack;
@@ -20,14 +20,24 @@ describe('local stack', () => {
     const res = await call(`${stack.base}/scim/v2/ServiceProviderConfig`, { token });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/scim+json; charset=utf-8');
-    expect(res.body).toMatchObject({ patch: { supported: true }, filter: { supported: true, maxResults: 100 }, etag: { supported: true }, bulk: { supported: false } });
+    expect(res.body).toMatchObject({
+      patch: { supported: true },
+      filter: { supported: true, maxResults: 100 },
+      etag: { supported: true },
+      bulk: { supported: false },
+    });
   });
 
   it('rejects a wrong client secret at the identity-provider stand-in', async () => {
     const res = await call(`${stack.idp.url}/${DEV_TENANT_ID}/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: DEV_CLIENTS.scim.clientId, client_secret: 'not-the-secret', scope: SERVICE_SCOPE }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: DEV_CLIENTS.scim.clientId,
+        client_secret: 'not-the-secret',
+        scope: SERVICE_SCOPE,
+      }).toString(),
     });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('invalid_client');
@@ -35,7 +45,9 @@ describe('local stack', () => {
   });
 
   it('serves the schemas with the attribute characteristics', async () => {
-    const res = await call<{ Resources: Array<{ id: string; attributes: Array<{ name: string; mutability: string; required: boolean }> }> }>(`${stack.base}/scim/v2/Schemas`);
+    const res = await call<{
+      Resources: Array<{ id: string; attributes: Array<{ name: string; mutability: string; required: boolean }> }>;
+    }>(`${stack.base}/scim/v2/Schemas`);
     expect(res.status).toBe(200);
     const ext = res.body.Resources.find((r) => r.id === 'urn:ietf:params:scim:schemas:extension:service:2.0:User');
     expect(ext?.attributes.find((a) => a.name === 'directoryLinkStatus')?.mutability).toBe('readOnly');

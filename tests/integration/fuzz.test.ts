@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -15,8 +15,33 @@ const settings = { numRuns: RUNS, seed: SEED, endOnFailure: true };
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const sensitiveValue = fc.stringMatching(/^[A-Za-z0-9-]{8,14}$/);
 const anyJson = fc.jsonValue({ maxDepth: 4 });
-const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'userName', 'USERNAME', 'name', 'active', EXT, `${EXT}:affiliationType`, 'schemas', 'id', 'meta', 'emails');
-const attrName = fc.constantFrom('affiliationType', 'birthDate', 'nationality', 'personalEmail', 'personalPhone', 'personalNumbers', 'identityDocumentReferences', 'directoryUserPrincipalName', 'directoryLinkStatus', 'unknownAttr');
+const hostileKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'userName',
+  'USERNAME',
+  'name',
+  'active',
+  EXT,
+  `${EXT}:affiliationType`,
+  'schemas',
+  'id',
+  'meta',
+  'emails',
+);
+const attrName = fc.constantFrom(
+  'affiliationType',
+  'birthDate',
+  'nationality',
+  'personalEmail',
+  'personalPhone',
+  'personalNumbers',
+  'identityDocumentReferences',
+  'directoryUserPrincipalName',
+  'directoryLinkStatus',
+  'unknownAttr',
+);
 
 function expectWellFormed(status: number, body: unknown, text: string, secrets: string[]): void {
   expect(status).toBeLessThan(500);
@@ -43,9 +68,23 @@ describe('hostile input (fuzz)', () => {
   it('POST /Users with mutated bodies', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ key: hostileKey, value: anyJson, attr: attrName, attrValue: anyJson, cpr: sensitiveValue, doc: sensitiveValue }),
+        fc.record({
+          key: hostileKey,
+          value: anyJson,
+          attr: attrName,
+          attrValue: anyJson,
+          cpr: sensitiveValue,
+          doc: sensitiveValue,
+        }),
         async ({ key, value, attr, attrValue, cpr, doc }) => {
-          const body = userBody({ [key]: value }, { [attr]: attrValue, personalNumbers: [{ type: 'DkCpr', value: cpr }], identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: doc }] });
+          const body = userBody(
+            { [key]: value },
+            {
+              [attr]: attrValue,
+              personalNumbers: [{ type: 'DkCpr', value: cpr }],
+              identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: doc }],
+            },
+          );
           const res = await api.create(JSON.parse(JSON.stringify(body)));
           expectWellFormed(res.status, res.body, res.text, res.status >= 400 ? [cpr, doc] : []);
           expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -58,7 +97,24 @@ describe('hostile input (fuzz)', () => {
   it('PATCH with random operations: never 5xx, and a rejected PATCH changes nothing', async () => {
     const op = fc.record({
       op: fc.constantFrom('add', 'replace', 'remove', 'Replace', 'merge', ''),
-      path: fc.option(fc.oneof(fc.constantFrom('active', 'name.givenName', 'userName', `${EXT}:personalNumbers[type eq "DkCpr"].value`, 'emails[type eq "work"].value', 'meta.version', `${EXT}:`, '[', 'name[', `${EXT}:identityDocumentReferences[type eq "Passport"]`), fc.string({ maxLength: 40 })), { nil: undefined }),
+      path: fc.option(
+        fc.oneof(
+          fc.constantFrom(
+            'active',
+            'name.givenName',
+            'userName',
+            `${EXT}:personalNumbers[type eq "DkCpr"].value`,
+            'emails[type eq "work"].value',
+            'meta.version',
+            `${EXT}:`,
+            '[',
+            'name[',
+            `${EXT}:identityDocumentReferences[type eq "Passport"]`,
+          ),
+          fc.string({ maxLength: 40 }),
+        ),
+        { nil: undefined },
+      ),
       value: anyJson,
     });
     await fc.assert(
@@ -74,11 +130,17 @@ describe('hostile input (fuzz)', () => {
 
   it('filters and query strings', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), fc.string({ maxLength: 40 }), async (filter, startIndex, count, attributes) => {
-        const qs = new URLSearchParams({ filter, startIndex, count, attributes }).toString();
-        const res = await call(`${stack.base}/scim/v2/Users?${qs}`, { token });
-        expectWellFormed(res.status, res.body, res.text, filter.length >= 8 ? [filter] : []);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 200 }),
+        fc.string({ maxLength: 12 }),
+        fc.string({ maxLength: 12 }),
+        fc.string({ maxLength: 40 }),
+        async (filter, startIndex, count, attributes) => {
+          const qs = new URLSearchParams({ filter, startIndex, count, attributes }).toString();
+          const res = await call(`${stack.base}/scim/v2/Users?${qs}`, { token });
+          expectWellFormed(res.status, res.body, res.text, filter.length >= 8 ? [filter] : []);
+        },
+      ),
       settings,
     );
   });
@@ -96,31 +158,64 @@ describe('hostile input (fuzz)', () => {
       ['application/json; charset=utf-8', '{"__proto__": {"polluted": true}}'],
     ];
     for (const [contentType, body] of cases) {
-      const res = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token, headers: { 'content-type': contentType }, body });
+      const res = await call(`${stack.base}/scim/v2/Users`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': contentType },
+        body,
+      });
       expectWellFormed(res.status, res.body, res.text, []);
       expect(res.status).toBeGreaterThanOrEqual(400);
     }
-    const tooBig = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token, headers: { 'content-type': 'application/scim+json' }, body: 'x'.repeat(2_000_000) });
+    const tooBig = await call(`${stack.base}/scim/v2/Users`, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/scim+json' },
+      body: 'x'.repeat(2_000_000),
+    });
     expect(tooBig.status).toBe(413);
   });
 
   it('GraphQL import inputs: HTTP 200, coded errors, no value echoed', async () => {
     const admin = await stack.token(DEV_CLIENTS.admin);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ externalId: fc.string({ maxLength: 10 }), firstName: fc.string({ maxLength: 5 }), cpr: sensitiveValue, country: fc.string({ maxLength: 3 }), birthDate: fc.string({ maxLength: 12 }) }), { maxLength: 5 }), async (rows) => {
-        const identities = rows.map((r) => ({ externalId: r.externalId, affiliationType: 'OTHER', firstName: r.firstName, lastName: 'L', nationality: r.country, birthDate: r.birthDate, personalNumbers: [{ type: 'DK_CPR', value: r.cpr }] }));
-        const res = await call<{ errors?: Array<{ extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
-          method: 'POST',
-          token: admin,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', variables: { i: { source: 'Fuzz', identities } } }),
-        });
-        expect(res.status).toBe(200);
-        if (res.body.errors) {
-          expect(res.body.errors.every((e) => typeof e.extensions?.code === 'string')).toBe(true);
-          for (const r of rows) expect(res.text).not.toContain(r.cpr);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            externalId: fc.string({ maxLength: 10 }),
+            firstName: fc.string({ maxLength: 5 }),
+            cpr: sensitiveValue,
+            country: fc.string({ maxLength: 3 }),
+            birthDate: fc.string({ maxLength: 12 }),
+          }),
+          { maxLength: 5 },
+        ),
+        async (rows) => {
+          const identities = rows.map((r) => ({
+            externalId: r.externalId,
+            affiliationType: 'OTHER',
+            firstName: r.firstName,
+            lastName: 'L',
+            nationality: r.country,
+            birthDate: r.birthDate,
+            personalNumbers: [{ type: 'DK_CPR', value: r.cpr }],
+          }));
+          const res = await call<{ errors?: Array<{ extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
+            method: 'POST',
+            token: admin,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
+              variables: { i: { source: 'Fuzz', identities } },
+            }),
+          });
+          expect(res.status).toBe(200);
+          if (res.body.errors) {
+            expect(res.body.errors.every((e) => typeof e.extensions?.code === 'string')).toBe(true);
+            for (const r of rows) expect(res.text).not.toContain(r.cpr);
+          }
+        },
+      ),
       { ...settings, numRuns: Math.max(10, Math.floor(RUNS / 3)) },
     );
   });

@@ -1,5 +1,5 @@
 import { startTestStack, call, leaksIn, type TestStack } from '../support/stack';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
 type GqlError = { message: string; locations?: unknown; extensions?: Record<string, unknown> & { code?: string } };
 type Gql = { data?: Record<string, unknown> | null; errors?: GqlError[] };
@@ -19,14 +19,22 @@ function largeDocument(bytes: number, salt: number): string {
 describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing', () => {
   let stack: TestStack;
   let admin: string;
-  const post = (body: string, init: { token?: string; accept?: string; contentType?: string; headers?: Record<string, string> } = {}) =>
+  const post = (
+    body: string,
+    init: { token?: string; accept?: string; contentType?: string; headers?: Record<string, string> } = {},
+  ) =>
     call<Gql>(`${stack.base}/graphql`, {
       method: 'POST',
       token: init.token,
-      headers: { 'content-type': init.contentType ?? 'application/json', ...(init.accept ? { accept: init.accept } : {}), ...init.headers },
+      headers: {
+        'content-type': init.contentType ?? 'application/json',
+        ...(init.accept ? { accept: init.accept } : {}),
+        ...init.headers,
+      },
       body,
     });
-  const gql = (token: string | undefined, query: string, variables?: unknown, accept?: string) => post(JSON.stringify({ query, variables }), { token, accept });
+  const gql = (token: string | undefined, query: string, variables?: unknown, accept?: string) =>
+    post(JSON.stringify({ query, variables }), { token, accept });
   const codes = (res: { body: Gql }) => res.body.errors?.map((e) => e.extensions?.code);
   const expectNoEcho = (text: string) => {
     for (const s of SECRETS) expect(text).not.toContain(s);
@@ -44,8 +52,18 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
     it.each([
       ['a large document', () => JSON.stringify({ query: largeDocument(3_000_000, 1) })],
       ['a syntax error', () => JSON.stringify({ query: `{ scimIntegrations { id ${CPR} ` })],
-      ['variables that do not coerce', () => JSON.stringify({ query: 'query($f: Int) { businessIdentities(source: "x", first: $f) { nodes { id } } }', variables: { f: CPR } })],
-      ['invalid JSON', () => `{"query": "{ scimIntegrations { id } }", "variables": {"cpr": "${CPR}", "passport": "${PASSPORT}"},}`],
+      [
+        'variables that do not coerce',
+        () =>
+          JSON.stringify({
+            query: 'query($f: Int) { businessIdentities(source: "x", first: $f) { nodes { id } } }',
+            variables: { f: CPR },
+          }),
+      ],
+      [
+        'invalid JSON',
+        () => `{"query": "{ scimIntegrations { id } }", "variables": {"cpr": "${CPR}", "passport": "${PASSPORT}"},}`,
+      ],
       ['a field that does not exist', () => JSON.stringify({ query: '{ scimIntegratio { id } }' })],
     ])('%s without a token gets AUTH_NOT_AUTHENTICATED with HTTP 200', async (_what, body) => {
       for (const accept of [undefined, GRAPHQL_RESPONSE_JSON]) {
@@ -58,13 +76,19 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
     });
 
     it('a token without the Admin role gets AUTH_NOT_AUTHORIZED before its large document is parsed', async () => {
-      const res = await post(JSON.stringify({ query: largeDocument(3_000_000, 2) }), { token: await stack.token(DEV_CLIENTS.scim) });
+      const res = await post(JSON.stringify({ query: largeDocument(3_000_000, 2) }), {
+        token: await stack.token(DEV_CLIENTS.scim),
+      });
       expect(res.status).toBe(200);
       expect(codes(res)).toEqual(['AUTH_NOT_AUTHORIZED']);
     });
 
     it('a body of invalid UTF-8 without a token is AUTH_NOT_AUTHENTICATED', async () => {
-      const res = await call<Gql>(`${stack.base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) });
+      const res = await call<Gql>(`${stack.base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+      });
       expect(res.status).toBe(200);
       expect(codes(res)).toEqual(['AUTH_NOT_AUTHENTICATED']);
     });
@@ -72,23 +96,126 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
 
   describe('an administrator gets HTTP 200 and no echo for every failure', () => {
     const cases: Array<[string, () => Promise<Awaited<ReturnType<typeof post>>>, string]> = [
-      ['invalid JSON (a trailing comma)', () => post(`{"query": "{ scimIntegrations { id } }", "variables": {"cpr": "${CPR}", "passport": "${PASSPORT}"},}`, { token: admin }), 'BAD_REQUEST'],
-      ['invalid JSON (graphql-response+json)', () => post(`{"query": "${CPR}`, { token: admin, accept: GRAPHQL_RESPONSE_JSON }), 'BAD_REQUEST'],
-      ['a body of invalid UTF-8', () => call<Gql>(`${stack.base}/graphql`, { method: 'POST', token: admin, headers: { 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }), 'BAD_REQUEST'],
-      ['a body that is not JSON at all', () => post(`cpr=${CPR}`, { token: admin, contentType: 'text/plain' }), 'BAD_REQUEST'],
-      ['no query', () => post(JSON.stringify({ variables: { cpr: CPR } }), { token: admin, accept: GRAPHQL_RESPONSE_JSON }), 'BAD_REQUEST'],
-      ['a syntax error quoting a value', () => gql(admin, `{ scimIntegrations(id: "${CPR}) { id } }`, undefined, GRAPHQL_RESPONSE_JSON), 'GRAPHQL_PARSE_FAILED'],
+      [
+        'invalid JSON (a trailing comma)',
+        () =>
+          post(`{"query": "{ scimIntegrations { id } }", "variables": {"cpr": "${CPR}", "passport": "${PASSPORT}"},}`, {
+            token: admin,
+          }),
+        'BAD_REQUEST',
+      ],
+      [
+        'invalid JSON (graphql-response+json)',
+        () => post(`{"query": "${CPR}`, { token: admin, accept: GRAPHQL_RESPONSE_JSON }),
+        'BAD_REQUEST',
+      ],
+      [
+        'a body of invalid UTF-8',
+        () =>
+          call<Gql>(`${stack.base}/graphql`, {
+            method: 'POST',
+            token: admin,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+          }),
+        'BAD_REQUEST',
+      ],
+      [
+        'a body that is not JSON at all',
+        () => post(`cpr=${CPR}`, { token: admin, contentType: 'text/plain' }),
+        'BAD_REQUEST',
+      ],
+      [
+        'no query',
+        () => post(JSON.stringify({ variables: { cpr: CPR } }), { token: admin, accept: GRAPHQL_RESPONSE_JSON }),
+        'BAD_REQUEST',
+      ],
+      [
+        'a syntax error quoting a value',
+        () => gql(admin, `{ scimIntegrations(id: "${CPR}) { id } }`, undefined, GRAPHQL_RESPONSE_JSON),
+        'GRAPHQL_PARSE_FAILED',
+      ],
       ['a syntax error on a number', () => gql(admin, `{ scimIntegrations { id } } ${CPR}x`), 'GRAPHQL_PARSE_FAILED'],
-      ['an Int literal that is a string', () => gql(admin, `{ businessIdentities(source: "HR", first: "${CPR}") { nodes { id } } }`, undefined, GRAPHQL_RESPONSE_JSON), 'GRAPHQL_VALIDATION_FAILED'],
-      ['a String literal that is an Int', () => gql(admin, `{ businessIdentities(source: ${CPR.slice(1)}) { nodes { id } } }`), 'GRAPHQL_VALIDATION_FAILED'],
-      ['an enum literal that does not exist', () => gql(admin, `{ businessIdentities(source: "HR", filter: { linkStatus: N_XQ_${CPR} }) { nodes { id } } }`), 'GRAPHQL_VALIDATION_FAILED'],
-      ['an input object with an unknown field', () => gql(admin, `{ businessIdentities(source: "HR", filter: { externalIdd: "${PASSPORT}" }) { nodes { id } } }`), 'GRAPHQL_VALIDATION_FAILED'],
-      ['a misspelled field (no suggestion)', () => gql(admin, '{ scimIntegratio { id } }', undefined, GRAPHQL_RESPONSE_JSON), 'GRAPHQL_VALIDATION_FAILED'],
-      ['a misspelled argument (no suggestion)', () => gql(admin, '{ businessIdentities(sourc: "HR") { nodes { id } } }'), 'GRAPHQL_VALIDATION_FAILED'],
-      ['an enum variable that does not exist', () => gql(admin, 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }', { i: { source: 'HR', identities: [{ externalId: 'x', affiliationType: `X${CPR}`, firstName: 'a', lastName: 'b' }] } }), 'BAD_USER_INPUT'],
-      ['an Int variable that is a string', () => gql(admin, 'query($f: Int) { businessIdentities(source: "HR", first: $f) { nodes { id } } }', { f: CPR }, GRAPHQL_RESPONSE_JSON), 'BAD_USER_INPUT'],
-      ['a String variable that is an object', () => gql(admin, 'query($s: String!) { businessIdentities(source: $s) { nodes { id } } }', { s: { cpr: CPR, passport: PASSPORT } }), 'BAD_USER_INPUT'],
-      ['a mutation over GET', () => call<Gql>(`${stack.base}/graphql?query=${encodeURIComponent(`mutation { createScimIntegration(input: { displayName: "${PASSPORT}", clientId: "x" }) { scimIntegration { id } } }`)}`, { token: admin }), 'BAD_REQUEST'],
+      [
+        'an Int literal that is a string',
+        () =>
+          gql(
+            admin,
+            `{ businessIdentities(source: "HR", first: "${CPR}") { nodes { id } } }`,
+            undefined,
+            GRAPHQL_RESPONSE_JSON,
+          ),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'a String literal that is an Int',
+        () => gql(admin, `{ businessIdentities(source: ${CPR.slice(1)}) { nodes { id } } }`),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'an enum literal that does not exist',
+        () => gql(admin, `{ businessIdentities(source: "HR", filter: { linkStatus: N_XQ_${CPR} }) { nodes { id } } }`),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'an input object with an unknown field',
+        () =>
+          gql(admin, `{ businessIdentities(source: "HR", filter: { externalIdd: "${PASSPORT}" }) { nodes { id } } }`),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'a misspelled field (no suggestion)',
+        () => gql(admin, '{ scimIntegratio { id } }', undefined, GRAPHQL_RESPONSE_JSON),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'a misspelled argument (no suggestion)',
+        () => gql(admin, '{ businessIdentities(sourc: "HR") { nodes { id } } }'),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'an enum variable that does not exist',
+        () =>
+          gql(
+            admin,
+            'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
+            {
+              i: {
+                source: 'HR',
+                identities: [{ externalId: 'x', affiliationType: `X${CPR}`, firstName: 'a', lastName: 'b' }],
+              },
+            },
+          ),
+        'BAD_USER_INPUT',
+      ],
+      [
+        'an Int variable that is a string',
+        () =>
+          gql(
+            admin,
+            'query($f: Int) { businessIdentities(source: "HR", first: $f) { nodes { id } } }',
+            { f: CPR },
+            GRAPHQL_RESPONSE_JSON,
+          ),
+        'BAD_USER_INPUT',
+      ],
+      [
+        'a String variable that is an object',
+        () =>
+          gql(admin, 'query($s: String!) { businessIdentities(source: $s) { nodes { id } } }', {
+            s: { cpr: CPR, passport: PASSPORT },
+          }),
+        'BAD_USER_INPUT',
+      ],
+      [
+        'a mutation over GET',
+        () =>
+          call<Gql>(
+            `${stack.base}/graphql?query=${encodeURIComponent(`mutation { createScimIntegration(input: { displayName: "${PASSPORT}", clientId: "x" }) { scimIntegration { id } } }`)}`,
+            { token: admin },
+          ),
+        'BAD_REQUEST',
+      ],
     ];
 
     it.each(cases)('%s', async (_what, send, code) => {
@@ -97,7 +224,8 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
       expect(codes(res)).toEqual(expect.arrayContaining([code]));
       expect(res.body.data ?? undefined).toBeUndefined();
       expectNoEcho(res.text);
-      for (const e of res.body.errors ?? []) expect(Object.keys(e.extensions ?? {}).filter((k) => k !== 'code')).toEqual([]);
+      for (const e of res.body.errors ?? [])
+        expect(Object.keys(e.extensions ?? {}).filter((k) => k !== 'code')).toEqual([]);
     });
 
     it('names in messages stay (field, argument and type names), values do not', async () => {
@@ -106,7 +234,11 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
       const field = await gql(admin, '{ scimIntegratio { id } }');
       expect(field.body.errors?.[0]?.message).toBe('Cannot query field "scimIntegratio" on type "Query".');
       expect(field.body.errors?.[0]?.locations).toEqual([{ line: 1, column: 3 }]);
-      const variable = await gql(admin, 'query($f: Int) { businessIdentities(source: "HR", first: $f) { nodes { id } } }', { f: CPR });
+      const variable = await gql(
+        admin,
+        'query($f: Int) { businessIdentities(source: "HR", first: $f) { nodes { id } } }',
+        { f: CPR },
+      );
       expect(variable.body.errors?.[0]?.message).toBe('Variable "$f" has an invalid value.');
     });
 
@@ -124,7 +256,10 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
       ['an over-long id', 'a'.repeat(65)],
     ])('one that carries %s is replaced by a generated one, in the response and in the logs', async (_what, sent) => {
       const before = stack.logs.length;
-      const res = await post(JSON.stringify({ query: '{ scimIntegrations { id } }' }), { token: admin, headers: { 'x-correlation-id': sent } });
+      const res = await post(JSON.stringify({ query: '{ scimIntegrations { id } }' }), {
+        token: admin,
+        headers: { 'x-correlation-id': sent },
+      });
       expect(res.status).toBe(200);
       const used = res.headers.get('x-correlation-id') ?? '';
       expect(used).toMatch(/^[A-Za-z0-9._:-]{1,64}$/);
@@ -136,7 +271,10 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
     });
 
     it('a well-formed one is kept', async () => {
-      const res = await post(JSON.stringify({ query: '{ scimIntegrations { id } }' }), { token: admin, headers: { 'x-correlation-id': 'job-42.run:7' } });
+      const res = await post(JSON.stringify({ query: '{ scimIntegrations { id } }' }), {
+        token: admin,
+        headers: { 'x-correlation-id': 'job-42.run:7' },
+      });
       expect(res.headers.get('x-correlation-id')).toBe('job-42.run:7');
     });
   });

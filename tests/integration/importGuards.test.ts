@@ -1,8 +1,12 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
-type Gql = { data?: { importBusinessIdentities: Record<string, number> } | null; errors?: Array<{ extensions?: { code?: string } }> };
-const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
+type Gql = {
+  data?: { importBusinessIdentities: Record<string, number> } | null;
+  errors?: Array<{ extensions?: { code?: string } }>;
+};
+const IMPORT =
+  'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
 const person = (n: number) => ({ externalId: `G${n}`, affiliationType: 'OTHER', firstName: 'F', lastName: 'L' });
 
 describe('import guards', () => {
@@ -12,7 +16,10 @@ describe('import guards', () => {
       method: 'POST',
       token: await stack.token(DEV_CLIENTS.admin),
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: IMPORT, variables: { i: { source: 'Guarded', identities: Array.from({ length: n }, (_, i) => person(i)) } } }),
+      body: JSON.stringify({
+        query: IMPORT,
+        variables: { i: { source: 'Guarded', identities: Array.from({ length: n }, (_, i) => person(i)) } },
+      }),
     });
 
   const MAX_BODY = 30 * 1024 * 1024;
@@ -26,7 +33,14 @@ describe('import guards', () => {
     });
 
   beforeAll(async () => {
-    stack = await startTestStack({ env: { IMPORT_MAX_IDENTITIES: '10', IMPORT_MAX_DELETE_RATIO: '0.5', ASSOCIATION_MAX_PAIRS: '3', GRAPHQL_MAX_BODY_BYTES: String(MAX_BODY) } });
+    stack = await startTestStack({
+      env: {
+        IMPORT_MAX_IDENTITIES: '10',
+        IMPORT_MAX_DELETE_RATIO: '0.5',
+        ASSOCIATION_MAX_PAIRS: '3',
+        GRAPHQL_MAX_BODY_BYTES: String(MAX_BODY),
+      },
+    });
   });
   afterAll(async () => stack?.stop());
 
@@ -37,19 +51,36 @@ describe('import guards', () => {
   it('refuses an import that would delete more than IMPORT_MAX_DELETE_RATIO of the source, changing nothing', async () => {
     expect((await importSet(10)).body.data?.importBusinessIdentities.created).toBe(10);
     expect((await importSet(4)).body.errors?.[0]?.extensions?.code).toBe('IMPORT_DELETE_LIMIT_EXCEEDED');
-    expect((await importSet(10)).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 10 });
+    expect((await importSet(10)).body.data?.importBusinessIdentities).toEqual({
+      created: 0,
+      updated: 0,
+      deleted: 0,
+      unchanged: 10,
+    });
     expect((await importSet(5)).body.data?.importBusinessIdentities.deleted).toBe(5);
   });
 
   it('refuses an association list longer than ASSOCIATION_MAX_PAIRS, without echoing it', async () => {
     const associate = (n: number) =>
-      call<{ data?: { associateBusinessIdentities: { unknownExternalIds: string[] } } | null; errors?: Array<{ message: string; extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
+      call<{
+        data?: { associateBusinessIdentities: { unknownExternalIds: string[] } } | null;
+        errors?: Array<{ message: string; extensions?: { code?: string } }>;
+      }>(`${stack.base}/graphql`, {
         method: 'POST',
         token: admin,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          query: 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { unknownExternalIds } }',
-          variables: { i: { source: 'Guarded', associations: Array.from({ length: n }, (_, i) => ({ externalId: `Z${i}`, userPrincipalName: `distinctive.${i}@dev.example.com` })) } },
+          query:
+            'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { unknownExternalIds } }',
+          variables: {
+            i: {
+              source: 'Guarded',
+              associations: Array.from({ length: n }, (_, i) => ({
+                externalId: `Z${i}`,
+                userPrincipalName: `distinctive.${i}@dev.example.com`,
+              })),
+            },
+          },
         }),
       });
     const admin = await stack.token(DEV_CLIENTS.admin);
@@ -59,7 +90,7 @@ describe('import guards', () => {
     expect((await associate(3)).body.data?.associateBusinessIdentities.unknownExternalIds).toHaveLength(3);
   });
 
-  it('accepts a body up to GRAPHQL_MAX_BODY_BYTES, also past the GraphQL library\'s own 25 MB default', async () => {
+  it("accepts a body up to GRAPHQL_MAX_BODY_BYTES, also past the GraphQL library's own 25 MB default", async () => {
     const res = await paddedImport(26 * 1024 * 1024);
     expect(res.status).toBe(200);
     expect(res.body.data?.importBusinessIdentities.created).toBe(1);

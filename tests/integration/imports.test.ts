@@ -1,5 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
@@ -7,13 +7,26 @@ import type { Collection, StoredDoc } from '../../lib/store/store';
 import { storeCounters, diffCounters } from '../../lib/store/metrics';
 
 type Problem = { field: string; problem: string };
-type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: { code?: string; problems?: Problem[] } }> };
+type Gql<T> = {
+  data?: T | null;
+  errors?: Array<{ message: string; extensions?: { code?: string; problems?: Problem[] } }>;
+};
 type Counts = { created: number; updated: number; deleted: number; unchanged: number };
-type Identity = { id: string; externalId: string; firstName: string; directoryLinkStatus: string; directoryLinkedUserId: string | null; personalNumberTypes?: string[] };
+type Identity = {
+  id: string;
+  externalId: string;
+  firstName: string;
+  directoryLinkStatus: string;
+  directoryLinkedUserId: string | null;
+  personalNumberTypes?: string[];
+};
 
-const IMPORT = 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
-const ASSOCIATE = 'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
-const LIST = 'query($s: String!, $after: String) { businessIdentities(source: $s, first: 500, after: $after) { nodes { id externalId firstName directoryLinkStatus directoryLinkedUserId personalNumberTypes } endCursor hasNextPage } }';
+const IMPORT =
+  'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
+const ASSOCIATE =
+  'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated unchanged unknownExternalIds unknownUserPrincipalNames conflictingUserPrincipalNames } }';
+const LIST =
+  'query($s: String!, $after: String) { businessIdentities(source: $s, first: 500, after: $after) { nodes { id externalId firstName directoryLinkStatus directoryLinkedUserId personalNumberTypes } endCursor hasNextPage } }';
 
 function person(n: number, extra: Record<string, unknown> = {}) {
   return { externalId: `P${n}`, affiliationType: 'EMPLOYMENT', firstName: `First${n}`, lastName: `Last${n}`, ...extra };
@@ -23,13 +36,23 @@ describe('custom integration: import and association', () => {
   let stack: TestStack;
   let token: string;
   const gql = async <T>(query: string, variables: Record<string, unknown>) =>
-    call<Gql<T>>(`${stack.base}/graphql`, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  const importSet = (source: string, identities: unknown[]) => gql<{ importBusinessIdentities: Counts }>(IMPORT, { i: { source, identities } });
+    call<Gql<T>>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+  const importSet = (source: string, identities: unknown[]) =>
+    gql<{ importBusinessIdentities: Counts }>(IMPORT, { i: { source, identities } });
   const list = async (source: string): Promise<Identity[]> => {
     const out: Identity[] = [];
     let after: string | null = null;
     for (;;) {
-      const res: Awaited<ReturnType<typeof gql<{ businessIdentities: { nodes: Identity[]; endCursor: string | null; hasNextPage: boolean } }>>> = await gql(LIST, { s: source, after });
+      const res: Awaited<
+        ReturnType<
+          typeof gql<{ businessIdentities: { nodes: Identity[]; endCursor: string | null; hasNextPage: boolean } }>
+        >
+      > = await gql(LIST, { s: source, after });
       const page = res.body.data!.businessIdentities;
       out.push(...page.nodes);
       if (!page.hasNextPage) return out;
@@ -50,11 +73,19 @@ describe('custom integration: import and association', () => {
     const integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
     for (const source of [integrationId, integrationId.toUpperCase()]) {
       const imported = await importSet(source, [person(901)]);
-      expect(imported.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', problems: [{ field: 'input.source' }] });
+      expect(imported.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        problems: [{ field: 'input.source' }],
+      });
       expect(imported.text).not.toContain(integrationId);
       expect(imported.text.toLowerCase()).not.toContain(integrationId);
-      const associated = await gql(ASSOCIATE, { i: { source, associations: [{ externalId: 'P901', userPrincipalName: 'alice@dev.example.com' }] } });
-      expect(associated.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', problems: [{ field: 'input.source' }] });
+      const associated = await gql(ASSOCIATE, {
+        i: { source, associations: [{ externalId: 'P901', userPrincipalName: 'alice@dev.example.com' }] },
+      });
+      expect(associated.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        problems: [{ field: 'input.source' }],
+      });
     }
     // A GUID that is no integration's id stays a custom source name and is addressable.
     const other = '0b0b0b0b-0000-4000-8000-00000000abcd';
@@ -65,16 +96,33 @@ describe('custom integration: import and association', () => {
   it('a $batch sub-request that Graph throttles is sent again, never reported as an unknown user', async () => {
     await importSet('BatchRetry', [person(951)]);
     stack.directory.throttleNextInBatch(2, 0);
-    const res = await gql<{ associateBusinessIdentities: { associated: number; unknownUserPrincipalNames: string[] } }>(ASSOCIATE, {
-      i: { source: 'BatchRetry', associations: [{ externalId: 'P951', userPrincipalName: 'carol@dev.example.com' }] },
-    });
+    const res = await gql<{ associateBusinessIdentities: { associated: number; unknownUserPrincipalNames: string[] } }>(
+      ASSOCIATE,
+      {
+        i: { source: 'BatchRetry', associations: [{ externalId: 'P951', userPrincipalName: 'carol@dev.example.com' }] },
+      },
+    );
     expect(res.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1, unknownUserPrincipalNames: [] });
   });
 
   it('counts created, unchanged, updated and deleted, and replaces lists', async () => {
-    const first = await importSet('HR', [person(1, { personalNumbers: [{ type: 'DK_CPR', value: '010190-1234' }], identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'dk', documentNumber: 'P1' }] }), person(2), person(3)]);
+    const first = await importSet('HR', [
+      person(1, {
+        personalNumbers: [{ type: 'DK_CPR', value: '010190-1234' }],
+        identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'dk', documentNumber: 'P1' }],
+      }),
+      person(2),
+      person(3),
+    ]);
     expect(first.body.data?.importBusinessIdentities).toEqual({ created: 3, updated: 0, deleted: 0, unchanged: 0 });
-    const again = await importSet('HR', [person(1, { personalNumbers: [{ type: 'DK_CPR', value: '0101901234' }], identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'DK', documentNumber: 'P1' }] }), person(2), person(3)]);
+    const again = await importSet('HR', [
+      person(1, {
+        personalNumbers: [{ type: 'DK_CPR', value: '0101901234' }],
+        identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'DK', documentNumber: 'P1' }],
+      }),
+      person(2),
+      person(3),
+    ]);
     expect(again.body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 3 });
     const changed = await importSet('HR', [person(1), person(2, { firstName: 'Renamed' }), person(4)]);
     expect(changed.body.data?.importBusinessIdentities).toEqual({ created: 1, updated: 2, deleted: 1, unchanged: 0 });
@@ -89,20 +137,31 @@ describe('custom integration: import and association', () => {
     ['a duplicate externalId', [person(1), person(1)], 'identities[1].externalId'],
     ['an empty first name', [person(1), person(2, { firstName: '' })], 'identities[1].firstName'],
     ['an empty last name', [person(1, { lastName: '  ' })], 'identities[0].lastName'],
-    ['an invalid CPR number', [person(1), person(2), person(3, { personalNumbers: [{ type: 'DK_CPR', value: '3213991234' }] })], 'identities[2].personalNumbers[0].value'],
+    [
+      'an invalid CPR number',
+      [person(1), person(2), person(3, { personalNumbers: [{ type: 'DK_CPR', value: '3213991234' }] })],
+      'identities[2].personalNumbers[0].value',
+    ],
     ['an invalid country code', [person(1, { nationality: 'XQ' })], 'identities[0].nationality'],
-    ['a document without number', [person(1, { identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'DK' }] })], 'identities[0].identityDocumentReferences[0].documentNumber'],
+    [
+      'a document without number',
+      [person(1, { identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'DK' }] })],
+      'identities[0].identityDocumentReferences[0].documentNumber',
+    ],
     ['an invalid birth date', [person(1, { birthDate: '2023-02-29' })], 'identities[0].birthDate'],
-  ])('rejects %s as a whole with BAD_USER_INPUT naming the field, and changes nothing', async (_what, identities, field) => {
-    const before = await list('HR');
-    const res = await importSet('HR', identities);
-    expect(res.status).toBe(200);
-    expect(res.body.data).toBeNull();
-    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(res.body.errors?.[0]?.extensions?.problems?.map((p) => p.field)).toContain(field);
-    for (const secret of ['3213991234', 'XQ', '2023-02-29']) expect(res.text).not.toContain(secret);
-    expect(await list('HR')).toEqual(before);
-  });
+  ])(
+    'rejects %s as a whole with BAD_USER_INPUT naming the field, and changes nothing',
+    async (_what, identities, field) => {
+      const before = await list('HR');
+      const res = await importSet('HR', identities);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(res.body.errors?.[0]?.extensions?.problems?.map((p) => p.field)).toContain(field);
+      for (const secret of ['3213991234', 'XQ', '2023-02-29']) expect(res.text).not.toContain(secret);
+      expect(await list('HR')).toEqual(before);
+    },
+  );
 
   it.each([['Manual'], ['MANUAL'], ['']])('rejects the source name %p', async (source) => {
     const res = await importSet(source, [person(1)]);
@@ -125,21 +184,48 @@ describe('custom integration: import and association', () => {
     const alice = stack.directory.findByUpn(DEV_TENANT_ID, 'alice@dev.example.com')!;
     const bob = stack.directory.findByUpn(DEV_TENANT_ID, 'bob@dev.example.com')!;
     const first = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, {
-      i: { source: 'Assoc', associations: [{ externalId: 'P21', userPrincipalName: 'ALICE@dev.example.com' }, { externalId: 'P99', userPrincipalName: 'bob@dev.example.com' }, { externalId: 'P22', userPrincipalName: 'nobody@dev.example.com' }] },
+      i: {
+        source: 'Assoc',
+        associations: [
+          { externalId: 'P21', userPrincipalName: 'ALICE@dev.example.com' },
+          { externalId: 'P99', userPrincipalName: 'bob@dev.example.com' },
+          { externalId: 'P22', userPrincipalName: 'nobody@dev.example.com' },
+        ],
+      },
     });
-    expect(first.body.data?.associateBusinessIdentities).toEqual({ associated: 1, unchanged: 0, unknownExternalIds: ['P99'], unknownUserPrincipalNames: ['nobody@dev.example.com'], conflictingUserPrincipalNames: [] });
+    expect(first.body.data?.associateBusinessIdentities).toEqual({
+      associated: 1,
+      unchanged: 0,
+      unknownExternalIds: ['P99'],
+      unknownUserPrincipalNames: ['nobody@dev.example.com'],
+      conflictingUserPrincipalNames: [],
+    });
 
     const second = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, {
-      i: { source: 'Assoc', associations: [{ externalId: 'P21', userPrincipalName: 'alice@dev.example.com' }, { externalId: 'P23', userPrincipalName: 'alice@dev.example.com' }] },
+      i: {
+        source: 'Assoc',
+        associations: [
+          { externalId: 'P21', userPrincipalName: 'alice@dev.example.com' },
+          { externalId: 'P23', userPrincipalName: 'alice@dev.example.com' },
+        ],
+      },
     });
-    expect(second.body.data?.associateBusinessIdentities).toMatchObject({ associated: 0, unchanged: 1, conflictingUserPrincipalNames: ['alice@dev.example.com'] });
+    expect(second.body.data?.associateBusinessIdentities).toMatchObject({
+      associated: 0,
+      unchanged: 1,
+      conflictingUserPrincipalNames: ['alice@dev.example.com'],
+    });
 
-    const moved = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, { i: { source: 'Assoc', associations: [{ externalId: 'P21', userPrincipalName: 'bob@dev.example.com' }] } });
+    const moved = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, {
+      i: { source: 'Assoc', associations: [{ externalId: 'P21', userPrincipalName: 'bob@dev.example.com' }] },
+    });
     expect(moved.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
     const byExternal = Object.fromEntries((await list('Assoc')).map((i) => [i.externalId, i]));
     expect(byExternal.P21).toMatchObject({ directoryLinkStatus: 'LINKED', directoryLinkedUserId: bob.id });
     // alice was released by the move: P23 can take her now
-    const retry = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, { i: { source: 'Assoc', associations: [{ externalId: 'P23', userPrincipalName: 'alice@dev.example.com' }] } });
+    const retry = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, {
+      i: { source: 'Assoc', associations: [{ externalId: 'P23', userPrincipalName: 'alice@dev.example.com' }] },
+    });
     expect(retry.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
     expect((await list('Assoc')).find((i) => i.externalId === 'P23')?.directoryLinkedUserId).toBe(alice.id);
 
@@ -147,7 +233,9 @@ describe('custom integration: import and association', () => {
     await importSet('Assoc', [person(21), person(22)]);
     const kept = Object.fromEntries((await list('Assoc')).map((i) => [i.externalId, i]));
     expect(kept.P21?.directoryLinkedUserId).toBe(bob.id);
-    const free = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, { i: { source: 'Assoc', associations: [{ externalId: 'P22', userPrincipalName: 'alice@dev.example.com' }] } });
+    const free = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, {
+      i: { source: 'Assoc', associations: [{ externalId: 'P22', userPrincipalName: 'alice@dev.example.com' }] },
+    });
     expect(free.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
   });
 
@@ -156,15 +244,28 @@ describe('custom integration: import and association', () => {
       'mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id externalId firstName directoryLinkStatus directoryLinkedUserId } } }',
       { i: person(77) },
     );
-    expect(created.body.data?.createBusinessIdentity.businessIdentity).toMatchObject({ externalId: 'P77', firstName: 'First77', directoryLinkStatus: 'NOT_ASSERTED' });
-    const again = await gql('mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id } } }', { i: person(77) });
+    expect(created.body.data?.createBusinessIdentity.businessIdentity).toMatchObject({
+      externalId: 'P77',
+      firstName: 'First77',
+      directoryLinkStatus: 'NOT_ASSERTED',
+    });
+    const again = await gql(
+      'mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id } } }',
+      { i: person(77) },
+    );
     expect(again.body.errors?.[0]?.extensions?.code).toBe('BUSINESS_IDENTITY_EXISTS');
     expect((await list('manual')).map((i) => i.externalId)).toEqual(['P77']);
     expect((await importSet('Manual', [person(1)])).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('rejects an association list that breaks a list rule (empty, an externalId twice) as a whole', async () => {
-    for (const associations of [[], [{ externalId: 'A', userPrincipalName: 'a@x.example' }, { externalId: 'A', userPrincipalName: 'b@x.example' }]]) {
+    for (const associations of [
+      [],
+      [
+        { externalId: 'A', userPrincipalName: 'a@x.example' },
+        { externalId: 'A', userPrincipalName: 'b@x.example' },
+      ],
+    ]) {
       const res = await gql(ASSOCIATE, { i: { source: 'Assoc', associations } });
       expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     }
@@ -182,7 +283,8 @@ describe('custom integration: import and association', () => {
     const set = Array.from({ length: 300 }, (_, i) => person(5000 + i));
     let writes = 0;
     setFaultInjector((op, container) => {
-      if (container === 'identities' && (op === 'create' || op === 'replace') && ++writes > 120) throw new StoreError('unavailable', 'injected fault', 1000);
+      if (container === 'identities' && (op === 'create' || op === 'replace') && ++writes > 120)
+        throw new StoreError('unavailable', 'injected fault', 1000);
     });
     const failed = await importSet('Faulty', set);
     setFaultInjector(undefined);
@@ -192,17 +294,28 @@ describe('custom integration: import and association', () => {
     expect(partial).toBeLessThan(300);
 
     const rerun = await importSet('Faulty', set);
-    expect(rerun.body.data?.importBusinessIdentities).toEqual({ created: 300 - partial, updated: 0, deleted: 0, unchanged: partial });
+    expect(rerun.body.data?.importBusinessIdentities).toEqual({
+      created: 300 - partial,
+      updated: 0,
+      deleted: 0,
+      unchanged: partial,
+    });
     const final = await list('Faulty');
     expect(final.map((i) => i.externalId).sort()).toEqual(set.map((p) => p.externalId).sort());
-    expect((await importSet('Faulty', set)).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 300 });
+    expect((await importSet('Faulty', set)).body.data?.importBusinessIdentities).toEqual({
+      created: 0,
+      updated: 0,
+      deleted: 0,
+      unchanged: 300,
+    });
   });
 
   it('an identity changed by another writer while the import updates it is written again on what is stored', async () => {
     await importSet('Contended', [person(6001), person(6002)]);
     let lost = 0;
     setFaultInjector((op, container) => {
-      if (container === 'identities' && op === 'replace' && lost++ === 0) throw new StoreError('preconditionFailed', 'injected: changed by another writer');
+      if (container === 'identities' && op === 'replace' && lost++ === 0)
+        throw new StoreError('preconditionFailed', 'injected: changed by another writer');
     });
     const updated = await importSet('Contended', [person(6001, { firstName: 'Changed' }), person(6002)]);
     setFaultInjector(undefined);
@@ -211,19 +324,25 @@ describe('custom integration: import and association', () => {
     expect((await list('Contended')).find((i) => i.externalId === 'P6001')?.firstName).toBe('Changed');
 
     setFaultInjector((op, container) => {
-      if (container === 'identities' && op === 'replace') throw new StoreError('preconditionFailed', 'injected: changed by another writer');
+      if (container === 'identities' && op === 'replace')
+        throw new StoreError('preconditionFailed', 'injected: changed by another writer');
     });
     const refused = await importSet('Contended', [person(6001, { firstName: 'Again' }), person(6002)]);
     setFaultInjector(undefined);
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('CONCURRENT_CHANGE');
-    expect((await importSet('Contended', [person(6001, { firstName: 'Again' }), person(6002)])).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1 });
+    expect(
+      (await importSet('Contended', [person(6001, { firstName: 'Again' }), person(6002)])).body.data
+        ?.importBusinessIdentities,
+    ).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1 });
   });
 
   it('a failure deleting an identity that left the set keeps its link and claim; the rerun deletes both', async () => {
     await importSet('Leaving', [person(6101), person(6102)]);
     stack.directory.createUser(DEV_TENANT_ID, 'leaving@dev.example.com');
     const user = stack.directory.findByUpn(DEV_TENANT_ID, 'leaving@dev.example.com')!;
-    const associated = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, { i: { source: 'Leaving', associations: [{ externalId: 'P6102', userPrincipalName: 'leaving@dev.example.com' }] } });
+    const associated = await gql<{ associateBusinessIdentities: Record<string, unknown> }>(ASSOCIATE, {
+      i: { source: 'Leaving', associations: [{ externalId: 'P6102', userPrincipalName: 'leaving@dev.example.com' }] },
+    });
     expect(associated.body.data?.associateBusinessIdentities).toMatchObject({ associated: 1 });
 
     setFaultInjector((op, container) => {
@@ -236,11 +355,16 @@ describe('custom integration: import and association', () => {
     expect(still?.directoryLinkedUserId).toBe(user.id);
     expect((await services().claims.get(DEV_TENANT_ID, user.id))?.identityId).toBe(still?.id);
 
-    expect((await importSet('Leaving', [person(6101)])).body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 1, unchanged: 1 });
+    expect((await importSet('Leaving', [person(6101)])).body.data?.importBusinessIdentities).toEqual({
+      created: 0,
+      updated: 0,
+      deleted: 1,
+      unchanged: 1,
+    });
     expect(await services().claims.get(DEV_TENANT_ID, user.id)).toBeUndefined();
   });
 
-  describe('store: transactional batch creates (the import\'s create path)', () => {
+  describe("store: transactional batch creates (the import's create path)", () => {
     type Note = StoredDoc & { text: string };
     const pk = 'batch-test';
     const audit = (): Collection<Note> => services().store.collection<Note>('audit');
@@ -274,7 +398,10 @@ describe('custom integration: import and association', () => {
         if (op === 'create' && n++ === 1) throw new StoreError('unavailable', 'injected', 500);
       });
       try {
-        const outcomes = await audit().batchCreate(pk, [0, 1, 2].map((i) => ({ id: `c${i}`, pk, text: `c${i}` })));
+        const outcomes = await audit().batchCreate(
+          pk,
+          [0, 1, 2].map((i) => ({ id: `c${i}`, pk, text: `c${i}` })),
+        );
         expect(outcomes[0]).toBe('created');
         expect(outcomes[1]).toBeInstanceOf(StoreError);
         expect(outcomes[2]).toBe('created');

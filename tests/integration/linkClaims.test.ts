@@ -1,6 +1,6 @@
 import { startTestStack, type TestStack } from '../support/stack';
 import { EXT, scim, userBody } from '../support/scim';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services, workDeps } from '../../lib/services';
 import { ORPHAN_GRACE_MS } from '../../lib/links/claims';
 import { resolveTenantPendingLinks } from '../../lib/links/pendingLinks';
@@ -17,7 +17,13 @@ describe('link claims and background runs: orphans are repaired, nothing is star
   afterAll(async () => stack?.stop());
 
   const claimIds = async (): Promise<string[]> =>
-    (await services().store.collection('links').queryAll<{ id: string }>({ query: 'SELECT c.id FROM c WHERE IS_DEFINED(c.claimedAt)' })).map((c) => c.id).sort();
+    (
+      await services()
+        .store.collection('links')
+        .queryAll<{ id: string }>({ query: 'SELECT c.id FROM c WHERE IS_DEFINED(c.claimedAt)' })
+    )
+      .map((c) => c.id)
+      .sort();
 
   it('a claim whose identity is gone blocks nobody after the grace period, and is respected within it', async () => {
     const { claims } = services();

@@ -1,19 +1,32 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 
-type Gql = { data?: Record<string, { businessIdentity?: Record<string, unknown> }> | null; errors?: Array<{ extensions?: { code?: string } }> };
+type Gql = {
+  data?: Record<string, { businessIdentity?: Record<string, unknown> }> | null;
+  errors?: Array<{ extensions?: { code?: string } }>;
+};
 
 describe('directory links (SCIM UPN state machine)', () => {
   let stack: TestStack;
   let api: ReturnType<typeof scim>;
   let api2: ReturnType<typeof scim>;
   let integrationId: string;
-  const link = (u: ScimUser) => ({ status: u[EXT]?.directoryLinkStatus, source: u[EXT]?.directoryLinkSource, userId: u[EXT]?.directoryLinkedUserId });
-  const withUpn = (upn: string | undefined, overrides: Record<string, unknown> = {}) => userBody(overrides, upn === undefined ? {} : { directoryUserPrincipalName: upn });
+  const link = (u: ScimUser) => ({
+    status: u[EXT]?.directoryLinkStatus,
+    source: u[EXT]?.directoryLinkSource,
+    userId: u[EXT]?.directoryLinkedUserId,
+  });
+  const withUpn = (upn: string | undefined, overrides: Record<string, unknown> = {}) =>
+    userBody(overrides, upn === undefined ? {} : { directoryUserPrincipalName: upn });
   const admin = async (query: string, variables: Record<string, unknown>) =>
-    call<Gql>(`${stack.base}/graphql`, { method: 'POST', token: await stack.token(DEV_CLIENTS.admin), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    call<Gql>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.admin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
   const runTimer = async () => {
     const res = await call(`${stack.base}/admin/functions/resolvePendingLinks`, { method: 'POST' });
     expect(res.status).toBe(202);
@@ -41,18 +54,31 @@ describe('directory links (SCIM UPN state machine)', () => {
     expect(link(first)).toEqual({ status: 'linked', source: 'asserted', userId: alice().id });
 
     stack.directory.renameUser(DEV_TENANT_ID, alice().id, 'alice.renamed@dev.example.com');
-    const kept = await api.put(first.id, withUpn('ALICE@dev.example.com', { externalId: first.externalId, userName: first.userName, active: false }));
-    expect(link(kept.body)).toEqual({ status: 'linked', source: 'asserted', userId: stack.directory.findByUpn(DEV_TENANT_ID, 'alice.renamed@dev.example.com')!.id });
+    const kept = await api.put(
+      first.id,
+      withUpn('ALICE@dev.example.com', { externalId: first.externalId, userName: first.userName, active: false }),
+    );
+    expect(link(kept.body)).toEqual({
+      status: 'linked',
+      source: 'asserted',
+      userId: stack.directory.findByUpn(DEV_TENANT_ID, 'alice.renamed@dev.example.com')!.id,
+    });
     stack.directory.renameUser(DEV_TENANT_ID, kept.body[EXT]!.directoryLinkedUserId as string, 'alice@dev.example.com');
 
     const bob = stack.directory.findByUpn(DEV_TENANT_ID, 'bob@dev.example.com')!;
-    const moved = await api.put(first.id, withUpn('bob@dev.example.com', { externalId: first.externalId, userName: first.userName }));
+    const moved = await api.put(
+      first.id,
+      withUpn('bob@dev.example.com', { externalId: first.externalId, userName: first.userName }),
+    );
     expect(link(moved.body)).toEqual({ status: 'linked', source: 'asserted', userId: bob.id });
     // alice is free again: another identity can take her
     const other = (await api2.create(withUpn('alice@dev.example.com'))).body;
     expect(link(other).status).toBe('linked');
 
-    const removed = await api.put(first.id, withUpn(undefined, { externalId: first.externalId, userName: first.userName }));
+    const removed = await api.put(
+      first.id,
+      withUpn(undefined, { externalId: first.externalId, userName: first.userName }),
+    );
     expect(link(removed.body)).toEqual({ status: 'notAsserted', source: undefined, userId: undefined });
     await api2.delete(other.id); // releases alice
   });
@@ -70,7 +96,9 @@ describe('directory links (SCIM UPN state machine)', () => {
     const after = (await api.get(created.id)).body;
     expect(link(after)).toEqual({ status: 'linked', source: 'asserted', userId: dana.id });
     expect(after.meta.lastModified > created.meta.lastModified).toBe(true);
-    const changed = await api.list(`?filter=${encodeURIComponent(`meta.lastModified gt "${created.meta.lastModified}"`)}`);
+    const changed = await api.list(
+      `?filter=${encodeURIComponent(`meta.lastModified gt "${created.meta.lastModified}"`)}`,
+    );
     expect(changed.body.Resources.map((r) => r.id)).toContain(created.id);
   });
 
@@ -85,8 +113,13 @@ describe('directory links (SCIM UPN state machine)', () => {
     expect(link((await api2.get(second.id)).body).status).toBe('conflict');
     expect(link((await api.get(first.id)).body).userId).toBe(carol.id);
 
-    const unlinked = await admin('mutation($s: String!, $id: ID!) { unlinkBusinessIdentity(input: { source: $s, id: $id }) { businessIdentity { directoryLinkStatus } } }', { s: integrationId, id: first.id });
-    expect(unlinked.body.data?.unlinkBusinessIdentity?.businessIdentity).toEqual({ directoryLinkStatus: 'NOT_ASSERTED' });
+    const unlinked = await admin(
+      'mutation($s: String!, $id: ID!) { unlinkBusinessIdentity(input: { source: $s, id: $id }) { businessIdentity { directoryLinkStatus } } }',
+      { s: integrationId, id: first.id },
+    );
+    expect(unlinked.body.data?.unlinkBusinessIdentity?.businessIdentity).toEqual({
+      directoryLinkStatus: 'NOT_ASSERTED',
+    });
     await runTimer();
     await eventually(async () => link((await api2.get(second.id)).body).status === 'linked');
     expect(link((await api2.get(second.id)).body).userId).toBe(carol.id);
@@ -97,21 +130,42 @@ describe('directory links (SCIM UPN state machine)', () => {
   it('manual link: kept by a save without UPN (linked/manual), replaced by an asserted UPN with an audit entry', async () => {
     const erin = stack.directory.createUser(DEV_TENANT_ID, 'erin@dev.example.com');
     const created = (await api.create(withUpn(undefined))).body;
-    const linked = await admin('mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, directoryUserId: $u }) { businessIdentity { directoryLinkStatus directoryLinkSource directoryLinkedUserId } } }', {
-      s: integrationId,
-      id: created.id,
-      u: erin.id,
+    const linked = await admin(
+      'mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, directoryUserId: $u }) { businessIdentity { directoryLinkStatus directoryLinkSource directoryLinkedUserId } } }',
+      {
+        s: integrationId,
+        id: created.id,
+        u: erin.id,
+      },
+    );
+    expect(linked.body.data?.linkBusinessIdentity?.businessIdentity).toEqual({
+      directoryLinkStatus: 'LINKED',
+      directoryLinkSource: 'MANUAL',
+      directoryLinkedUserId: erin.id,
     });
-    expect(linked.body.data?.linkBusinessIdentity?.businessIdentity).toEqual({ directoryLinkStatus: 'LINKED', directoryLinkSource: 'MANUAL', directoryLinkedUserId: erin.id });
 
-    const saved = await api.put(created.id, withUpn(undefined, { externalId: created.externalId, userName: created.userName, name: { givenName: 'Erin', familyName: 'Berg' } }));
+    const saved = await api.put(
+      created.id,
+      withUpn(undefined, {
+        externalId: created.externalId,
+        userName: created.userName,
+        name: { givenName: 'Erin', familyName: 'Berg' },
+      }),
+    );
     expect(link(saved.body)).toEqual({ status: 'linked', source: 'manual', userId: erin.id });
 
-    const asserted = await api.patch(created.id, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'add', path: `${EXT}:directoryUserPrincipalName`, value: 'erin@dev.example.com' }] });
+    const asserted = await api.patch(created.id, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'add', path: `${EXT}:directoryUserPrincipalName`, value: 'erin@dev.example.com' }],
+    });
     expect(link(asserted.body)).toEqual({ status: 'linked', source: 'asserted', userId: erin.id });
     const audit = await services().audit.list(DEV_TENANT_ID, created.id);
     const replaced = audit.find((e) => e.action === 'link.manualReplacedByAsserted');
-    expect(replaced).toMatchObject({ before: { status: 'linked', source: 'manual', userId: erin.id }, after: { status: 'linked', source: 'asserted', userId: erin.id }, actor: { kind: 'app', id: DEV_CLIENTS.scim.clientId } });
+    expect(replaced).toMatchObject({
+      before: { status: 'linked', source: 'manual', userId: erin.id },
+      after: { status: 'linked', source: 'asserted', userId: erin.id },
+      actor: { kind: 'app', id: DEV_CLIENTS.scim.clientId },
+    });
     expect(audit.find((e) => e.action === 'link.manualLinked')).toBeDefined();
   });
 
@@ -121,12 +175,18 @@ describe('directory links (SCIM UPN state machine)', () => {
     const body = withUpn('gus@dev.example.com');
     const created = (await api.create(body)).body;
     expect(link(created)).toEqual({ status: 'linked', source: 'asserted', userId: gus.id });
-    const manual = await admin('mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, directoryUserId: $u }) { businessIdentity { directoryLinkSource directoryLinkedUserId } } }', {
-      s: integrationId,
-      id: created.id,
-      u: hal.id,
+    const manual = await admin(
+      'mutation($s: String!, $id: ID!, $u: String) { linkBusinessIdentity(input: { source: $s, id: $id, directoryUserId: $u }) { businessIdentity { directoryLinkSource directoryLinkedUserId } } }',
+      {
+        s: integrationId,
+        id: created.id,
+        u: hal.id,
+      },
+    );
+    expect(manual.body.data?.linkBusinessIdentity?.businessIdentity).toEqual({
+      directoryLinkSource: 'MANUAL',
+      directoryLinkedUserId: hal.id,
     });
-    expect(manual.body.data?.linkBusinessIdentity?.businessIdentity).toEqual({ directoryLinkSource: 'MANUAL', directoryLinkedUserId: hal.id });
 
     // The connector re-sends the User unchanged (Entra does so on every cycle): the administrator's link stays.
     const identical = await api.put(created.id, body);
@@ -134,7 +194,10 @@ describe('directory links (SCIM UPN state machine)', () => {
     expect(link(identical.body)).toEqual({ status: 'linked', source: 'manual', userId: hal.id });
     const roundTrip = await api.put(created.id, (await api.get(created.id)).body); // read-only link attributes included
     expect(link(roundTrip.body)).toEqual({ status: 'linked', source: 'manual', userId: hal.id });
-    const noOpPatch = await api.patch(created.id, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: `${EXT}:directoryUserPrincipalName`, value: 'gus@dev.example.com' }] });
+    const noOpPatch = await api.patch(created.id, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: `${EXT}:directoryUserPrincipalName`, value: 'gus@dev.example.com' }],
+    });
     expect(link(noOpPatch.body)).toEqual({ status: 'linked', source: 'manual', userId: hal.id });
 
     // A save that changes anything and carries the UPN replaces the manual link with the asserted one.
@@ -146,7 +209,10 @@ describe('directory links (SCIM UPN state machine)', () => {
       after: { status: 'linked', source: 'asserted', userId: gus.id },
     });
     // hal's claim was released with the manual link: another identity can be linked to hal now.
-    expect(link((await api2.create(withUpn('hal@dev.example.com'))).body)).toMatchObject({ status: 'linked', userId: hal.id });
+    expect(link((await api2.create(withUpn('hal@dev.example.com'))).body)).toMatchObject({
+      status: 'linked',
+      userId: hal.id,
+    });
   });
 
   it('DELETE of a User releases its link', async () => {
@@ -160,7 +226,9 @@ describe('directory links (SCIM UPN state machine)', () => {
 
   it('10 identities asserting the same UPN at once: exactly one is linked, the rest conflict', async () => {
     const gina = stack.directory.createUser(DEV_TENANT_ID, 'gina@dev.example.com');
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? api : api2).create(withUpn('gina@dev.example.com'))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? api : api2).create(withUpn('gina@dev.example.com'))),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     const statuses = results.map((r) => link(r.body).status);
     expect(statuses.filter((s) => s === 'linked')).toHaveLength(1);

@@ -3,7 +3,7 @@
  * local engine with a request-unit budget): the shards go a few at a time, each retried after the
  * store's wait, instead of all 64 at once, most of them refused more often than the store client retries.
  */
-import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../lib/devhost/cosmosServer';
+import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../devhost/cosmosServer';
 import { createStore, type Store } from '../../lib/store/store';
 import { ImportManifest, MANIFEST_SHARDS } from '../../lib/imports/manifest';
 

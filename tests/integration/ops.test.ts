@@ -1,7 +1,7 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { runOps } from '../../scripts/ops';
 import { opsTarget } from '../../scripts/opsTarget';
-import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 
 describe('operator commands: tenants and runs', () => {
@@ -12,19 +12,36 @@ describe('operator commands: tenants and runs', () => {
   afterAll(async () => stack?.stop());
 
   it('registers, lists and removes a tenant against the store; a registered tenant is then accepted', async () => {
-    const env = { COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT, COSMOS_KEY: stack.env.COSMOS_KEY, COSMOS_DATABASE: stack.env.COSMOS_DATABASE };
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
     const token = await stack.token(DEV_CLIENTS.otherAdmin);
-    const gql = () => call<{ errors?: Array<{ extensions?: { code?: string } }> }>(`${stack.base}/graphql`, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ scimIntegrations { id } }' }) });
+    const gql = () =>
+      call<{ errors?: Array<{ extensions?: { code?: string } }> }>(`${stack.base}/graphql`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ scimIntegrations { id } }' }),
+      });
     expect((await gql()).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHENTICATED');
 
-    expect(await runOps(['tenant', 'register', UNREGISTERED_TENANT_ID.toUpperCase()], env)).toEqual({ code: 0, out: [`registered ${UNREGISTERED_TENANT_ID}`] });
-    expect((await runOps(['tenant', 'register', UNREGISTERED_TENANT_ID], env)).out).toEqual([`${UNREGISTERED_TENANT_ID} was already registered`]);
+    expect(await runOps(['tenant', 'register', UNREGISTERED_TENANT_ID.toUpperCase()], env)).toEqual({
+      code: 0,
+      out: [`registered ${UNREGISTERED_TENANT_ID}`],
+    });
+    expect((await runOps(['tenant', 'register', UNREGISTERED_TENANT_ID], env)).out).toEqual([
+      `${UNREGISTERED_TENANT_ID} was already registered`,
+    ]);
     const listed = await runOps(['tenant', 'list'], env);
     expect(listed.out.map((l) => l.split('\t')[0])).toEqual([DEV_TENANT_ID, UNREGISTERED_TENANT_ID].sort());
     services().tenants.clearCache();
     expect((await gql()).body.errors).toBeUndefined();
 
-    expect((await runOps(['tenant', 'remove', UNREGISTERED_TENANT_ID], env)).out).toEqual([`removed ${UNREGISTERED_TENANT_ID}`]);
+    expect((await runOps(['tenant', 'remove', UNREGISTERED_TENANT_ID], env)).out).toEqual([
+      `removed ${UNREGISTERED_TENANT_ID}`,
+    ]);
     services().tenants.clearCache();
     expect((await gql()).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHENTICATED');
   });
@@ -34,7 +51,9 @@ describe('operator commands: tenants and runs', () => {
     const listed = await runOps(['tenant', 'list'], { DEV_COSMOS_PORT: port });
     expect(listed.code).toBe(0);
     expect(listed.out.map((l) => l.split('\t')[0])).toContain(DEV_TENANT_ID);
-    expect(listed.notes).toEqual([`No COSMOS_ENDPOINT set: using the local stack of \`npm start\` at http://localhost:${port}`]);
+    expect(listed.notes).toEqual([
+      `No COSMOS_ENDPOINT set: using the local stack of \`npm start\` at http://localhost:${port}`,
+    ]);
   });
 
   it('works with only the local endpoint set (plain http on loopback takes the local key)', async () => {
@@ -55,31 +74,66 @@ describe('operator commands: tenants and runs', () => {
   });
 
   it('reaches an Azure account over https with COSMOS_KEY or, without it, the signed-in identity', () => {
-    expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/' }).store).toEqual({ endpoint: 'https://cosmos-abc.documents.azure.com:443', key: undefined, database: 'business-identities' });
-    expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/', COSMOS_KEY: 'k', COSMOS_DATABASE: 'd' }).store).toEqual({ endpoint: 'https://cosmos-abc.documents.azure.com:443', key: 'k', database: 'd' });
+    expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/' }).store).toEqual({
+      endpoint: 'https://cosmos-abc.documents.azure.com:443',
+      key: undefined,
+      database: 'business-identities',
+    });
+    expect(
+      opsTarget({
+        COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/',
+        COSMOS_KEY: 'k',
+        COSMOS_DATABASE: 'd',
+      }).store,
+    ).toEqual({ endpoint: 'https://cosmos-abc.documents.azure.com:443', key: 'k', database: 'd' });
     expect(opsTarget({ COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/' }).note).toBeUndefined();
   });
 
   it('lists the recent import and association runs of a custom source, newest first', async () => {
-    const env = { COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT, COSMOS_KEY: stack.env.COSMOS_KEY, COSMOS_DATABASE: stack.env.COSMOS_DATABASE };
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
     const token = await stack.token(DEV_CLIENTS.admin);
     const importSet = (identities: unknown[]) =>
       call<{ data?: { importBusinessIdentities: { runId: string } } }>(`${stack.base}/graphql`, {
         method: 'POST',
         token,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { runId } }', variables: { i: { source: 'Ops Source', identities } } }),
+        body: JSON.stringify({
+          query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { runId } }',
+          variables: { i: { source: 'Ops Source', identities } },
+        }),
       });
-    const first = (await importSet([{ externalId: 'O1', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }])).body.data!.importBusinessIdentities.runId;
+    const first = (
+      await importSet([{ externalId: 'O1', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }])
+    ).body.data!.importBusinessIdentities.runId;
     await importSet([{ externalId: 'O1', affiliationType: 'EMPLOYMENT', firstName: '', lastName: 'L' }]);
     const listed = await runOps(['runs', DEV_TENANT_ID.toUpperCase(), 'Ops Source'], env);
     expect(listed.code).toBe(0);
     expect(listed.out).toHaveLength(2);
-    expect(listed.out[0]).toMatch(new RegExp(`^\\S+\\timport\\trejected\\t${DEV_CLIENTS.admin.clientId}\\t\\S+\\t\\S+\\tsubmitted=1\\t-\\tBAD_USER_INPUT: `));
-    expect(listed.out[1]).toMatch(new RegExp(`^${first.replace(/[.]/g, '\\.')}\\timport\\tcompleted\\t.*\\tcreated=1 updated=0 deleted=0 unchanged=0$`));
+    expect(listed.out[0]).toMatch(
+      new RegExp(
+        `^\\S+\\timport\\trejected\\t${DEV_CLIENTS.admin.clientId}\\t\\S+\\t\\S+\\tsubmitted=1\\t-\\tBAD_USER_INPUT: `,
+      ),
+    );
+    expect(listed.out[1]).toMatch(
+      new RegExp(
+        `^${first.replace(/[.]/g, '\\.')}\\timport\\tcompleted\\t.*\\tcreated=1 updated=0 deleted=0 unchanged=0$`,
+      ),
+    );
     expect((await runOps(['runs', DEV_TENANT_ID, 'Ops Source', '1'], env)).out).toHaveLength(1);
-    expect((await runOps(['runs', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual(['no runs of that source in the last 90 days']);
-    for (const argv of [['runs', 'x', 'S'], ['runs', DEV_TENANT_ID, 'manual'], ['runs', DEV_TENANT_ID], ['runs', DEV_TENANT_ID, 'S', '0'], ['runs', DEV_TENANT_ID, 'S', '101']]) {
+    expect((await runOps(['runs', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual([
+      'no runs of that source in the last 90 days',
+    ]);
+    for (const argv of [
+      ['runs', 'x', 'S'],
+      ['runs', DEV_TENANT_ID, 'manual'],
+      ['runs', DEV_TENANT_ID],
+      ['runs', DEV_TENANT_ID, 'S', '0'],
+      ['runs', DEV_TENANT_ID, 'S', '101'],
+    ]) {
       expect((await runOps(argv, env)).code).toBe(2);
     }
   });

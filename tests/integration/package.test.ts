@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildApp, zipApp } from '../../scripts/package';
 import { readZip } from '../../scripts/zip';
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 import { userBody } from '../support/scim';
 
 describe('production package', () => {
@@ -34,17 +34,35 @@ describe('production package', () => {
     };
     expect(host.extensions.http.routePrefix).toBe('');
     // Requests and exceptions are never sampled out of Application Insights.
-    expect(host.logging.applicationInsights.samplingSettings.excludedTypes.split(';').sort()).toEqual(['Exception', 'Request']);
+    expect(host.logging.applicationInsights.samplingSettings.excludedTypes.split(';').sort()).toEqual([
+      'Exception',
+      'Request',
+    ]);
     expect(JSON.parse(fs.readFileSync(path.join(extracted, 'package.json'), 'utf8')).main).toBe('index.js');
 
     stack = await startTestStack({ functions: { dir: extracted, extension: '.js' } });
     expect(stack.host.functions.http.sort()).toEqual(
-      ['graphql', 'scimFallback', 'scimResourceTypes', 'scimSchemas', 'scimServiceProviderConfig', 'scimUsersCreate', 'scimUsersDelete', 'scimUsersGet', 'scimUsersList', 'scimUsersPatch', 'scimUsersReplace'].sort(),
+      [
+        'graphql',
+        'scimFallback',
+        'scimResourceTypes',
+        'scimSchemas',
+        'scimServiceProviderConfig',
+        'scimUsersCreate',
+        'scimUsersDelete',
+        'scimUsersGet',
+        'scimUsersList',
+        'scimUsersPatch',
+        'scimUsersReplace',
+      ].sort(),
     );
     expect(stack.host.functions.timers.sort()).toEqual(['resolvePendingLinks', 'retention']);
     const token = await stack.token(DEV_CLIENTS.scim);
     // The catch-all is part of the bundle, so unknown SCIM paths are SCIM Errors in Azure too.
-    expect((await call(`${stack.base}/scim/v2/Groups`, { token })).body).toMatchObject({ status: '404', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] });
+    expect((await call(`${stack.base}/scim/v2/Groups`, { token })).body).toMatchObject({
+      status: '404',
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    });
     const created = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token, json: userBody() });
     expect(created.status).toBe(201);
     const graphql = await call<{ data: { scimIntegrations: unknown[] } }>(`${stack.base}/graphql`, {

@@ -1,5 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
-import { DEV_CLIENTS, DEV_TENANT_ID } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
@@ -23,12 +23,22 @@ describe('a SCIM page without a cursor pays for the ids it reads', () => {
         tenantId: DEV_TENANT_ID,
         sourceKind: 'scim',
         sourceKey: integration.id,
-        attributes: { externalId: `jump-${i}`, userName: `jump.${i}@example.com`, givenName: 'Jump', familyName: `Person${i}`, active: true, affiliationType: 'employment', personalNumbers: [], identityDocumentReferences: [] },
+        attributes: {
+          externalId: `jump-${i}`,
+          userName: `jump.${i}@example.com`,
+          givenName: 'Jump',
+          familyName: `Person${i}`,
+          active: true,
+          affiliationType: 'employment',
+          personalNumbers: [],
+          identityDocumentReferences: [],
+        },
         now,
       }),
     );
     const items = services().store.collection<IdentityDoc>('identities');
-    for (let i = 0; i < docs.length; i += 100) expect(await items.batchCreate(pk, docs.slice(i, i + 100))).not.toContain('conflict');
+    for (let i = 0; i < docs.length; i += 100)
+      expect(await items.batchCreate(pk, docs.slice(i, i + 100))).not.toContain('conflict');
 
     const token = await stack.token(DEV_CLIENTS.scim);
     // The bucket holds 2 (twice the rate): this request takes one, and its jump reads 3,399 ids.

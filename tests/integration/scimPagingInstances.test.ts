@@ -7,7 +7,7 @@
 import { startTestStack, type TestStack } from '../support/stack';
 import { scim, userBody } from '../support/scim';
 import { startSecondInstance, type SecondInstance } from '../support/secondInstance';
-import { DEV_CLIENTS, type DevClient } from '../../lib/devhost/devData';
+import { DEV_CLIENTS, type DevClient } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { partitionKey } from '../../lib/identities/model';
 import { PAGE_CURSOR_TTL_SECONDS, PageCursors, pageCursorPartition } from '../../lib/scim/pageCursors';
@@ -90,7 +90,7 @@ describe('SCIM paging across instances', () => {
     expect(stable.filter((id) => !seen.includes(id))).toEqual([]);
   });
 
-  it('two readers of one list: the later reader\'s page 1 does not move the earlier reader past Users it has not seen', async () => {
+  it("two readers of one list: the later reader's page 1 does not move the earlier reader past Users it has not seen", async () => {
     const { a, b } = await apis(DEV_CLIENTS.scim);
     const since = new Date(Date.now() - 1000).toISOString();
     const created = await createUsers(a, 30);
@@ -139,7 +139,9 @@ describe('SCIM paging across instances', () => {
     expect(await cursors.find(scopeX, 'same filter and startIndex')).toBe('id-of-x');
     expect(await cursors.find(scopeY, 'same filter and startIndex')).toBeUndefined();
 
-    const links = services().store.collection<{ id: string; pk: string; scope: string; after: string; ttl: number }>('links');
+    const links = services().store.collection<{ id: string; pk: string; scope: string; after: string; ttl: number }>(
+      'links',
+    );
     const [xDoc] = (await links.queryPartitionPage(pageCursorPartition(scopeX), 'SELECT *', '')).items;
     expect(xDoc).toMatchObject({ scope: scopeX, after: 'id-of-x', ttl: PAGE_CURSOR_TTL_SECONDS });
     expect(PAGE_CURSOR_TTL_SECONDS).toBe(600);
@@ -155,12 +157,25 @@ describe('SCIM paging across instances', () => {
     const marker = '2001-02-03T04:05:06.789Z';
     const res = await a.list(`?startIndex=1&count=2&filter=${encodeURIComponent(`meta.lastModified gt "${marker}"`)}`);
     expect(res.status).toBe(200);
-    const integration = (await services().integrations.findByClientId(DEV_CLIENTS.scim2.tenantId, DEV_CLIENTS.scim2.clientId))!;
+    const integration = (await services().integrations.findByClientId(
+      DEV_CLIENTS.scim2.tenantId,
+      DEV_CLIENTS.scim2.clientId,
+    ))!;
     const links = services().store.collection<{ id: string; pk: string }>('links');
-    const docs = (await links.queryPartitionPage(pageCursorPartition(partitionKey(DEV_CLIENTS.scim2.tenantId, integration.id)), 'SELECT *', '')).items;
+    const docs = (
+      await links.queryPartitionPage(
+        pageCursorPartition(partitionKey(DEV_CLIENTS.scim2.tenantId, integration.id)),
+        'SELECT *',
+        '',
+      )
+    ).items;
     expect(docs.length).toBeGreaterThan(0);
     for (const doc of docs) {
-      expect(Object.keys(doc).filter((k) => !k.startsWith('_')).sort()).toEqual(['after', 'id', 'pk', 'scope', 'ttl']);
+      expect(
+        Object.keys(doc)
+          .filter((k) => !k.startsWith('_'))
+          .sort(),
+      ).toEqual(['after', 'id', 'pk', 'scope', 'ttl']);
       expect(JSON.stringify(doc)).not.toMatch(/2001-02-03|04:05:06|lastModified/);
     }
   });

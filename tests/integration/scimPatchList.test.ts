@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, expectScimError, scim, userBody, type ScimUser } from '../support/scim';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
 const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const patchOf = (...Operations: unknown[]) => ({ schemas: [PATCH], Operations });
@@ -43,20 +43,54 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
 
     it('value-path PATCH on personal numbers and documents: add creates, replace changes, remove deletes', async () => {
       const user = (await api.create(userBody())).body;
-      const add = await api.patch(user.id, patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '010190-1234' }));
+      const add = await api.patch(
+        user.id,
+        patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '010190-1234' }),
+      );
       expect(add.body[EXT]?.personalNumbers).toEqual([{ type: 'DkCpr', value: '0101901234' }]);
-      const doc = await api.patch(user.id, patchOf({ op: 'replace', path: 'identityDocumentReferences[type eq "Passport" and issuingCountry eq "DK"].documentNumber', value: 'P1' }));
-      expect(doc.body[EXT]?.identityDocumentReferences).toEqual([{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }]);
-      const changed = await api.patch(user.id, patchOf({ op: 'Replace', path: `${EXT}:identityDocumentReferences[type eq "passport"].documentNumber`, value: 'P2' }));
-      expect(changed.body[EXT]?.identityDocumentReferences).toEqual([{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P2' }]);
-      const removed = await api.patch(user.id, patchOf({ op: 'remove', path: `${EXT}:personalNumbers[type eq "DkCpr"]` }));
+      const doc = await api.patch(
+        user.id,
+        patchOf({
+          op: 'replace',
+          path: 'identityDocumentReferences[type eq "Passport" and issuingCountry eq "DK"].documentNumber',
+          value: 'P1',
+        }),
+      );
+      expect(doc.body[EXT]?.identityDocumentReferences).toEqual([
+        { type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' },
+      ]);
+      const changed = await api.patch(
+        user.id,
+        patchOf({
+          op: 'Replace',
+          path: `${EXT}:identityDocumentReferences[type eq "passport"].documentNumber`,
+          value: 'P2',
+        }),
+      );
+      expect(changed.body[EXT]?.identityDocumentReferences).toEqual([
+        { type: 'Passport', issuingCountry: 'DK', documentNumber: 'P2' },
+      ]);
+      const removed = await api.patch(
+        user.id,
+        patchOf({ op: 'remove', path: `${EXT}:personalNumbers[type eq "DkCpr"]` }),
+      );
       expect(removed.body[EXT]).not.toHaveProperty('personalNumbers');
       expect(removed.headers.get('etag')).toBe('W/"5"');
     });
 
     it('rejects a PATCH whose result is invalid as a whole (nothing applied)', async () => {
       const user = (await api.create(userBody())).body;
-      const res = await api.patch(user.id, patchOf({ op: 'replace', path: 'name.givenName', value: 'Changed' }, { op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport"].documentNumber`, value: 'DOC-SECRET-9' }));
+      const res = await api.patch(
+        user.id,
+        patchOf(
+          { op: 'replace', path: 'name.givenName', value: 'Changed' },
+          {
+            op: 'add',
+            path: `${EXT}:identityDocumentReferences[type eq "Passport"].documentNumber`,
+            value: 'DOC-SECRET-9',
+          },
+        ),
+      );
       expectScimError(res, 400, 'invalidValue', 'DOC-SECRET-9');
       expect((await api.get(user.id)).body.name.givenName).toBe('Anna');
     });
@@ -72,7 +106,10 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
 
     it('PUT with active:false deactivates', async () => {
       const user = (await api.create(userBody())).body;
-      const res = await api.put(user.id, userBody({ externalId: user.externalId, userName: user.userName, active: false }));
+      const res = await api.put(
+        user.id,
+        userBody({ externalId: user.externalId, userName: user.userName, active: false }),
+      );
       expect(res.body.active).toBe(false);
     });
   });
@@ -84,12 +121,20 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
     });
 
     it.each([
-      ['a read-only attribute', patchOf({ op: 'replace', path: `${EXT}:directoryLinkStatus`, value: 'linked' }), 'mutability'],
+      [
+        'a read-only attribute',
+        patchOf({ op: 'replace', path: `${EXT}:directoryLinkStatus`, value: 'linked' }),
+        'mutability',
+      ],
       ['id', patchOf({ op: 'replace', path: 'id', value: 'x' }), 'mutability'],
       ['meta in a no-path value', patchOf({ op: 'replace', value: { meta: { version: 'W/"1"' } } }), 'mutability'],
       ['an unknown op', patchOf({ op: 'merge', path: 'active', value: true }), 'invalidSyntax'],
       ['an unknown extension attribute', patchOf({ op: 'add', path: `${EXT}:cprNumber`, value: 'x' }), 'invalidSyntax'],
-      ['a malformed path', patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr".value`, value: 'x' }), 'invalidPath'],
+      [
+        'a malformed path',
+        patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr".value`, value: 'x' }),
+        'invalidPath',
+      ],
       ['remove without path', patchOf({ op: 'remove' }), 'noTarget'],
       ['no Operations', { schemas: [PATCH] }, 'invalidSyntax'],
     ])('400 for %s', async (_what, body, scimType) => {
@@ -102,8 +147,16 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
 
     it('If-Match: 412 on mismatch; a no-op PATCH writes nothing and keeps version and lastModified', async () => {
       const current = (await api.get(user.id)).body;
-      expectScimError(await api.patch(user.id, patchOf({ op: 'replace', path: 'active', value: false }), { 'if-match': 'W/"999"' }), 412, undefined);
-      const same = await api.patch(user.id, patchOf({ op: 'replace', path: 'name.givenName', value: current.name.givenName }), { 'if-match': current.meta.version });
+      expectScimError(
+        await api.patch(user.id, patchOf({ op: 'replace', path: 'active', value: false }), { 'if-match': 'W/"999"' }),
+        412,
+        undefined,
+      );
+      const same = await api.patch(
+        user.id,
+        patchOf({ op: 'replace', path: 'name.givenName', value: current.name.givenName }),
+        { 'if-match': current.meta.version },
+      );
       expect(same.status).toBe(200);
       expect(same.body.meta.version).toBe(current.meta.version);
       expect(same.body.meta.lastModified).toBe(current.meta.lastModified);
@@ -112,16 +165,43 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
 
   it('20 concurrent PATCHes of different attributes without If-Match all survive', async () => {
     const user = (await api.create(userBody())).body;
-    const countries = ['DK', 'SE', 'NO', 'FI', 'DE', 'NL', 'FR', 'ES', 'IT', 'PL', 'GB', 'IE', 'US', 'CA', 'AU', 'NZ', 'JP', 'BR'];
+    const countries = [
+      'DK',
+      'SE',
+      'NO',
+      'FI',
+      'DE',
+      'NL',
+      'FR',
+      'ES',
+      'IT',
+      'PL',
+      'GB',
+      'IE',
+      'US',
+      'CA',
+      'AU',
+      'NZ',
+      'JP',
+      'BR',
+    ];
     const ops = [
-      ...countries.map((c) => patchOf({ op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "${c}"].documentNumber`, value: `N-${c}` })),
+      ...countries.map((c) =>
+        patchOf({
+          op: 'add',
+          path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "${c}"].documentNumber`,
+          value: `N-${c}`,
+        }),
+      ),
       patchOf({ op: 'replace', path: 'name.familyName', value: 'Concurrent' }),
       patchOf({ op: 'replace', path: `${EXT}:personalEmail`, value: 'c@private.example' }),
     ];
     const results = await Promise.all(ops.map((body) => api.patch(user.id, body)));
     expect(results.map((r) => r.status)).toEqual(ops.map(() => 200));
     const final = (await api.get(user.id)).body;
-    expect((final[EXT]?.identityDocumentReferences as Array<{ issuingCountry: string }>).map((d) => d.issuingCountry).sort()).toEqual([...countries].sort());
+    expect(
+      (final[EXT]?.identityDocumentReferences as Array<{ issuingCountry: string }>).map((d) => d.issuingCountry).sort(),
+    ).toEqual([...countries].sort());
     expect(final.name.familyName).toBe('Concurrent');
     expect(final[EXT]?.personalEmail).toBe('c@private.example');
     expect(final.meta.version).toBe(`W/"${1 + ops.length}"`);
@@ -136,9 +216,13 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
       expect((await api.list(q(`externalId eq "${user.externalId.toLowerCase()}"`))).body.totalResults).toBe(0);
       const since = await api.list(q(`meta.lastModified gt "${before}"`));
       expect(since.body.Resources.map((r) => r.id)).toContain(user.id);
-      const window = await api.list(q(`meta.lastModified ge "${before}" and meta.lastModified le "${user.meta.lastModified}"`));
+      const window = await api.list(
+        q(`meta.lastModified ge "${before}" and meta.lastModified le "${user.meta.lastModified}"`),
+      );
       expect(window.body.Resources.map((r) => r.id)).toContain(user.id);
-      expect((await api.list(q(`meta.lastModified gt "${user.meta.lastModified}"`))).body.Resources.map((r) => r.id)).not.toContain(user.id);
+      expect(
+        (await api.list(q(`meta.lastModified gt "${user.meta.lastModified}"`))).body.Resources.map((r) => r.id),
+      ).not.toContain(user.id);
     });
 
     it.each([
@@ -211,7 +295,9 @@ describe('SCIM PATCH, list, filters, paging and entity tags', () => {
     const limited = await startTestStack({ env: { SCIM_RATE_LIMIT_PER_SECOND: '2' } });
     try {
       const token = await limited.token(DEV_CLIENTS.scim);
-      const results = await Promise.all(Array.from({ length: 10 }, () => call(`${limited.base}/scim/v2/Users?count=0`, { token })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => call(`${limited.base}/scim/v2/Users?count=0`, { token })),
+      );
       const throttled = results.filter((r) => r.status === 429);
       expect(throttled.length).toBeGreaterThan(0);
       expect(Number(throttled[0]?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { CORE, EXT, expectScimError, scim, userBody } from '../support/scim';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
 /** SCIM protocol edges as third-party conformance checkers and client libraries exercise them. */
 describe('SCIM protocol edges', () => {
@@ -58,8 +58,13 @@ describe('SCIM protocol edges', () => {
     expect(same.status).toBe(304);
     expect(same.text).toBe('');
     expect(same.headers.get('etag')).toBe(tag);
-    expect((await call(url(`/Users/${created.body.id}`), { token, headers: { 'if-none-match': '"1", W/"7"' } })).status).toBe(304);
-    await api.patch(created.body.id, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] });
+    expect(
+      (await call(url(`/Users/${created.body.id}`), { token, headers: { 'if-none-match': '"1", W/"7"' } })).status,
+    ).toBe(304);
+    await api.patch(created.body.id, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
     const changed = await call(url(`/Users/${created.body.id}`), { token, headers: { 'if-none-match': tag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).toBe('W/"2"');
@@ -74,7 +79,10 @@ describe('SCIM protocol edges', () => {
     const inner = { schemas: [EXT], affiliationType: 'employment', personalEmail: 'a@private.example' };
     const created = await api.create(userBody({ [EXT]: inner }));
     expect(created.status).toBe(201);
-    const put = await api.put(created.body.id, { ...userBody({ externalId: created.body.externalId, userName: created.body.userName }), [EXT]: { ...inner, affiliationType: 'other' } });
+    const put = await api.put(created.body.id, {
+      ...userBody({ externalId: created.body.externalId, userName: created.body.userName }),
+      [EXT]: { ...inner, affiliationType: 'other' },
+    });
     expect(put.status).toBe(200);
     expect(put.body[EXT]?.affiliationType).toBe('other');
     const patched = await api.patch(created.body.id, {
@@ -119,7 +127,9 @@ describe('SCIM protocol edges', () => {
   });
 
   it('schemas with other URNs besides the two, in any case, are accepted', async () => {
-    const res = await api.create(userBody({ schemas: [CORE.toUpperCase(), EXT, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'] }));
+    const res = await api.create(
+      userBody({ schemas: [CORE.toUpperCase(), EXT, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'] }),
+    );
     expect(res.status).toBe(201);
   });
 });

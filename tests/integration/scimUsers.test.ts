@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, expectScimError, scim, userBody } from '../support/scim';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 
 describe('SCIM Users: create, read, replace, delete', () => {
@@ -17,15 +17,18 @@ describe('SCIM Users: create, read, replace, delete', () => {
 
   it('creates a User: 201, Location, ETag, meta, normalised values', async () => {
     const res = await api.create(
-      userBody({}, {
-        affiliationType: 'EMPLOYMENT',
-        birthDate: '1990-02-28',
-        nationality: 'dk',
-        personalEmail: 'anna@private.example',
-        personalPhone: '+4512345678',
-        personalNumbers: [{ type: 'DkCpr', value: '280290-1234' }],
-        identityDocumentReferences: [{ type: 'passport', issuingCountry: 'DK', documentNumber: 'P1234567' }],
-      }),
+      userBody(
+        {},
+        {
+          affiliationType: 'EMPLOYMENT',
+          birthDate: '1990-02-28',
+          nationality: 'dk',
+          personalEmail: 'anna@private.example',
+          personalPhone: '+4512345678',
+          personalNumbers: [{ type: 'DkCpr', value: '280290-1234' }],
+          identityDocumentReferences: [{ type: 'passport', issuingCountry: 'DK', documentNumber: 'P1234567' }],
+        },
+      ),
     );
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toBe('application/scim+json; charset=utf-8');
@@ -90,11 +93,30 @@ describe('SCIM Users: create, read, replace, delete', () => {
     ['email', { personalEmail: 'x@@distinct' }, 'distinct'],
     ['email length', { personalEmail: `${'a'.repeat(200)}@x.example` }, 'aaaaaaaaaa'],
     ['nationality', { nationality: 'QQ' }, '"QQ"'],
-    ['issuing country', { identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'ZZ', documentNumber: 'DOC-SECRET-1' }] }, 'DOC-SECRET-1'],
+    [
+      'issuing country',
+      { identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'ZZ', documentNumber: 'DOC-SECRET-1' }] },
+      'DOC-SECRET-1',
+    ],
     ['document number', { identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK' }] }, 'Passport"'],
-    ['document type', { identityDocumentReferences: [{ type: 'DriversLicence', issuingCountry: 'DK', documentNumber: 'DOC-SECRET-2' }] }, 'DOC-SECRET-2'],
+    [
+      'document type',
+      {
+        identityDocumentReferences: [{ type: 'DriversLicence', issuingCountry: 'DK', documentNumber: 'DOC-SECRET-2' }],
+      },
+      'DOC-SECRET-2',
+    ],
     ['affiliation', { affiliationType: 'contractor-secret' }, 'contractor-secret'],
-    ['two numbers of one type', { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }, { type: 'DkCpr', value: '0202901234' }] }, '0202901234'],
+    [
+      'two numbers of one type',
+      {
+        personalNumbers: [
+          { type: 'DkCpr', value: '0101901234' },
+          { type: 'DkCpr', value: '0202901234' },
+        ],
+      },
+      '0202901234',
+    ],
   ])('400 invalidValue for a bad %s, without the value in the response', async (_what, ext, secret) => {
     const res = await api.create(userBody({}, ext));
     expectScimError(res, 400, 'invalidValue', secret);
@@ -111,20 +133,35 @@ describe('SCIM Users: create, read, replace, delete', () => {
     const unknown = await api.create(userBody({}, { affiliatonType: 'employment-secret' }));
     expectScimError(unknown, 400, 'invalidSyntax', 'employment-secret');
     expect(unknown.body.detail).toContain('affiliatonType');
-    const notJson = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token: await stack.token(), body: '{"userName": "secret-json', headers: { 'content-type': 'application/scim+json' } });
+    const notJson = await call(`${stack.base}/scim/v2/Users`, {
+      method: 'POST',
+      token: await stack.token(),
+      body: '{"userName": "secret-json',
+      headers: { 'content-type': 'application/scim+json' },
+    });
     expectScimError(notJson, 400, 'invalidSyntax', 'secret-json');
     expectScimError(await api.create(['not', 'an', 'object']), 400, 'invalidSyntax');
   });
 
   it('415 for a media type other than SCIM or JSON', async () => {
-    const res = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token: await stack.token(), body: 'userName=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await call(`${stack.base}/scim/v2/Users`, {
+      method: 'POST',
+      token: await stack.token(),
+      body: 'userName=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectScimError(res, 415, undefined);
   });
 
   it('409 uniqueness for the same externalId (case-sensitive) or userName (case-insensitive)', async () => {
     const first = userBody();
     expect((await api.create(first)).status).toBe(201);
-    expectScimError(await api.create(userBody({ externalId: first.externalId })), 409, 'uniqueness', String(first.externalId));
+    expectScimError(
+      await api.create(userBody({ externalId: first.externalId })),
+      409,
+      'uniqueness',
+      String(first.externalId),
+    );
     expectScimError(await api.create(userBody({ userName: String(first.userName).toUpperCase() })), 409, 'uniqueness');
     expect((await api.create(userBody({ externalId: String(first.externalId).toLowerCase() }))).status).toBe(201);
   });
@@ -135,7 +172,11 @@ describe('SCIM Users: create, read, replace, delete', () => {
     const before = storeCounters();
     expect((await api.create(userBody())).status).toBe(201);
     const cost = diffCounters(storeCounters(), before);
-    expect({ queries: cost.queries, writes: cost.writes, identityWrites: cost.identityWrites }).toEqual({ queries: 0, writes: 1, identityWrites: 1 });
+    expect({ queries: cost.queries, writes: cost.writes, identityWrites: cost.identityWrites }).toEqual({
+      queries: 0,
+      writes: 1,
+      identityWrites: 1,
+    });
     const byExternalId = await api.create(userBody({ externalId: first.externalId }));
     expectScimError(byExternalId, 409, 'uniqueness', String(first.externalId));
     expect(byExternalId.body.detail).toMatch(/same externalId$/);
@@ -158,7 +199,15 @@ describe('SCIM Users: create, read, replace, delete', () => {
     const body = userBody();
     const mine = await api.create(body);
     const id = mine.body.id;
-    const notFound = [await other.get(id), await other.put(id, userBody()), await other.patch(id, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] }), await other.delete(id)];
+    const notFound = [
+      await other.get(id),
+      await other.put(id, userBody()),
+      await other.patch(id, {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      }),
+      await other.delete(id),
+    ];
     for (const r of notFound) expectScimError(r, 404, undefined, id);
     expect((await other.create(body)).status).toBe(201);
     const unknown = await api.get('00000000-0000-7000-8000-000000000000');
@@ -167,19 +216,30 @@ describe('SCIM Users: create, read, replace, delete', () => {
   });
 
   it('honours attributes and excludedAttributes', async () => {
-    const created = (await api.create(userBody({}, { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] }))).body;
+    const created = (await api.create(userBody({}, { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] })))
+      .body;
     const only = await api.get(created.id, '?attributes=userName,name.familyName');
     expect(Object.keys(only.body).sort()).toEqual(['id', 'name', 'schemas', 'userName']);
     expect(only.body.name).toEqual({ familyName: 'Berg' });
-    const without = await api.get(created.id, `?excludedAttributes=${encodeURIComponent(`${EXT}:personalNumbers`)},meta`);
+    const without = await api.get(
+      created.id,
+      `?excludedAttributes=${encodeURIComponent(`${EXT}:personalNumbers`)},meta`,
+    );
     expect(without.body.meta).toBeUndefined();
     expect(without.body[EXT]).not.toHaveProperty('personalNumbers');
     expect(without.body[EXT]).toHaveProperty('affiliationType');
   });
 
   it('PUT replaces: attributes not sent are cleared, read-only ones ignored, version moves', async () => {
-    const created = (await api.create(userBody({}, { personalEmail: 'p@private.example', personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] }))).body;
-    const replacement = userBody({ externalId: created.externalId, userName: created.userName, id: 'ignored', meta: { version: 'W/"99"' } }, { affiliationType: 'other', directoryLinkStatus: 'linked' });
+    const created = (
+      await api.create(
+        userBody({}, { personalEmail: 'p@private.example', personalNumbers: [{ type: 'DkCpr', value: '0101901234' }] }),
+      )
+    ).body;
+    const replacement = userBody(
+      { externalId: created.externalId, userName: created.userName, id: 'ignored', meta: { version: 'W/"99"' } },
+      { affiliationType: 'other', directoryLinkStatus: 'linked' },
+    );
     const res = await api.put(created.id, replacement);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(created.id);
@@ -193,11 +253,23 @@ describe('SCIM Users: create, read, replace, delete', () => {
   it('PUT to a userName of another User is 409; If-Match mismatch is 412, the current tag and * pass', async () => {
     const a = (await api.create(userBody())).body;
     const b = (await api.create(userBody())).body;
-    expectScimError(await api.put(b.id, userBody({ externalId: b.externalId, userName: a.userName })), 409, 'uniqueness');
-    expectScimError(await api.put(b.id, userBody({ externalId: b.externalId, userName: b.userName }), { 'if-match': 'W/"7"' }), 412, undefined);
-    const ok = await api.put(b.id, userBody({ externalId: b.externalId, userName: b.userName, active: false }), { 'if-match': 'W/"1"' });
+    expectScimError(
+      await api.put(b.id, userBody({ externalId: b.externalId, userName: a.userName })),
+      409,
+      'uniqueness',
+    );
+    expectScimError(
+      await api.put(b.id, userBody({ externalId: b.externalId, userName: b.userName }), { 'if-match': 'W/"7"' }),
+      412,
+      undefined,
+    );
+    const ok = await api.put(b.id, userBody({ externalId: b.externalId, userName: b.userName, active: false }), {
+      'if-match': 'W/"1"',
+    });
     expect(ok.status).toBe(200);
-    expect((await api.put(b.id, userBody({ externalId: b.externalId, userName: b.userName }), { 'if-match': '*' })).status).toBe(200);
+    expect(
+      (await api.put(b.id, userBody({ externalId: b.externalId, userName: b.userName }), { 'if-match': '*' })).status,
+    ).toBe(200);
   });
 
   it('DELETE answers 204 without body; the User is gone and can be created again with a new id', async () => {
@@ -217,7 +289,10 @@ describe('SCIM Users: create, read, replace, delete', () => {
   it('an inactive User can be created, and reactivated', async () => {
     const created = (await api.create(userBody({ active: false }))).body;
     expect(created.active).toBe(false);
-    const back = await api.put(created.id, userBody({ externalId: created.externalId, userName: created.userName, active: true }));
+    const back = await api.put(
+      created.id,
+      userBody({ externalId: created.externalId, userName: created.userName, active: true }),
+    );
     expect(back.body.active).toBe(true);
   });
 });
@@ -231,7 +306,11 @@ describe('retention of sensitive data of inactive identities', () => {
 
   it('the retention timer deletes personal numbers and document references of inactive Users only', async () => {
     const api = scim(stack, await stack.token(DEV_CLIENTS.scim));
-    const sensitive = { personalNumbers: [{ type: 'DkCpr', value: '0101901234' }], identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P7' }], personalEmail: 'kept@private.example' };
+    const sensitive = {
+      personalNumbers: [{ type: 'DkCpr', value: '0101901234' }],
+      identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P7' }],
+      personalEmail: 'kept@private.example',
+    };
     const inactive = (await api.create(userBody({ active: false }, sensitive))).body;
     const active = (await api.create(userBody({}, sensitive))).body;
     expect((await call(`${stack.base}/admin/functions/retention`, { method: 'POST' })).status).toBe(202);
@@ -240,7 +319,10 @@ describe('retention of sensitive data of inactive identities', () => {
     expect(after[EXT]).toMatchObject({ personalEmail: 'kept@private.example', affiliationType: 'employment' });
     expect(after[EXT]).not.toHaveProperty('identityDocumentReferences');
     expect(after.name).toEqual(inactive.name);
-    expect((await api.get(active.id)).body[EXT]).toMatchObject({ personalNumbers: [{ type: 'DkCpr', value: '0101901234' }], identityDocumentReferences: [{ documentNumber: 'P7' }] });
+    expect((await api.get(active.id)).body[EXT]).toMatchObject({
+      personalNumbers: [{ type: 'DkCpr', value: '0101901234' }],
+      identityDocumentReferences: [{ documentNumber: 'P7' }],
+    });
   });
 });
 

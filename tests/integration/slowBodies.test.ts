@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { startTestStack, type TestStack } from '../support/stack';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import { DEV_CLIENTS } from '../../devhost/devData';
 import { BODY_GRACE_MS } from '../../lib/http/request';
 
 interface Trickled {
@@ -27,7 +27,9 @@ function trickle(url: string, headers: Record<string, string>, first: string, gi
     const req = httpRequest(url, { method: 'POST', agent: false, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started }));
+      res.on('end', () =>
+        finish({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started }),
+      );
       res.on('error', () => undefined);
     });
     req.on('error', () => undefined);
@@ -49,27 +51,56 @@ describe('a caller that trickles its body', () => {
     const admin = `Bearer ${await stack.token(DEV_CLIENTS.admin)}`;
     const giveUp = BODY_GRACE_MS + 15_000;
     const [scimDeclared, scimChunked, graphqlDeclared, graphqlChunked] = await Promise.all([
-      trickle(`${stack.base}/scim/v2/Users`, { authorization: scim, 'content-type': 'application/scim+json', 'content-length': '4000' }, '{"schemas":', giveUp),
-      trickle(`${stack.base}/scim/v2/Users`, { authorization: scim, 'content-type': 'application/scim+json' }, '{"schemas":', giveUp),
-      trickle(`${stack.base}/graphql`, { authorization: admin, 'content-type': 'application/json', 'content-length': '900000' }, '{"query":"{ scimIntegrations { id } }"', giveUp),
-      trickle(`${stack.base}/graphql`, { authorization: admin, 'content-type': 'application/json' }, '{"query":"{ scimIntegrations { id } }"', giveUp),
+      trickle(
+        `${stack.base}/scim/v2/Users`,
+        { authorization: scim, 'content-type': 'application/scim+json', 'content-length': '4000' },
+        '{"schemas":',
+        giveUp,
+      ),
+      trickle(
+        `${stack.base}/scim/v2/Users`,
+        { authorization: scim, 'content-type': 'application/scim+json' },
+        '{"schemas":',
+        giveUp,
+      ),
+      trickle(
+        `${stack.base}/graphql`,
+        { authorization: admin, 'content-type': 'application/json', 'content-length': '900000' },
+        '{"query":"{ scimIntegrations { id } }"',
+        giveUp,
+      ),
+      trickle(
+        `${stack.base}/graphql`,
+        { authorization: admin, 'content-type': 'application/json' },
+        '{"query":"{ scimIntegrations { id } }"',
+        giveUp,
+      ),
     ]);
     for (const answer of [scimDeclared, scimChunked, graphqlDeclared, graphqlChunked]) {
       expect(answer.status).toBe(408);
       expect(answer.ms).toBeGreaterThanOrEqual(BODY_GRACE_MS - 500);
     }
     expect(JSON.parse(scimDeclared.text)).toMatchObject({ status: '408', detail: expect.stringMatching(/too slowly/) });
-    expect((JSON.parse(graphqlChunked.text) as { errors: Array<{ extensions: { code: string } }> }).errors[0]?.extensions.code).toBe('REQUEST_TIMEOUT');
+    expect(
+      (JSON.parse(graphqlChunked.text) as { errors: Array<{ extensions: { code: string } }> }).errors[0]?.extensions
+        .code,
+    ).toBe('REQUEST_TIMEOUT');
   });
 
   it('a Content-Length below what is sent: 400, and the excess is not taken as a body nor repeated', async () => {
     const token = await stack.token(DEV_CLIENTS.scim);
-    const body = JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'short.length@example.com', externalId: 'short-length' });
+    const body = JSON.stringify({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'short.length@example.com',
+      externalId: 'short-length',
+    });
     // A raw socket: node:http's client refuses to send more than the Content-Length it declared.
     const { hostname: host, port } = new URL(stack.host.url);
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect({ host, port: Number(port) }, () => {
-        socket.write(`POST /scim/v2/Users HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${token}\r\ncontent-type: application/scim+json\r\ncontent-length: 12\r\nconnection: close\r\n\r\n${body}`);
+        socket.write(
+          `POST /scim/v2/Users HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${token}\r\ncontent-type: application/scim+json\r\ncontent-length: 12\r\nconnection: close\r\n\r\n${body}`,
+        );
       });
       const chunks: Buffer[] = [];
       socket.on('data', (c: Buffer) => chunks.push(c));

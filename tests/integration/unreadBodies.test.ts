@@ -1,11 +1,19 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { startTestStack, type TestStack } from '../support/stack';
-import { largeGraphQLBody, postStreamed, sendIgnoringAnswer, type StreamedAnswer } from '../../scripts/bench/streamedPost';
-import { DEV_CLIENTS } from '../../lib/devhost/devData';
+import {
+  largeGraphQLBody,
+  postStreamed,
+  sendIgnoringAnswer,
+  type StreamedAnswer,
+} from '../../scripts/bench/streamedPost';
+import { DEV_CLIENTS } from '../../devhost/devData';
 
 const MB = 1024 * 1024;
-const codesOf = (answer: StreamedAnswer) => (JSON.parse(answer.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.map((e) => e.extensions?.code);
+const codesOf = (answer: StreamedAnswer) =>
+  (JSON.parse(answer.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.map(
+    (e) => e.extensions?.code,
+  );
 
 /** A full collection (the test process is not started with --expose-gc). */
 v8.setFlagsFromString('--expose-gc');
@@ -45,15 +53,25 @@ describe('a refused caller cannot make the service take in its body', () => {
   });
 
   it('a 20 MB SCIM body without a token is 401 after a small part of it was sent', async () => {
-    const answer = await postStreamed(`${stack.base}/scim/v2/Users`, { 'content-type': 'application/scim+json' }, 20 * MB, largeGraphQLBody(20 * MB, 3));
+    const answer = await postStreamed(
+      `${stack.base}/scim/v2/Users`,
+      { 'content-type': 'application/scim+json' },
+      20 * MB,
+      largeGraphQLBody(20 * MB, 3),
+    );
     expect(answer.status).toBe(401);
     expect(answer.complete).toBe(false);
     expect(answer.bytesSent).toBeLessThan(8 * MB);
   });
 
   it('a SCIM body without a Content-Length is read only up to the 1 MB limit: 413 after a small part of 20 MB was sent', async () => {
-    const headers = { 'content-type': 'application/scim+json', authorization: `Bearer ${await stack.token(DEV_CLIENTS.scim)}` };
-    const answer = await postStreamed(`${stack.base}/scim/v2/Users`, headers, 20 * MB, largeGraphQLBody(20 * MB, 6), { chunked: true });
+    const headers = {
+      'content-type': 'application/scim+json',
+      authorization: `Bearer ${await stack.token(DEV_CLIENTS.scim)}`,
+    };
+    const answer = await postStreamed(`${stack.base}/scim/v2/Users`, headers, 20 * MB, largeGraphQLBody(20 * MB, 6), {
+      chunked: true,
+    });
     expect(answer.status).toBe(413);
     expect(answer.complete).toBe(false);
     expect(answer.bytesSent).toBeLessThan(8 * MB);
@@ -70,13 +88,18 @@ describe('a refused caller cannot make the service take in its body', () => {
     // The senders reuse the chunks after each document's first, made before measuring.
     const shared = new Map<string, Buffer>();
     const warm = largeGraphQLBody(11 * MB, 0, shared);
-    for (let offset = 64 * 1024; offset < 11 * MB; offset += 64 * 1024) warm(offset, Math.min(64 * 1024, 11 * MB - offset));
+    for (let offset = 64 * 1024; offset < 11 * MB; offset += 64 * 1024)
+      warm(offset, Math.min(64 * 1024, 11 * MB - offset));
     collectGarbage();
     let peak = inUse();
     const before = peak;
     const sampler = setInterval(() => (peak = Math.max(peak, inUse())), 5);
     try {
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => postStreamed(graphql(), json, 11 * MB, largeGraphQLBody(11 * MB, 10 + i, shared))));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          postStreamed(graphql(), json, 11 * MB, largeGraphQLBody(11 * MB, 10 + i, shared)),
+        ),
+      );
       peak = Math.max(peak, inUse());
       for (const answer of answers) {
         expect(codesOf(answer)).toEqual(['AUTH_NOT_AUTHENTICATED']);

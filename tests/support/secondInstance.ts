@@ -24,10 +24,10 @@ require.extensions['.ts'] = (module, filename) => {
 };
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  return resolve.call(this, request === '@azure/functions-core' ? path.join(root, 'lib/devhost/functionsCore.ts') : request, ...rest);
+  return resolve.call(this, request === '@azure/functions-core' ? path.join(root, 'devhost/functionsCore.ts') : request, ...rest);
 };
-const { startDevHost, requireFunctionFolder } = require(path.join(root, 'lib/devhost/host.ts'));
-const { stopOnSignalOrParentExit } = require(path.join(root, 'lib/devhost/lifetime.ts'));
+const { startDevHost, requireFunctionFolder } = require(path.join(root, 'devhost/host.ts'));
+const { stopOnSignalOrParentExit } = require(path.join(root, 'devhost/lifetime.ts'));
 startDevHost({
   port: 0,
   load: () => requireFunctionFolder(path.join(root, 'functions'), '.ts'),
@@ -50,7 +50,10 @@ export async function startSecondInstance(stack: TestStack): Promise<SecondInsta
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'second-instance-'));
   const script = path.join(dir, 'instance.js');
   fs.writeFileSync(script, CHILD);
-  const child = spawn(process.execPath, [script, ROOT], { env: { ...process.env, ...stack.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, ROOT], {
+    env: { ...process.env, ...stack.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const base = await new Promise<string>((resolve, reject) => {

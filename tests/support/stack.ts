@@ -1,5 +1,5 @@
-import { startLocalStack, type LocalStack, type StackOptions } from '../../lib/devhost/stack';
-import { DEV_CLIENTS, SERVICE_SCOPE, type DevClient } from '../../lib/devhost/devData';
+import { startLocalStack, type LocalStack, type StackOptions } from '../../devhost/stack';
+import { DEV_CLIENTS, SERVICE_SCOPE, type DevClient } from '../../devhost/devData';
 
 export type TestStack = LocalStack & {
   /** Every log line the functions and the host wrote. */
@@ -20,7 +20,9 @@ export const FORBIDDEN_IN_LOGS: Array<[string, RegExp]> = [
 ];
 
 export function leaksIn(lines: string[]): string[] {
-  return lines.flatMap((line) => FORBIDDEN_IN_LOGS.filter(([, re]) => re.test(line)).map(([what]) => `${what} in: ${line.slice(0, 300)}`));
+  return lines.flatMap((line) =>
+    FORBIDDEN_IN_LOGS.filter(([, re]) => re.test(line)).map(([what]) => `${what} in: ${line.slice(0, 300)}`),
+  );
 }
 
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
@@ -50,7 +52,12 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
       const res = await fetch(`${stack.idp.url}/${client.tenantId}/oauth2/v2.0/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.secret,
+          scope,
+        }).toString(),
       });
       if (res.status !== 200) throw new Error(`token request failed with ${res.status}`);
       const token = ((await res.json()) as { access_token: string }).access_token;
@@ -67,7 +74,10 @@ export interface JsonResponse<T = Record<string, unknown>> {
   text: string;
 }
 
-export async function call<T = Record<string, unknown>>(url: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<JsonResponse<T>> {
+export async function call<T = Record<string, unknown>>(
+  url: string,
+  init: RequestInit & { token?: string; json?: unknown } = {},
+): Promise<JsonResponse<T>> {
   const headers = new Headers(init.headers);
   if (init.token) headers.set('authorization', `Bearer ${init.token}`);
   let body = init.body;

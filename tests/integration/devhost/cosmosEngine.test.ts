@@ -9,15 +9,23 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
 import { CosmosClient, type Container, type SqlParameter } from '@azure/cosmos';
-import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../../lib/devhost/cosmosServer';
+import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../../devhost/cosmosServer';
 import parseQuery from '@zeit/cosmosdb-query';
 import { createStore } from '../../../lib/store/store';
 import { CONTAINERS } from '../../../lib/store/containers';
 
-const CONTAINER = { id: 'items', partitionKey: { paths: ['/pk'] }, uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/key'] }] } };
+const CONTAINER = {
+  id: 'items',
+  partitionKey: { paths: ['/pk'] },
+  uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/key'] }] },
+};
 
 async function open(cosmos: LocalCosmos): Promise<{ client: CosmosClient; container: Container }> {
-  const client = new CosmosClient({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+  const client = new CosmosClient({
+    endpoint: cosmos.endpoint,
+    key: LOCAL_COSMOS_KEY,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await client.databases.createIfNotExists({ id: 'db' });
   const { container } = await database.containers.createIfNotExists(structuredClone(CONTAINER));
   return { client, container };
@@ -27,7 +35,15 @@ type Doc = { id: string; pk: string; key: string; kind: string; n: number; at: s
 
 const pad = (i: number) => String(i).padStart(5, '0');
 function docOf(pk: string, i: number): Doc {
-  return { id: `${pk}-${pad(i)}`, pk, key: `k${i}`, kind: i % 3 === 0 ? 'a' : 'b', n: i % 7, at: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`, ...(i % 5 === 0 ? { link: { status: i % 2 ? 'pending' : 'linked' } } : {}) };
+  return {
+    id: `${pk}-${pad(i)}`,
+    pk,
+    key: `k${i}`,
+    kind: i % 3 === 0 ? 'a' : 'b',
+    n: i % 7,
+    at: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+    ...(i % 5 === 0 ? { link: { status: i % 2 ? 'pending' : 'linked' } } : {}),
+  };
 }
 
 /** The answer the query evaluator gives over the given documents, with no engine in between. */
@@ -37,14 +53,21 @@ function reference(sql: string, docs: Doc[], parameters: SqlParameter[] = []): u
   return out.result.map((r) => (typeof r === 'object' && r !== null && 'id' in r ? (r as { id: string }).id : r));
 }
 
-async function all(container: Container, sql: string, parameters: SqlParameter[], options: { partitionKey?: string; maxItemCount?: number }): Promise<{ items: unknown[]; pages: number }> {
+async function all(
+  container: Container,
+  sql: string,
+  parameters: SqlParameter[],
+  options: { partitionKey?: string; maxItemCount?: number },
+): Promise<{ items: unknown[]; pages: number }> {
   const items: unknown[] = [];
   let pages = 0;
   let continuationToken: string | undefined;
   do {
     const res = await container.items.query({ query: sql, parameters }, { ...options, continuationToken }).fetchNext();
     pages++;
-    items.push(...res.resources.map((r) => (typeof r === 'object' && r !== null && 'id' in r ? (r as { id: string }).id : r)));
+    items.push(
+      ...res.resources.map((r) => (typeof r === 'object' && r !== null && 'id' in r ? (r as { id: string }).id : r)),
+    );
     continuationToken = res.continuationToken ?? undefined;
   } while (continuationToken);
   return { items, pages };
@@ -68,13 +91,33 @@ describe('local Cosmos engine: queries', () => {
   });
 
   const cases: Array<[string, string, SqlParameter[]]> = [
-    ['keyset page after an id', 'SELECT * FROM c WHERE c.pk = @pk AND (c.id > @after) ORDER BY c.id', [{ name: '@after', value: 'A-00150' }]],
-    ['keyset with a range filter', 'SELECT * FROM c WHERE c.pk = @pk AND (c.at >= @lo AND c.at < @hi AND c.id > @after) ORDER BY c.id', [{ name: '@lo', value: '2026-01-05' }, { name: '@hi', value: '2026-01-09' }, { name: '@after', value: 'A-00010' }]],
+    [
+      'keyset page after an id',
+      'SELECT * FROM c WHERE c.pk = @pk AND (c.id > @after) ORDER BY c.id',
+      [{ name: '@after', value: 'A-00150' }],
+    ],
+    [
+      'keyset with a range filter',
+      'SELECT * FROM c WHERE c.pk = @pk AND (c.at >= @lo AND c.at < @hi AND c.id > @after) ORDER BY c.id',
+      [
+        { name: '@lo', value: '2026-01-05' },
+        { name: '@hi', value: '2026-01-09' },
+        { name: '@after', value: 'A-00010' },
+      ],
+    ],
     ['ids only, ordered', 'SELECT VALUE c.id FROM c WHERE c.pk = @pk ORDER BY c.id', []],
     ['equality on a field', "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'a'", []],
-    ['equality on a nested field, OR of values', "SELECT * FROM c WHERE c.pk = @pk AND (c.link.status = 'pending' OR c.link.status = 'linked') ORDER BY c.id", []],
+    [
+      'equality on a nested field, OR of values',
+      "SELECT * FROM c WHERE c.pk = @pk AND (c.link.status = 'pending' OR c.link.status = 'linked') ORDER BY c.id",
+      [],
+    ],
     ['IN list and a number', 'SELECT * FROM c WHERE c.pk = @pk AND c.n IN (1, 2) ORDER BY c.id', []],
-    ['a condition the planner does not index', 'SELECT * FROM c WHERE c.pk = @pk AND STARTSWITH(c.key, "k1") ORDER BY c.id', []],
+    [
+      'a condition the planner does not index',
+      'SELECT * FROM c WHERE c.pk = @pk AND STARTSWITH(c.key, "k1") ORDER BY c.id',
+      [],
+    ],
     ['no matches for a value of another type', "SELECT * FROM c WHERE c.pk = @pk AND c.n = '1'", []],
   ];
 
@@ -91,17 +134,30 @@ describe('local Cosmos engine: queries', () => {
 
   it.each([
     ['no condition', 'SELECT VALUE COUNT(1) FROM c WHERE c.pk = @pk', []],
-    ['a range', 'SELECT VALUE COUNT(1) FROM c WHERE c.pk = @pk AND (c.at > @lo AND c.at <= @hi)', [{ name: '@lo', value: '2026-01-03' }, { name: '@hi', value: '2026-01-20' }]],
+    [
+      'a range',
+      'SELECT VALUE COUNT(1) FROM c WHERE c.pk = @pk AND (c.at > @lo AND c.at <= @hi)',
+      [
+        { name: '@lo', value: '2026-01-03' },
+        { name: '@hi', value: '2026-01-20' },
+      ],
+    ],
     ['an equality', "SELECT VALUE COUNT(1) FROM c WHERE c.pk = @pk AND c.kind = 'b'", []],
     ['two conditions', "SELECT VALUE COUNT(1) FROM c WHERE c.pk = @pk AND c.kind = 'b' AND c.n >= 3", []],
-  ] as Array<[string, string, SqlParameter[]]>)('COUNT with %s counts inside the partition', async (_name, sql, params) => {
-    const parameters = [{ name: '@pk', value: 'B' }, ...params];
-    const got = await all(container, sql, parameters, { partitionKey: 'B' });
-    expect(got.items).toEqual(reference(sql, B, parameters));
-  });
+  ] as Array<[string, string, SqlParameter[]]>)(
+    'COUNT with %s counts inside the partition',
+    async (_name, sql, params) => {
+      const parameters = [{ name: '@pk', value: 'B' }, ...params];
+      const got = await all(container, sql, parameters, { partitionKey: 'B' });
+      expect(got.items).toEqual(reference(sql, B, parameters));
+    },
+  );
 
   it('a query with a partition key never sees documents of another partition, even without the key in its text', async () => {
-    const got = await all(container, 'SELECT * FROM c WHERE c.n = 1 ORDER BY c.id', [], { partitionKey: 'B', maxItemCount: 50 });
+    const got = await all(container, 'SELECT * FROM c WHERE c.n = 1 ORDER BY c.id', [], {
+      partitionKey: 'B',
+      maxItemCount: 50,
+    });
     expect(got.items.length).toBeGreaterThan(0);
     expect(got.items.every((id) => String(id).startsWith('B-'))).toBe(true);
   });
@@ -116,13 +172,18 @@ describe('local Cosmos engine: queries', () => {
 
   it('TOP with keyset paging returns the first items after the id', async () => {
     const sql = 'SELECT TOP 5 * FROM c WHERE c.pk = @pk AND (c.id > @after) ORDER BY c.id';
-    const parameters = [{ name: '@pk', value: 'A' }, { name: '@after', value: 'A-00297' }];
+    const parameters = [
+      { name: '@pk', value: 'A' },
+      { name: '@after', value: 'A-00297' },
+    ];
     const got = await all(container, sql, parameters, { partitionKey: 'A', maxItemCount: 5 });
     expect(got.items).toEqual(['A-00298', 'A-00299']);
   });
 
   it('a query that does not parse is refused with 400', async () => {
-    await expect(container.items.query('SELECT FROM WHERE', { partitionKey: 'A' }).fetchNext()).rejects.toMatchObject({ code: 400 });
+    await expect(container.items.query('SELECT FROM WHERE', { partitionKey: 'A' }).fetchNext()).rejects.toMatchObject({
+      code: 400,
+    });
   });
 });
 
@@ -145,18 +206,31 @@ describe('local Cosmos engine: writes', () => {
     await expect(container.items.create({ ...docOf('U1', 1), id: 'other' })).rejects.toMatchObject({ code: 409 });
     await container.items.create({ ...docOf('U2', 1) });
     await container.items.create(docOf('U1', 2));
-    await expect(container.item('U1-00002', 'U1').replace({ ...docOf('U1', 2), key: 'k1' })).rejects.toMatchObject({ code: 409 });
+    await expect(container.item('U1-00002', 'U1').replace({ ...docOf('U1', 2), key: 'k1' })).rejects.toMatchObject({
+      code: 409,
+    });
     // After a delete the key is free again.
     await container.item('U1-00001', 'U1').delete();
     await container.item('U1-00002', 'U1').replace({ ...docOf('U1', 2), key: 'k1' });
-    const { resources } = await container.items.query({ query: 'SELECT VALUE c.id FROM c WHERE c.key = @k', parameters: [{ name: '@k', value: 'k1' }] }, { partitionKey: 'U1' }).fetchAll();
+    const { resources } = await container.items
+      .query(
+        { query: 'SELECT VALUE c.id FROM c WHERE c.key = @k', parameters: [{ name: '@k', value: 'k1' }] },
+        { partitionKey: 'U1' },
+      )
+      .fetchAll();
     expect(resources).toEqual(['U1-00002']);
   });
 
   it('a replace with a stale ETag is 412; with the current one it succeeds', async () => {
     const { resource } = await container.items.create(docOf('E', 1));
-    await container.item('E-00001', 'E').replace({ ...docOf('E', 1), n: 100 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } });
-    await expect(container.item('E-00001', 'E').replace({ ...docOf('E', 1), n: 101 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } })).rejects.toMatchObject({ code: 412 });
+    await container
+      .item('E-00001', 'E')
+      .replace({ ...docOf('E', 1), n: 100 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } });
+    await expect(
+      container
+        .item('E-00001', 'E')
+        .replace({ ...docOf('E', 1), n: 101 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } }),
+    ).rejects.toMatchObject({ code: 412 });
   });
 
   it('a transactional batch with a failing operation writes nothing', async () => {
@@ -168,7 +242,10 @@ describe('local Cosmos engine: writes', () => {
     expect(res.result?.map((r) => r.statusCode)).toEqual([424, 424, 409, 424]);
     const { resources } = await container.items.query('SELECT VALUE c.id FROM c', { partitionKey: 'T' }).fetchAll();
     expect(resources).toEqual(['T-00003']);
-    const ok = await container.items.batch([1, 2].map((i) => ({ operationType: 'Create' as const, resourceBody: docOf('T', i) })), 'T');
+    const ok = await container.items.batch(
+      [1, 2].map((i) => ({ operationType: 'Create' as const, resourceBody: docOf('T', i) })),
+      'T',
+    );
     expect(ok.result?.map((r) => r.statusCode)).toEqual([201, 201]);
   });
 });
@@ -202,7 +279,9 @@ describe('local Cosmos engine: persistence', () => {
     expect(resources).toEqual([49]);
     // New documents after the restart get resource ids of their own.
     const { resource: fresh } = await container.items.create(docOf('P', 60));
-    const { resources: rids } = await container.items.query<string>('SELECT VALUE c._rid FROM c', { partitionKey: 'P' }).fetchAll();
+    const { resources: rids } = await container.items
+      .query<string>('SELECT VALUE c._rid FROM c', { partitionKey: 'P' })
+      .fetchAll();
     expect(new Set(rids).size).toBe(rids.length);
     expect(fresh).toBeDefined();
     client.dispose();
@@ -218,7 +297,9 @@ describe('local Cosmos engine: persistence', () => {
     expect((await container.read()).resource?.defaultTtl).toBe(-1);
     await container.items.create({ ...docOf('L', 10), ttl: 1 });
     await container.items.create({ ...docOf('L', 11), ttl: 3600 });
-    const ids = async () => (await container.items.query<string>('SELECT VALUE c.id FROM c ORDER BY c.id', { partitionKey: 'L' }).fetchAll()).resources;
+    const ids = async () =>
+      (await container.items.query<string>('SELECT VALUE c.id FROM c ORDER BY c.id', { partitionKey: 'L' }).fetchAll())
+        .resources;
     expect(await ids()).toHaveLength(7);
     await new Promise((r) => setTimeout(r, 1500));
     expect((await container.item('L-00010', 'L').read()).statusCode).toBe(404);
@@ -240,15 +321,24 @@ describe('local Cosmos engine: persistence', () => {
 
   it("the service's schema step turns time to live on for a links container made before it, keeping the claims", async () => {
     const cosmos = await startLocalCosmos({ port: 0, dataDir: dir });
-    const client = new CosmosClient({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: cosmos.endpoint,
+      key: LOCAL_COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: 'svc' });
-    const { container: links } = await database.containers.createIfNotExists({ id: 'links', partitionKey: { paths: ['/pk'] } });
+    const { container: links } = await database.containers.createIfNotExists({
+      id: 'links',
+      partitionKey: { paths: ['/pk'] },
+    });
     await links.items.create({ id: 'user-1', pk: 'tenant-1', claimedAt: '2026-01-01T00:00:00.000Z' });
     expect((await links.read()).resource?.defaultTtl).toBeUndefined();
     const store = createStore({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, database: 'svc' });
     await store.ensureSchema();
     expect((await links.read()).resource?.defaultTtl).toBe(CONTAINERS.links.defaultTtl);
-    expect((await links.item('user-1', 'tenant-1').read()).resource).toMatchObject({ claimedAt: '2026-01-01T00:00:00.000Z' });
+    expect((await links.item('user-1', 'tenant-1').read()).resource).toMatchObject({
+      claimedAt: '2026-01-01T00:00:00.000Z',
+    });
     await store.ensureSchema();
     store.dispose();
     client.dispose();
@@ -259,7 +349,7 @@ describe('local Cosmos engine: persistence', () => {
     const bundle = path.join(dir, 'engine-child.js');
     buildSync({
       stdin: {
-        contents: `const { startLocalCosmos } = require(${JSON.stringify(path.resolve(__dirname, '../../../lib/devhost/cosmosServer.ts'))});
+        contents: `const { startLocalCosmos } = require(${JSON.stringify(path.resolve(__dirname, '../../../devhost/cosmosServer.ts'))});
 startLocalCosmos({ port: 0, dataDir: process.argv[2] }).then((c) => console.log(c.endpoint));`,
         resolveDir: dir,
         loader: 'ts',
@@ -271,12 +361,19 @@ startLocalCosmos({ port: 0, dataDir: process.argv[2] }).then((c) => console.log(
       logLevel: 'silent',
     });
     const data = path.join(dir, 'data');
-    const child = spawn(process.execPath, [bundle, data], { env: { ...process.env, NODE_PATH: path.resolve(__dirname, '../../../node_modules') }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [bundle, data], {
+      env: { ...process.env, NODE_PATH: path.resolve(__dirname, '../../../node_modules') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const endpoint = await new Promise<string>((resolve, reject) => {
       child.stdout.once('data', (b: Buffer) => resolve(b.toString().trim()));
       child.once('exit', () => reject(new Error('engine child exited')));
     });
-    const client = new CosmosClient({ endpoint, key: LOCAL_COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint,
+      key: LOCAL_COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: 'db' });
     const { container } = await database.containers.createIfNotExists(structuredClone(CONTAINER));
     const acknowledged: string[] = [];
@@ -288,7 +385,9 @@ startLocalCosmos({ port: 0, dataDir: process.argv[2] }).then((c) => console.log(
 
     const cosmos = await startLocalCosmos({ port: 0, dataDir: data });
     const again = await open(cosmos);
-    const { resources } = await again.container.items.query<string>('SELECT VALUE c.id FROM c ORDER BY c.id', { partitionKey: 'K' }).fetchAll();
+    const { resources } = await again.container.items
+      .query<string>('SELECT VALUE c.id FROM c ORDER BY c.id', { partitionKey: 'K' })
+      .fetchAll();
     expect(resources).toEqual(acknowledged);
     again.client.dispose();
     await cosmos.close();
@@ -303,21 +402,34 @@ describe('local Cosmos engine: compaction while running', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   type Versioned = { id: string; pk: string; key: string; v: number; pad: string };
-  const versioned = (i: number, v: number): Versioned => ({ id: `d-${pad(i)}`, pk: `p${i % 4}`, key: `k${i}`, v, pad: 'x'.repeat(200) });
+  const versioned = (i: number, v: number): Versioned => ({
+    id: `d-${pad(i)}`,
+    pk: `p${i % 4}`,
+    key: `k${i}`,
+    v,
+    pad: 'x'.repeat(200),
+  });
 
   async function contents(container: Container): Promise<Map<string, { v: number; etag: string }>> {
-    const { resources } = await container.items.query<{ id: string; v: number; _etag: string }>('SELECT c.id, c.v, c._etag FROM c').fetchAll();
+    const { resources } = await container.items
+      .query<{ id: string; v: number; _etag: string }>('SELECT c.id, c.v, c._etag FROM c')
+      .fetchAll();
     return new Map(resources.map((r) => [r.id, { v: r.v, etag: r._etag }]));
   }
 
   const journalFiles = (folder: string) => fs.readdirSync(folder).filter((f) => /^journal(\.\d+)?\.jsonl$/.test(f));
-  const bytes = (folder: string, files: string[]) => files.reduce((sum, f) => sum + fs.statSync(path.join(folder, f)).size, 0);
+  const bytes = (folder: string, files: string[]) =>
+    files.reduce((sum, f) => sum + fs.statSync(path.join(folder, f)).size, 0);
 
   it('compacts while running once the journal outgrows a quarter of the snapshot: the journal stays bounded and a restart finds the same data', async () => {
     const data = path.join(dir, 'data');
     const steps: string[] = [];
     const minBytes = 30_000;
-    let cosmos = await startLocalCosmos({ port: 0, dataDir: data, compaction: { minBytes, chunkRecords: 25, onStep: (s) => steps.push(s) } });
+    let cosmos = await startLocalCosmos({
+      port: 0,
+      dataDir: data,
+      compaction: { minBytes, chunkRecords: 25, onStep: (s) => steps.push(s) },
+    });
     let { client, container } = await open(cosmos);
     const docs = 200;
     let written = 0;
@@ -374,7 +486,11 @@ describe('local Cosmos engine: compaction while running', () => {
         compactions++;
       }
     };
-    const cosmos = await startLocalCosmos({ port: 0, dataDir: data, compaction: { minBytes: 40_000, chunkRecords: 10, onStep } });
+    const cosmos = await startLocalCosmos({
+      port: 0,
+      dataDir: data,
+      compaction: { minBytes: 40_000, chunkRecords: 10, onStep },
+    });
     const { client, container } = await open(cosmos);
     // four writers, each rewriting its own documents in turn, so every document's versions are acknowledged in order
     const writer = async (w: number) => {

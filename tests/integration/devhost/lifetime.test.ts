@@ -17,7 +17,14 @@ let shellWrapperScript: string;
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lifetime-'));
-  buildSync({ entryPoints: [path.resolve(__dirname, '../../../lib/devhost/lifetime.ts')], outfile: path.join(dir, 'lifetime.js'), platform: 'node', format: 'cjs', bundle: true, logLevel: 'silent' });
+  buildSync({
+    entryPoints: [path.resolve(__dirname, '../../../devhost/lifetime.ts')],
+    outfile: path.join(dir, 'lifetime.js'),
+    platform: 'node',
+    format: 'cjs',
+    bundle: true,
+    logLevel: 'silent',
+  });
   childScript = path.join(dir, 'child.js');
   fs.writeFileSync(
     childScript,
@@ -98,15 +105,18 @@ async function gone(pid: number, port: number): Promise<boolean> {
 }
 
 describe('local stack lifetime', () => {
-  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('%s to the stack process stops it and frees its port', async (signal) => {
-    const child = spawn(process.execPath, [childScript], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const { pid, port } = await ready(child);
-    expect(await listening(port)).toBe(true);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill(signal);
-    expect(await exited).toBe(0);
-    expect(await gone(pid, port)).toBe(true);
-  });
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    '%s to the stack process stops it and frees its port',
+    async (signal) => {
+      const child = spawn(process.execPath, [childScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const { pid, port } = await ready(child);
+      expect(await listening(port)).toBe(true);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      expect(await gone(pid, port)).toBe(true);
+    },
+  );
 
   it.each([
     ['SIGTERM', 'directly'],

@@ -4,8 +4,8 @@
  */
 import { app, type InvocationContext } from '@azure/functions';
 import { QueueClient } from '@azure/storage-queue';
-import { startLocalQueues, type LocalQueues } from '../../../lib/devhost/localQueues';
-import { startDevHost, type DevHost } from '../../../lib/devhost/host';
+import { startLocalQueues, type LocalQueues } from '../../../devhost/localQueues';
+import { startDevHost, type DevHost } from '../../../devhost/host';
 
 const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64');
 
@@ -41,7 +41,16 @@ describe('dev host queue triggers', () => {
       port: 0,
       load: () => undefined,
       runTimersOnSchedule: false,
-      hostJson: { extensions: { queues: { batchSize: 4, maxDequeueCount: 3, visibilityTimeout: '00:00:00', maxPollingInterval: '00:00:00.200' } } },
+      hostJson: {
+        extensions: {
+          queues: {
+            batchSize: 4,
+            maxDequeueCount: 3,
+            visibilityTimeout: '00:00:00',
+            maxPollingInterval: '00:00:00.200',
+          },
+        },
+      },
       log: (_level, message) => logs.push(message),
     });
     work = new QueueClient(queues.connectionString, 'test-work');

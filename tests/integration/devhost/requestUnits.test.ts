@@ -4,14 +4,18 @@
  * the real @azure/cosmos SDK waits and retries until its writes succeed.
  */
 import { CosmosClient, type Container } from '@azure/cosmos';
-import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../../lib/devhost/cosmosServer';
-import { createCharge, pointReadCharge, queryPageCharge } from '../../../lib/devhost/cosmos/requestCharge';
+import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../../devhost/cosmosServer';
+import { createCharge, pointReadCharge, queryPageCharge } from '../../../devhost/cosmos/requestCharge';
 
 const CONTAINER = { id: 'items', partitionKey: { paths: ['/pk'] } };
 
 async function open(cosmos: LocalCosmos, id = CONTAINER.id): Promise<{ client: CosmosClient; container: Container }> {
   // The SDK's own retry policy for 429 (9 retries, 30 s at most), as a client gets it by default.
-  const client = new CosmosClient({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+  const client = new CosmosClient({
+    endpoint: cosmos.endpoint,
+    key: LOCAL_COSMOS_KEY,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await client.databases.createIfNotExists({ id: 'db' });
   const { container } = await database.containers.createIfNotExists({ ...CONTAINER, id });
   return { client, container };
@@ -25,7 +29,10 @@ describe('local Cosmos engine: request units', () => {
     const { client, container } = await open(cosmos);
     try {
       const created = await container.items.create(docOf(1, 1));
-      expect(created.requestCharge).toBeCloseTo(createCharge(created.resource as unknown as Record<string, unknown>), 2);
+      expect(created.requestCharge).toBeCloseTo(
+        createCharge(created.resource as unknown as Record<string, unknown>),
+        2,
+      );
       expect(created.requestCharge).toBeGreaterThan(5);
       const read = await container.item('d1', 'p').read();
       expect(read.requestCharge).toBeCloseTo(pointReadCharge(read.resource as unknown as Record<string, unknown>), 2);
@@ -50,15 +57,30 @@ describe('local Cosmos engine: request units', () => {
       );
       const results = batch.result ?? [];
       expect(results.map((r) => r.statusCode)).toEqual([201, 200, 204]);
-      expect(results[0]!.requestCharge).toBeCloseTo(createCharge(results[0]!.resourceBody as Record<string, unknown>), 2);
+      expect(results[0]!.requestCharge).toBeCloseTo(
+        createCharge(results[0]!.resourceBody as Record<string, unknown>),
+        2,
+      );
       expect(results[1]!.requestCharge).toBeCloseTo(read.requestCharge, 2);
       expect(results[2]!.requestCharge).toBeCloseTo(big.requestCharge, 2);
       const total = Number(batch.headers['x-ms-request-charge']);
-      expect(total).toBeCloseTo(results.reduce((n, r) => n + r.requestCharge, 0), 1);
+      expect(total).toBeCloseTo(
+        results.reduce((n, r) => n + r.requestCharge, 0),
+        1,
+      );
 
       const usage = cosmos.requestUnits();
       expect(usage.throttled).toBe(0);
-      expect(usage.byContainer['db/items']?.charged).toBeCloseTo(created.requestCharge + read.requestCharge + big.requestCharge + bigRead.requestCharge + 1 + page.requestCharge + total, 1);
+      expect(usage.byContainer['db/items']?.charged).toBeCloseTo(
+        created.requestCharge +
+          read.requestCharge +
+          big.requestCharge +
+          bigRead.requestCharge +
+          1 +
+          page.requestCharge +
+          total,
+        1,
+      );
     } finally {
       client.dispose();
       await cosmos.close();
@@ -83,7 +105,9 @@ describe('local Cosmos engine: request units', () => {
       // A write far beyond the budget leaves the container in debt: the next request is refused as Cosmos DB refuses it.
       const other = await open(cosmos, 'other');
       await other.container.items.create(docOf(100, 200));
-      const res = await fetch(`${cosmos.endpoint}/dbs/db/colls/other/docs/d100`, { headers: { 'x-ms-documentdb-partitionkey': '["p"]', authorization: 'local' } });
+      const res = await fetch(`${cosmos.endpoint}/dbs/db/colls/other/docs/d100`, {
+        headers: { 'x-ms-documentdb-partitionkey': '["p"]', authorization: 'local' },
+      });
       expect(res.status).toBe(429);
       expect(Number(res.headers.get('x-ms-retry-after-ms'))).toBeGreaterThan(100);
       expect(res.headers.get('x-ms-substatus')).toBe('3200');

@@ -6,10 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadSettings } from '../../../lib/config/settings';
 import { createTokenValidator } from '../../../lib/auth/tokenValidator';
-import { startIdpStandIn, type IdpStandIn } from '../../../lib/devhost/idpStandIn';
-import { DEFAULT_PORTS, DEV_CLIENTS, SERVICE_SCOPE } from '../../../lib/devhost/devData';
+import { startIdpStandIn, type IdpStandIn } from '../../../devhost/idpStandIn';
+import { DEFAULT_PORTS, DEV_CLIENTS, SERVICE_SCOPE } from '../../../devhost/devData';
 
-const sample = (JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'local.settings.sample.json'), 'utf8')) as { Values: Record<string, string> }).Values;
+const sample = (
+  JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'local.settings.sample.json'), 'utf8')) as {
+    Values: Record<string, string>;
+  }
+).Values;
 
 let idp: IdpStandIn;
 beforeAll(async () => {
@@ -34,11 +38,21 @@ describe('the sample settings and the identity-provider stand-in', () => {
     const res = await fetch(`${settings.auth.authority}/${tenantId}/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: SERVICE_SCOPE }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+        scope: SERVICE_SCOPE,
+      }).toString(),
     });
     expect(res.status).toBe(200);
     const token = ((await res.json()) as { access_token: string }).access_token;
     const validator = createTokenValidator({ authority: settings.auth.authority, audiences: settings.auth.audiences });
-    await expect(validator.validate(`Bearer ${token}`)).resolves.toMatchObject({ tenantId, clientId, roles: ['Admin'], kind: 'app' });
+    await expect(validator.validate(`Bearer ${token}`)).resolves.toMatchObject({
+      tenantId,
+      clientId,
+      roles: ['Admin'],
+      kind: 'app',
+    });
   });
 });

@@ -6,18 +6,42 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
-import { startIdpStandIn, type IdpStandIn } from '../../../lib/devhost/idpStandIn';
-import { startDirectoryStandIn, type DirectoryStandIn, type DirectoryUserRecord } from '../../../lib/devhost/directoryStandIn';
+import { startIdpStandIn, type IdpStandIn } from '../../../devhost/idpStandIn';
+import {
+  startDirectoryStandIn,
+  type DirectoryStandIn,
+  type DirectoryUserRecord,
+} from '../../../devhost/directoryStandIn';
 
 const TENANT_A = 'a0a0a0a0-1111-4111-8111-000000000001';
 const TENANT_B = 'b0b0b0b0-2222-4222-8222-000000000002';
 const SERVICE_AUDIENCE = 'api://business-identity-service';
 const GRAPH = 'https://graph.microsoft.com';
 
-const ADMIN = { tenantId: TENANT_A, clientId: 'c0000000-0000-4000-8000-000000000001', secret: 'admin-secret-value', roles: ['Admin', 'Reader'] };
-const TRICKY = { tenantId: TENANT_A, clientId: 'c0000000-0000-4000-8000-000000000002', secret: 'a+b&c=d %x', roles: [] };
-const GRAPH_A = { tenantId: TENANT_A, clientId: 'c0000000-0000-4000-8000-000000000003', secret: 'graph-a-secret', roles: [] };
-const GRAPH_B = { tenantId: TENANT_B, clientId: 'c0000000-0000-4000-8000-000000000004', secret: 'graph-b-secret', roles: [] };
+const ADMIN = {
+  tenantId: TENANT_A,
+  clientId: 'c0000000-0000-4000-8000-000000000001',
+  secret: 'admin-secret-value',
+  roles: ['Admin', 'Reader'],
+};
+const TRICKY = {
+  tenantId: TENANT_A,
+  clientId: 'c0000000-0000-4000-8000-000000000002',
+  secret: 'a+b&c=d %x',
+  roles: [],
+};
+const GRAPH_A = {
+  tenantId: TENANT_A,
+  clientId: 'c0000000-0000-4000-8000-000000000003',
+  secret: 'graph-a-secret',
+  roles: [],
+};
+const GRAPH_B = {
+  tenantId: TENANT_B,
+  clientId: 'c0000000-0000-4000-8000-000000000004',
+  secret: 'graph-b-secret',
+  roles: [],
+};
 
 const GUEST_UPN = "o'brien+x_partner.example#EXT#@a.example.com";
 
@@ -45,8 +69,16 @@ function tokenRequest(tenantId: string, form: Record<string, string>): Promise<R
   });
 }
 
-async function tokenFor(client: { tenantId: string; clientId: string; secret: string }, scope: string): Promise<string> {
-  const res = await tokenRequest(client.tenantId, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope });
+async function tokenFor(
+  client: { tenantId: string; clientId: string; secret: string },
+  scope: string,
+): Promise<string> {
+  const res = await tokenRequest(client.tenantId, {
+    grant_type: 'client_credentials',
+    client_id: client.clientId,
+    client_secret: client.secret,
+    scope,
+  });
   expect(res.status).toBe(200);
   return res.body.access_token as string;
 }
@@ -54,11 +86,19 @@ async function tokenFor(client: { tenantId: string; clientId: string; secret: st
 type UsersBody = { value: DirectoryUserRecord[] };
 type GraphErrorBody = { error: { code: string; message: string } };
 
-function graph<T = Record<string, unknown>>(path: string, token: string | undefined, init: { method?: string; json?: unknown } = {}): Promise<Reply<T>> {
+function graph<T = Record<string, unknown>>(
+  path: string,
+  token: string | undefined,
+  init: { method?: string; json?: unknown } = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  return request<T>(`${directory.url}/v1.0${path}`, { method: init.method ?? 'GET', headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  return request<T>(`${directory.url}/v1.0${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
 }
 
 const filterPath = (filter: string) => `/users?$filter=${encodeURIComponent(filter)}`;
@@ -93,14 +133,29 @@ describe('identity-provider stand-in', () => {
   });
 
   it('issues an Entra v2.0 app token for the right secret', async () => {
-    const res = await tokenRequest(TENANT_A, { grant_type: 'client_credentials', client_id: ADMIN.clientId, client_secret: ADMIN.secret, scope: `${SERVICE_AUDIENCE}/.default` });
+    const res = await tokenRequest(TENANT_A, {
+      grant_type: 'client_credentials',
+      client_id: ADMIN.clientId,
+      client_secret: ADMIN.secret,
+      scope: `${SERVICE_AUDIENCE}/.default`,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599 });
     const decoded = jwt.decode(res.body.access_token as string, { complete: true });
     expect(decoded?.header).toMatchObject({ alg: 'RS256', typ: 'JWT' });
     expect(typeof decoded?.header.kid).toBe('string');
     const claims = decoded?.payload as jwt.JwtPayload;
-    expect(claims).toMatchObject({ iss: `${idp.url}/${TENANT_A}/v2.0`, aud: SERVICE_AUDIENCE, tid: TENANT_A, azp: ADMIN.clientId, appid: ADMIN.clientId, azpacr: '1', roles: ['Admin', 'Reader'], idtyp: 'app', ver: '2.0' });
+    expect(claims).toMatchObject({
+      iss: `${idp.url}/${TENANT_A}/v2.0`,
+      aud: SERVICE_AUDIENCE,
+      tid: TENANT_A,
+      azp: ADMIN.clientId,
+      appid: ADMIN.clientId,
+      azpacr: '1',
+      roles: ['Admin', 'Reader'],
+      idtyp: 'app',
+      ver: '2.0',
+    });
     expect(claims.oid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(claims.sub).toBe(claims.oid);
     expect(claims.exp! - claims.iat!).toBe(3600);
@@ -126,7 +181,11 @@ describe('identity-provider stand-in', () => {
     const key = jwks.body.keys[0]!;
     expect(key).toMatchObject({ kty: 'RSA', use: 'sig', kid, alg: 'RS256', e: 'AQAB' });
     expect(key).not.toHaveProperty('d');
-    const verified = jwt.verify(token, createPublicKey({ key, format: 'jwk' }), { algorithms: ['RS256'], audience: SERVICE_AUDIENCE, issuer: idp.issuer(TENANT_A) });
+    const verified = jwt.verify(token, createPublicKey({ key, format: 'jwk' }), {
+      algorithms: ['RS256'],
+      audience: SERVICE_AUDIENCE,
+      issuer: idp.issuer(TENANT_A),
+    });
     expect(verified).toMatchObject({ tid: TENANT_A });
 
     const config = await request(`${idp.url}/${TENANT_A}/v2.0/.well-known/openid-configuration`);
@@ -143,7 +202,12 @@ describe('identity-provider stand-in', () => {
     const keyFile = path.join(dir, 'idp', 'signing-key.pem');
     const first = await startIdpStandIn({ port: 0, clients: [ADMIN], keyFile });
     const port = Number(new URL(first.url).port);
-    const token = first.mintAppToken({ tenantId: TENANT_A, clientId: ADMIN.clientId, audience: SERVICE_AUDIENCE, roles: ['Admin'] });
+    const token = first.mintAppToken({
+      tenantId: TENANT_A,
+      clientId: ADMIN.clientId,
+      audience: SERVICE_AUDIENCE,
+      roles: ['Admin'],
+    });
     await first.close();
     expect(fs.statSync(keyFile).mode & 0o077).toBe(0);
 
@@ -153,7 +217,13 @@ describe('identity-provider stand-in', () => {
       const jwks = await request<{ keys: Array<Record<string, string>> }>(second.jwksUri(TENANT_A));
       const key = jwks.body.keys[0]!;
       expect(key.kid).toBe(jwt.decode(token, { complete: true })?.header.kid);
-      expect(jwt.verify(token, createPublicKey({ key, format: 'jwk' }), { algorithms: ['RS256'], audience: SERVICE_AUDIENCE, issuer: second.issuer(TENANT_A) })).toMatchObject({ tid: TENANT_A });
+      expect(
+        jwt.verify(token, createPublicKey({ key, format: 'jwk' }), {
+          algorithms: ['RS256'],
+          audience: SERVICE_AUDIENCE,
+          issuer: second.issuer(TENANT_A),
+        }),
+      ).toMatchObject({ tid: TENANT_A });
       expect(fresh.publicKeyPem).not.toBe(second.publicKeyPem);
     } finally {
       await second.close();
@@ -164,7 +234,12 @@ describe('identity-provider stand-in', () => {
 
   it('refuses a wrong client secret with invalid_client and does not echo it', async () => {
     const wrong = 'wrong-secret-do-not-echo';
-    const res = await tokenRequest(TENANT_A, { grant_type: 'client_credentials', client_id: ADMIN.clientId, client_secret: wrong, scope: `${SERVICE_AUDIENCE}/.default` });
+    const res = await tokenRequest(TENANT_A, {
+      grant_type: 'client_credentials',
+      client_id: ADMIN.clientId,
+      client_secret: wrong,
+      scope: `${SERVICE_AUDIENCE}/.default`,
+    });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('invalid_client');
     expect(typeof res.body.error_description).toBe('string');
@@ -177,7 +252,12 @@ describe('identity-provider stand-in', () => {
     ['a client of another tenant', TENANT_B, ADMIN.clientId, ADMIN.secret],
     ['a missing secret', TENANT_A, ADMIN.clientId, ''],
   ])('refuses %s with invalid_client', async (_what, tenantId, clientId, secret) => {
-    const res = await tokenRequest(tenantId, { grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: `${SERVICE_AUDIENCE}/.default` });
+    const res = await tokenRequest(tenantId, {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      scope: `${SERVICE_AUDIENCE}/.default`,
+    });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('invalid_client');
   });
@@ -193,20 +273,38 @@ describe('identity-provider stand-in', () => {
     expect(raw.status).toBe(401);
   });
 
-  it.each([['api://business-identity-service'], ['api://business-identity-service/access'], ['/.default'], ['']])('refuses scope %p with invalid_scope', async (scope) => {
-    const res = await tokenRequest(TENANT_A, { grant_type: 'client_credentials', client_id: ADMIN.clientId, client_secret: ADMIN.secret, scope });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('invalid_scope');
-  });
+  it.each([['api://business-identity-service'], ['api://business-identity-service/access'], ['/.default'], ['']])(
+    'refuses scope %p with invalid_scope',
+    async (scope) => {
+      const res = await tokenRequest(TENANT_A, {
+        grant_type: 'client_credentials',
+        client_id: ADMIN.clientId,
+        client_secret: ADMIN.secret,
+        scope,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_scope');
+    },
+  );
 
   it('refuses other grant types and non-form bodies', async () => {
-    const grant = await tokenRequest(TENANT_A, { grant_type: 'password', client_id: ADMIN.clientId, client_secret: ADMIN.secret, scope: `${SERVICE_AUDIENCE}/.default` });
+    const grant = await tokenRequest(TENANT_A, {
+      grant_type: 'password',
+      client_id: ADMIN.clientId,
+      client_secret: ADMIN.secret,
+      scope: `${SERVICE_AUDIENCE}/.default`,
+    });
     expect(grant.status).toBe(400);
     expect(grant.body.error).toBe('unsupported_grant_type');
     const json = await request(`${idp.url}/${TENANT_A}/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: ADMIN.clientId, client_secret: ADMIN.secret, scope: `${SERVICE_AUDIENCE}/.default` }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: ADMIN.clientId,
+        client_secret: ADMIN.secret,
+        scope: `${SERVICE_AUDIENCE}/.default`,
+      }),
     });
     expect(json.status).toBe(400);
     expect(json.text).not.toContain('access_token');
@@ -226,12 +324,37 @@ describe('identity-provider stand-in', () => {
   });
 
   it('mints app and user tokens directly', () => {
-    const expired = jwt.decode(idp.mintAppToken({ tenantId: TENANT_A, clientId: ADMIN.clientId, audience: SERVICE_AUDIENCE, expiresInSeconds: -60, notBeforeOffsetSeconds: -120 })) as jwt.JwtPayload;
+    const expired = jwt.decode(
+      idp.mintAppToken({
+        tenantId: TENANT_A,
+        clientId: ADMIN.clientId,
+        audience: SERVICE_AUDIENCE,
+        expiresInSeconds: -60,
+        notBeforeOffsetSeconds: -120,
+      }),
+    ) as jwt.JwtPayload;
     expect(expired.exp!).toBeLessThan(Date.now() / 1000);
     expect(expired.nbf).toBe(expired.iat! - 120);
     expect(expired).not.toHaveProperty('roles');
-    const user = jwt.decode(idp.mintUserToken({ tenantId: TENANT_A, clientId: ADMIN.clientId, audience: SERVICE_AUDIENCE, scp: 'access', roles: ['Admin'], upn: 'u@a.example.com' })) as jwt.JwtPayload;
-    expect(user).toMatchObject({ idtyp: 'user', scp: 'access', roles: ['Admin'], upn: 'u@a.example.com', preferred_username: 'u@a.example.com', tid: TENANT_A, iss: idp.issuer(TENANT_A) });
+    const user = jwt.decode(
+      idp.mintUserToken({
+        tenantId: TENANT_A,
+        clientId: ADMIN.clientId,
+        audience: SERVICE_AUDIENCE,
+        scp: 'access',
+        roles: ['Admin'],
+        upn: 'u@a.example.com',
+      }),
+    ) as jwt.JwtPayload;
+    expect(user).toMatchObject({
+      idtyp: 'user',
+      scp: 'access',
+      roles: ['Admin'],
+      upn: 'u@a.example.com',
+      preferred_username: 'u@a.example.com',
+      tid: TENANT_A,
+      iss: idp.issuer(TENANT_A),
+    });
     expect(typeof user.oid).toBe('string');
     const raw = jwt.decode(idp.signRaw({ hello: 'world' }, { kid: 'other' }), { complete: true });
     expect(raw?.header).toMatchObject({ alg: 'RS256', kid: 'other' });
@@ -261,17 +384,52 @@ describe('directory stand-in', () => {
     const res = await graph<UsersBody>('/users', tokenA);
     expect(res.status).toBe(200);
     expect(upnsOf(res)).toEqual(['Alice@A.example.com', 'bob@a.example.com', GUEST_UPN].sort());
-    expect(res.body.value[0]).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), userPrincipalName: expect.any(String), displayName: expect.any(String), accountEnabled: true });
+    expect(res.body.value[0]).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      userPrincipalName: expect.any(String),
+      displayName: expect.any(String),
+      accountEnabled: true,
+    });
   });
 
   it.each([
     ['audience is not Graph', () => tokenFor(ADMIN, `${SERVICE_AUDIENCE}/.default`)],
-    ['token is expired', async () => idp.mintAppToken({ tenantId: TENANT_A, clientId: GRAPH_A.clientId, audience: GRAPH, expiresInSeconds: -60 })],
-    ['token is not valid yet', async () => idp.mintAppToken({ tenantId: TENANT_A, clientId: GRAPH_A.clientId, audience: GRAPH, notBeforeOffsetSeconds: 600 })],
-    ['issuer is of another tenant', async () => idp.signRaw({ ...(jwt.decode(tokenA) as jwt.JwtPayload), iss: idp.issuer(TENANT_B) })],
-    ['issuer is another authority', async () => idp.signRaw({ ...(jwt.decode(tokenA) as jwt.JwtPayload), iss: `https://login.microsoftonline.com/${TENANT_A}/v2.0` })],
+    [
+      'token is expired',
+      async () =>
+        idp.mintAppToken({ tenantId: TENANT_A, clientId: GRAPH_A.clientId, audience: GRAPH, expiresInSeconds: -60 }),
+    ],
+    [
+      'token is not valid yet',
+      async () =>
+        idp.mintAppToken({
+          tenantId: TENANT_A,
+          clientId: GRAPH_A.clientId,
+          audience: GRAPH,
+          notBeforeOffsetSeconds: 600,
+        }),
+    ],
+    [
+      'issuer is of another tenant',
+      async () => idp.signRaw({ ...(jwt.decode(tokenA) as jwt.JwtPayload), iss: idp.issuer(TENANT_B) }),
+    ],
+    [
+      'issuer is another authority',
+      async () =>
+        idp.signRaw({
+          ...(jwt.decode(tokenA) as jwt.JwtPayload),
+          iss: `https://login.microsoftonline.com/${TENANT_A}/v2.0`,
+        }),
+    ],
     ['key id is unknown', async () => idp.signRaw(jwt.decode(tokenA) as jwt.JwtPayload, { kid: 'no-such-key' })],
-    ['token is HS256 signed with the public key', async () => jwt.sign(jwt.decode(tokenA) as jwt.JwtPayload, idp.publicKeyPem, { algorithm: 'HS256', keyid: jwt.decode(tokenA, { complete: true })!.header.kid })],
+    [
+      'token is HS256 signed with the public key',
+      async () =>
+        jwt.sign(jwt.decode(tokenA) as jwt.JwtPayload, idp.publicKeyPem, {
+          algorithm: 'HS256',
+          keyid: jwt.decode(tokenA, { complete: true })!.header.kid,
+        }),
+    ],
     ['signature is tampered', async () => `${tokenA.slice(0, tokenA.lastIndexOf('.'))}.${'A'.repeat(342)}`],
     ['token is not a JWT', async () => 'not-a-token'],
   ])('refuses a token when the %s', async (_what, make) => {
@@ -290,7 +448,10 @@ describe('directory stand-in', () => {
   });
 
   it('finds several users with in', async () => {
-    const res = await graph<UsersBody>(filterPath("userPrincipalName in ('bob@a.example.com', 'alice@a.example.com', 'nobody@a.example.com')"), tokenA);
+    const res = await graph<UsersBody>(
+      filterPath("userPrincipalName in ('bob@a.example.com', 'alice@a.example.com', 'nobody@a.example.com')"),
+      tokenA,
+    );
     expect(res.status).toBe(200);
     expect(upnsOf(res)).toEqual(['Alice@A.example.com', 'bob@a.example.com']);
   });
@@ -302,7 +463,10 @@ describe('directory stand-in', () => {
     expect(path).toContain("o''brien");
     const res = await graph<UsersBody>(path, tokenA);
     expect(upnsOf(res)).toEqual([GUEST_UPN]);
-    const inList = await graph<UsersBody>(filterPath(`userPrincipalName in (${odata(GUEST_UPN)},'bob@a.example.com')`), tokenA);
+    const inList = await graph<UsersBody>(
+      filterPath(`userPrincipalName in (${odata(GUEST_UPN)},'bob@a.example.com')`),
+      tokenA,
+    );
     expect(upnsOf(inList)).toEqual(['bob@a.example.com', GUEST_UPN].sort());
     // Unescaped, the quote ends the literal early: not a valid filter.
     const unescaped = await graph<GraphErrorBody>(filterPath(`userPrincipalName eq '${GUEST_UPN}'`), tokenA);
@@ -313,7 +477,10 @@ describe('directory stand-in', () => {
     const guest = directory.findByUpn(TENANT_A, GUEST_UPN)!;
     const byId = await graph(`/users/${guest.id}`, tokenA);
     expect(byId.body).toMatchObject({ id: guest.id, userPrincipalName: GUEST_UPN });
-    const byUpn = await graph(`/users/${encodeURIComponent(GUEST_UPN.toUpperCase())}?$select=id,userPrincipalName`, tokenA);
+    const byUpn = await graph(
+      `/users/${encodeURIComponent(GUEST_UPN.toUpperCase())}?$select=id,userPrincipalName`,
+      tokenA,
+    );
     expect(byUpn.status).toBe(200);
     expect(byUpn.body).toMatchObject({ id: guest.id, userPrincipalName: GUEST_UPN });
     expect(byUpn.body).not.toHaveProperty('displayName');
@@ -335,7 +502,7 @@ describe('directory stand-in', () => {
     ["userPrincipalName eq 'a@a.example.com' or userPrincipalName eq 'b@a.example.com'"],
     ["startswith(userPrincipalName,'a')"],
     ["userPrincipalName in 'a@a.example.com'"],
-    ["userPrincipalName in ()"],
+    ['userPrincipalName in ()'],
     ["userPrincipalName eq 'unterminated"],
   ])('refuses the unsupported filter %p with 400 BadRequest', async (filter) => {
     const res = await graph<GraphErrorBody>(filterPath(filter), tokenA);
@@ -352,37 +519,68 @@ describe('directory stand-in', () => {
   });
 
   it('creates, renames and deletes a user over HTTP', async () => {
-    const created = await graph<DirectoryUserRecord>('/users', tokenA, { method: 'POST', json: { userPrincipalName: 'carol@a.example.com', displayName: 'Carol', accountEnabled: false } });
+    const created = await graph<DirectoryUserRecord>('/users', tokenA, {
+      method: 'POST',
+      json: { userPrincipalName: 'carol@a.example.com', displayName: 'Carol', accountEnabled: false },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ userPrincipalName: 'carol@a.example.com', displayName: 'Carol', accountEnabled: false });
+    expect(created.body).toMatchObject({
+      userPrincipalName: 'carol@a.example.com',
+      displayName: 'Carol',
+      accountEnabled: false,
+    });
     const id = created.body.id;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(upnsOf(await graph<UsersBody>(filterPath("userPrincipalName eq 'carol@a.example.com'"), tokenA))).toEqual(['carol@a.example.com']);
+    expect(upnsOf(await graph<UsersBody>(filterPath("userPrincipalName eq 'carol@a.example.com'"), tokenA))).toEqual([
+      'carol@a.example.com',
+    ]);
     expect(directory.findByUpn(TENANT_A, 'CAROL@a.example.com')?.id).toBe(id);
 
-    const duplicate = await graph('/users', tokenA, { method: 'POST', json: { userPrincipalName: 'Carol@A.example.com' } });
+    const duplicate = await graph('/users', tokenA, {
+      method: 'POST',
+      json: { userPrincipalName: 'Carol@A.example.com' },
+    });
     expect(duplicate.status).toBe(400);
 
-    const renamed = await graph(`/users/${id}`, tokenA, { method: 'PATCH', json: { userPrincipalName: 'carol.new@a.example.com' } });
+    const renamed = await graph(`/users/${id}`, tokenA, {
+      method: 'PATCH',
+      json: { userPrincipalName: 'carol.new@a.example.com' },
+    });
     expect(renamed.status).toBe(204);
-    expect((await graph<UsersBody>(filterPath("userPrincipalName eq 'carol@a.example.com'"), tokenA)).body.value).toEqual([]);
-    expect((await graph(`/users/${id}`, tokenA)).body).toMatchObject({ id, userPrincipalName: 'carol.new@a.example.com' });
-    const clash = await graph(`/users/${id}`, tokenA, { method: 'PATCH', json: { userPrincipalName: 'bob@a.example.com' } });
+    expect(
+      (await graph<UsersBody>(filterPath("userPrincipalName eq 'carol@a.example.com'"), tokenA)).body.value,
+    ).toEqual([]);
+    expect((await graph(`/users/${id}`, tokenA)).body).toMatchObject({
+      id,
+      userPrincipalName: 'carol.new@a.example.com',
+    });
+    const clash = await graph(`/users/${id}`, tokenA, {
+      method: 'PATCH',
+      json: { userPrincipalName: 'bob@a.example.com' },
+    });
     expect(clash.status).toBe(400);
 
     expect((await graph(`/users/${id}`, tokenA, { method: 'DELETE' })).status).toBe(204);
     expect((await graph(`/users/${id}`, tokenA)).status).toBe(404);
-    expect((await graph<UsersBody>(filterPath("userPrincipalName eq 'carol.new@a.example.com'"), tokenA)).body.value).toEqual([]);
+    expect(
+      (await graph<UsersBody>(filterPath("userPrincipalName eq 'carol.new@a.example.com'"), tokenA)).body.value,
+    ).toEqual([]);
     expect((await graph(`/users/${id}`, tokenA, { method: 'DELETE' })).status).toBe(404);
   });
 
   it('answers a $batch of requests', async () => {
     const bob = directory.findByUpn(TENANT_A, 'bob@a.example.com')!;
-    const res = await graph<{ responses: Array<{ id: string; status: number; headers: Record<string, string>; body: Record<string, unknown> }> }>('/$batch', tokenA, {
+    const res = await graph<{
+      responses: Array<{ id: string; status: number; headers: Record<string, string>; body: Record<string, unknown> }>;
+    }>('/$batch', tokenA, {
       method: 'POST',
       json: {
         requests: [
-          { id: '1', method: 'GET', url: `/users?$filter=${encodeURIComponent(`userPrincipalName in (${odata(GUEST_UPN)},'alice@a.example.com')`)}&$select=id,userPrincipalName` },
+          {
+            id: '1',
+            method: 'GET',
+            url: `/users?$filter=${encodeURIComponent(`userPrincipalName in (${odata(GUEST_UPN)},'alice@a.example.com')`)}&$select=id,userPrincipalName`,
+          },
           { id: '2', method: 'GET', url: `/users/${bob.id}` },
           { id: '3', method: 'GET', url: '/users/00000000-0000-4000-8000-000000000000' },
         ],
@@ -391,7 +589,9 @@ describe('directory stand-in', () => {
     expect(res.status).toBe(200);
     const byId = new Map(res.body.responses.map((r) => [r.id, r]));
     expect(byId.get('1')).toMatchObject({ status: 200, headers: { 'Content-Type': 'application/json' } });
-    expect((byId.get('1')!.body.value as DirectoryUserRecord[]).map((u) => u.userPrincipalName).sort()).toEqual(['Alice@A.example.com', GUEST_UPN].sort());
+    expect((byId.get('1')!.body.value as DirectoryUserRecord[]).map((u) => u.userPrincipalName).sort()).toEqual(
+      ['Alice@A.example.com', GUEST_UPN].sort(),
+    );
     expect(byId.get('2')).toMatchObject({ status: 200, body: { id: bob.id, userPrincipalName: 'bob@a.example.com' } });
     expect(byId.get('3')).toMatchObject({ status: 404, body: { error: { code: 'Request_ResourceNotFound' } } });
   });
@@ -433,13 +633,18 @@ describe('directory stand-in', () => {
   it('isolates tenants', async () => {
     const alice = directory.findByUpn(TENANT_A, 'alice@a.example.com')!;
     expect(upnsOf(await graph<UsersBody>('/users', tokenB))).toEqual(['zoe@b.example.com']);
-    expect((await graph<UsersBody>(filterPath("userPrincipalName eq 'alice@a.example.com'"), tokenB)).body.value).toEqual([]);
+    expect(
+      (await graph<UsersBody>(filterPath("userPrincipalName eq 'alice@a.example.com'"), tokenB)).body.value,
+    ).toEqual([]);
     expect((await graph(`/users/${alice.id}`, tokenB)).status).toBe(404);
     expect((await graph(`/users/${alice.id}`, tokenB, { method: 'DELETE' })).status).toBe(404);
     expect(directory.findByUpn(TENANT_A, 'alice@a.example.com')?.id).toBe(alice.id);
     expect(directory.findByUpn(TENANT_B, 'alice@a.example.com')).toBeUndefined();
     // The same UPN may exist in both tenants.
-    const created = await graph('/users', tokenB, { method: 'POST', json: { userPrincipalName: 'alice@a.example.com' } });
+    const created = await graph('/users', tokenB, {
+      method: 'POST',
+      json: { userPrincipalName: 'alice@a.example.com' },
+    });
     expect(created.status).toBe(201);
     expect(directory.findByUpn(TENANT_B, 'alice@a.example.com')?.id).not.toBe(alice.id);
     directory.deleteUser(TENANT_B, directory.findByUpn(TENANT_B, 'alice@a.example.com')!.id);
@@ -452,7 +657,9 @@ describe('directory stand-in', () => {
     expect((await graph(`/users/${dana.id}`, tokenA)).body).toMatchObject({ userPrincipalName: 'dana@a.example.com' });
     directory.renameUser(TENANT_A, dana.id, 'dana.renamed@a.example.com');
     expect(directory.findByUpn(TENANT_A, 'dana@a.example.com')).toBeUndefined();
-    expect(upnsOf(await graph<UsersBody>(filterPath("userPrincipalName eq 'dana.renamed@a.example.com'"), tokenA))).toEqual(['dana.renamed@a.example.com']);
+    expect(
+      upnsOf(await graph<UsersBody>(filterPath("userPrincipalName eq 'dana.renamed@a.example.com'"), tokenA)),
+    ).toEqual(['dana.renamed@a.example.com']);
     expect(() => directory.renameUser(TENANT_A, dana.id, 'bob@a.example.com')).toThrow();
     directory.deleteUser(TENANT_A, dana.id);
     expect(directory.findByUpn(TENANT_A, 'dana.renamed@a.example.com')).toBeUndefined();

@@ -1,6 +1,12 @@
 import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { createTokenValidator, parseBearer, TokenValidationError, type TokenFailure, type TokenValidatorOptions } from '../../../lib/auth/tokenValidator';
+import {
+  createTokenValidator,
+  parseBearer,
+  TokenValidationError,
+  type TokenFailure,
+  type TokenValidatorOptions,
+} from '../../../lib/auth/tokenValidator';
 
 const ENTRA = 'https://login.microsoftonline.com';
 const LOCAL = 'http://127.0.0.1:7072';
@@ -22,7 +28,12 @@ const k1 = rsa();
 const k2 = rsa();
 const attacker = rsa();
 
-const jwkOf = (pair: Pair, kid: string) => ({ ...pair.publicKey.export({ format: 'jwk' }), kid, use: 'sig', kty: 'RSA' });
+const jwkOf = (pair: Pair, kid: string) => ({
+  ...pair.publicKey.export({ format: 'jwk' }),
+  kid,
+  use: 'sig',
+  kty: 'RSA',
+});
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 /** Default claims of an app token; an override of undefined removes the claim. */
@@ -44,7 +55,8 @@ function claims(over: Record<string, unknown> = {}, tenant = TENANT, authority =
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }
 
-const sign = (payload: Record<string, unknown>, pair: Pair = k1, kid = 'k1') => jwt.sign(payload, pair.privateKey, { algorithm: 'RS256', keyid: kid });
+const sign = (payload: Record<string, unknown>, pair: Pair = k1, kid = 'k1') =>
+  jwt.sign(payload, pair.privateKey, { algorithm: 'RS256', keyid: kid });
 
 /** A token with the given header, signed (or not) by hand, for algorithms the validator must refuse. */
 function handMade(header: Record<string, unknown>, payload: Record<string, unknown>, secret?: string): string {
@@ -110,9 +122,12 @@ describe('parseBearer', () => {
     expect(() => parseBearer(h)).toThrow(expect.objectContaining({ failure: 'missing' }));
   });
 
-  it.each(['Basic xyz', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearertoken', 'Token abc', 'Bearer a,b'])('malformed for %p', (h) => {
-    expect(() => parseBearer(h)).toThrow(expect.objectContaining({ failure: 'malformed' }));
-  });
+  it.each(['Basic xyz', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearertoken', 'Token abc', 'Bearer a,b'])(
+    'malformed for %p',
+    (h) => {
+      expect(() => parseBearer(h)).toThrow(expect.objectContaining({ failure: 'malformed' }));
+    },
+  );
 
   it('accepts the scheme in any case and returns the token alone', () => {
     expect(parseBearer('Bearer abc.def.ghi')).toBe('abc.def.ghi');
@@ -126,21 +141,36 @@ describe('createTokenValidator', () => {
     it('returns the caller of an app token and fetches the tenant JWKS once', async () => {
       const h = harness();
       const caller = await h.validate(bearer(sign(claims())));
-      expect(caller).toEqual({ tenantId: TENANT, clientId: CLIENT.toLowerCase(), roles: ['Admin', 'Reader'], kind: 'app', objectId: OID });
+      expect(caller).toEqual({
+        tenantId: TENANT,
+        clientId: CLIENT.toLowerCase(),
+        roles: ['Admin', 'Reader'],
+        kind: 'app',
+        objectId: OID,
+      });
       await h.validate(bearer(sign(claims())));
       expect(h.fetches).toEqual([keysUri(TENANT)]);
     });
 
     it('accepts the service client id as audience, and an audience array containing an accepted one', async () => {
       const h = harness();
-      await expect(h.validate(bearer(sign(claims({ aud: SERVICE_CLIENT_ID }))))).resolves.toMatchObject({ kind: 'app' });
-      await expect(h.validate(bearer(sign(claims({ aud: ['https://graph.microsoft.com', APP_ID_URI] }))))).resolves.toMatchObject({ kind: 'app' });
+      await expect(h.validate(bearer(sign(claims({ aud: SERVICE_CLIENT_ID }))))).resolves.toMatchObject({
+        kind: 'app',
+      });
+      await expect(
+        h.validate(bearer(sign(claims({ aud: ['https://graph.microsoft.com', APP_ID_URI] })))),
+      ).resolves.toMatchObject({ kind: 'app' });
     });
 
     it('defaults roles to [] and drops non-string roles; no oid means no objectId', async () => {
       const h = harness();
       const { roles: _r, oid: _o, ...rest } = claims();
-      expect(await h.validate(bearer(sign(rest)))).toEqual({ tenantId: TENANT, clientId: CLIENT.toLowerCase(), roles: [], kind: 'app' });
+      expect(await h.validate(bearer(sign(rest)))).toEqual({
+        tenantId: TENANT,
+        clientId: CLIENT.toLowerCase(),
+        roles: [],
+        kind: 'app',
+      });
       expect((await h.validate(bearer(sign(claims({ roles: ['Admin', 7, null] }))))).roles).toEqual(['Admin']);
     });
 
@@ -158,7 +188,11 @@ describe('createTokenValidator', () => {
     it('accepts a v1 token (sts.windows.net issuer, appid) against the real authority', async () => {
       const h = harness();
       const v1 = claims({ iss: `https://sts.windows.net/${TENANT}/`, azp: undefined, appid: CLIENT, ver: '1.0' });
-      expect(await h.validate(bearer(sign(v1)))).toMatchObject({ tenantId: TENANT, clientId: CLIENT.toLowerCase(), kind: 'app' });
+      expect(await h.validate(bearer(sign(v1)))).toMatchObject({
+        tenantId: TENANT,
+        clientId: CLIENT.toLowerCase(),
+        kind: 'app',
+      });
       expect(h.fetches).toEqual([keysUri(TENANT)]);
     });
 
@@ -182,14 +216,19 @@ describe('createTokenValidator', () => {
       await expectFailure(harness().validate(header), 'missing');
     });
 
-    it.each(['Basic xyz', 'Bearer garbage', 'Bearer not.a.token', 'Bearer a.b.c.d', 'Bearer ..', `Bearer ${b64([1])}.${b64({})}.x`, `Bearer ${b64({ alg: 'RS256' })}.${b64('x')}.x`])(
-      'malformed for %p',
-      async (header) => {
-        const h = harness();
-        await expectFailure(h.validate(header), 'malformed');
-        expect(h.fetches).toEqual([]);
-      },
-    );
+    it.each([
+      'Basic xyz',
+      'Bearer garbage',
+      'Bearer not.a.token',
+      'Bearer a.b.c.d',
+      'Bearer ..',
+      `Bearer ${b64([1])}.${b64({})}.x`,
+      `Bearer ${b64({ alg: 'RS256' })}.${b64('x')}.x`,
+    ])('malformed for %p', async (header) => {
+      const h = harness();
+      await expectFailure(h.validate(header), 'malformed');
+      expect(h.fetches).toEqual([]);
+    });
 
     it('unsupported_algorithm for an unsigned alg none token, without fetching keys', async () => {
       const h = harness();
@@ -201,14 +240,20 @@ describe('createTokenValidator', () => {
     it('unsupported_algorithm for HS256 signed with the PEM public key as the secret', async () => {
       const h = harness();
       const pem = k1.publicKey.export({ format: 'pem', type: 'spki' }).toString();
-      await expectFailure(h.validate(bearer(handMade({ alg: 'HS256', typ: 'JWT', kid: 'k1' }, claims(), pem))), 'unsupported_algorithm');
+      await expectFailure(
+        h.validate(bearer(handMade({ alg: 'HS256', typ: 'JWT', kid: 'k1' }, claims(), pem))),
+        'unsupported_algorithm',
+      );
       expect(h.fetches).toEqual([]);
     });
 
-    it.each(['HS384', 'HS512', 'ES256', 'ES384', 'PS256', 'PS512', 'RS384', 'RS512', 'rs256'])('unsupported_algorithm for %s', async (alg) => {
-      const token = `${b64({ alg, kid: 'k1' })}.${b64(claims())}.${Buffer.from('sig').toString('base64url')}`;
-      await expectFailure(harness().validate(bearer(token)), 'unsupported_algorithm');
-    });
+    it.each(['HS384', 'HS512', 'ES256', 'ES384', 'PS256', 'PS512', 'RS384', 'RS512', 'rs256'])(
+      'unsupported_algorithm for %s',
+      async (alg) => {
+        const token = `${b64({ alg, kid: 'k1' })}.${b64(claims())}.${Buffer.from('sig').toString('base64url')}`;
+        await expectFailure(harness().validate(bearer(token)), 'unsupported_algorithm');
+      },
+    );
 
     it('malformed for an RS256 token without kid', async () => {
       const token = jwt.sign(claims(), k1.privateKey, { algorithm: 'RS256' });
@@ -252,7 +297,12 @@ describe('createTokenValidator', () => {
       await expectFailure(harness().validate(bearer(sign(claims({ azp: undefined })))), 'malformed');
     });
 
-    it.each([['https://graph.microsoft.com'], [['https://graph.microsoft.com']], [undefined], ['API://BUSINESS-IDENTITY-SERVICE']])('wrong_audience for aud %p', async (aud) => {
+    it.each([
+      ['https://graph.microsoft.com'],
+      [['https://graph.microsoft.com']],
+      [undefined],
+      ['API://BUSINESS-IDENTITY-SERVICE'],
+    ])('wrong_audience for aud %p', async (aud) => {
       await expectFailure(harness().validate(bearer(sign(claims({ aud })))), 'wrong_audience');
     });
   });
@@ -272,15 +322,28 @@ describe('createTokenValidator', () => {
       expect(h.fetches).toEqual([]);
     });
 
-    it.each([['common'], ['organizations'], ['3f2504e0-4f89-41d3-9a0c'], ['3f2504e0x4f89-41d3-9a0c-0305e82c3301'], [undefined], [42]])('wrong_issuer for tid %p', async (tid) => {
+    it.each([
+      ['common'],
+      ['organizations'],
+      ['3f2504e0-4f89-41d3-9a0c'],
+      ['3f2504e0x4f89-41d3-9a0c-0305e82c3301'],
+      [undefined],
+      [42],
+    ])('wrong_issuer for tid %p', async (tid) => {
       const h = harness();
-      await expectFailure(h.validate(bearer(sign(claims({ tid, iss: `${ENTRA}/${String(tid)}/v2.0` })))), 'wrong_issuer');
+      await expectFailure(
+        h.validate(bearer(sign(claims({ tid, iss: `${ENTRA}/${String(tid)}/v2.0` })))),
+        'wrong_issuer',
+      );
       expect(h.fetches).toEqual([]);
     });
 
     it('refuses the v1 issuer when the authority is not the real Entra endpoint', async () => {
       const h = harness({ authority: LOCAL });
-      await expectFailure(h.validate(bearer(sign(claims({ iss: `https://sts.windows.net/${TENANT}/` }, TENANT, LOCAL)))), 'wrong_issuer');
+      await expectFailure(
+        h.validate(bearer(sign(claims({ iss: `https://sts.windows.net/${TENANT}/` }, TENANT, LOCAL)))),
+        'wrong_issuer',
+      );
     });
   });
 
@@ -338,7 +401,9 @@ describe('createTokenValidator', () => {
       const h = harness();
       await h.validate(bearer(sign(claims())));
       h.jwks.set(TENANT, [jwkOf(k1, 'k1'), jwkOf(k2, 'k2')]);
-      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => h.validate(bearer(sign(claims(), k2, i % 2 ? 'k2' : `nope-${i}`)))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => h.validate(bearer(sign(claims(), k2, i % 2 ? 'k2' : `nope-${i}`)))),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
       expect(h.fetches).toHaveLength(2);
     });
@@ -397,7 +462,13 @@ describe('createTokenValidator', () => {
     it('ignores JWKS entries that are not RSA signing keys', async () => {
       const h = harness();
       const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-      h.jwks.set(TENANT, [{ ...ec, kid: 'ec' }, { ...jwkOf(k2, 'enc'), use: 'enc' }, { kty: 'RSA', kid: 'junk', n: 'AA', e: 'AQAB' }, 'x', jwkOf(k1, 'k1')]);
+      h.jwks.set(TENANT, [
+        { ...ec, kid: 'ec' },
+        { ...jwkOf(k2, 'enc'), use: 'enc' },
+        { kty: 'RSA', kid: 'junk', n: 'AA', e: 'AQAB' },
+        'x',
+        jwkOf(k1, 'k1'),
+      ]);
       await expectFailure(h.validate(bearer(sign(claims(), k2, 'enc'))), 'unknown_key');
       await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
     });
@@ -446,7 +517,9 @@ describe('createTokenValidator', () => {
     });
 
     it('never logs', async () => {
-      const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => jest.spyOn(console, m).mockImplementation(() => undefined));
+      const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
+        jest.spyOn(console, m).mockImplementation(() => undefined),
+      );
       try {
         const h = harness();
         await h.validate(bearer(sign(claims())));

@@ -8,7 +8,10 @@ const TENANT = '11111111-1111-4111-8111-111111111111';
 
 describe('background work messages', () => {
   it('accepts a unit, normalizing the tenant id, and round-trips through the queue encoding', () => {
-    expect(parseBackgroundWork({ kind: 'pendingLinks', tenantId: TENANT.toUpperCase() })).toEqual({ kind: 'pendingLinks', tenantId: TENANT });
+    expect(parseBackgroundWork({ kind: 'pendingLinks', tenantId: TENANT.toUpperCase() })).toEqual({
+      kind: 'pendingLinks',
+      tenantId: TENANT,
+    });
     const work = { kind: 'retention' as const, tenantId: TENANT, after: '019a-id', deferrals: 2 };
     expect(parseBackgroundWork(JSON.parse(Buffer.from(encodeWork(work), 'base64').toString('utf8')))).toEqual(work);
   });
@@ -18,9 +21,21 @@ describe('background work messages', () => {
     ['an array', [], 'not a JSON object'],
     ['an unknown kind', { kind: 'wipeEverything', tenantId: TENANT }, 'unknown kind'],
     ['a tenant that is not a GUID', { kind: 'pendingLinks', tenantId: 'VALUE-FROM-QUEUE' }, 'tenantId is not a GUID'],
-    ['an overlong cursor', { kind: 'pendingLinks', tenantId: TENANT, after: 'x'.repeat(256) }, 'after is not an identity id'],
-    ['a cursor that is not a string', { kind: 'pendingLinks', tenantId: TENANT, after: 7 }, 'after is not an identity id'],
-    ['deferrals out of range', { kind: 'pendingLinks', tenantId: TENANT, deferrals: MAX_DEFERRALS + 1 }, 'deferrals is out of range'],
+    [
+      'an overlong cursor',
+      { kind: 'pendingLinks', tenantId: TENANT, after: 'x'.repeat(256) },
+      'after is not an identity id',
+    ],
+    [
+      'a cursor that is not a string',
+      { kind: 'pendingLinks', tenantId: TENANT, after: 7 },
+      'after is not an identity id',
+    ],
+    [
+      'deferrals out of range',
+      { kind: 'pendingLinks', tenantId: TENANT, deferrals: MAX_DEFERRALS + 1 },
+      'deferrals is out of range',
+    ],
     ['extra members', { kind: 'pendingLinks', tenantId: TENANT, VALUE_FROM_QUEUE: 1 }, 'unknown members'],
   ])('refuses %s without repeating the value', (_what, message, problem) => {
     let error: unknown;
@@ -49,7 +64,10 @@ describe('deferral of a unit whose directory cannot answer now', () => {
 
   it('treats a refused token or access as missing consent', () => {
     expect(deferralFor(new DirectoryAccessError())).toEqual({ reason: 'notConsented', seconds: 900 });
-    expect(deferralFor(new GraphError(403, 'Insufficient privileges'))).toEqual({ reason: 'notConsented', seconds: 900 });
+    expect(deferralFor(new GraphError(403, 'Insufficient privileges'))).toEqual({
+      reason: 'notConsented',
+      seconds: 900,
+    });
     expect(deferralFor(new GraphError(401, 'Invalid token'))).toEqual({ reason: 'notConsented', seconds: 900 });
   });
 

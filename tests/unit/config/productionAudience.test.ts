@@ -32,16 +32,35 @@ const jwks = { keys: [{ ...key.publicKey.export({ format: 'jwk' }), kid: 'k1', u
 
 function token(aud: string): string {
   const now = Math.floor(Date.now() / 1000);
-  return jwt.sign({ iss: `${ENTRA}/${TENANT}/v2.0`, aud, tid: TENANT, azp: CALLER, iat: now, nbf: now, exp: now + 3600, idtyp: 'app', ver: '2.0', roles: ['Admin'] }, key.privateKey, {
-    algorithm: 'RS256',
-    keyid: 'k1',
-  });
+  return jwt.sign(
+    {
+      iss: `${ENTRA}/${TENANT}/v2.0`,
+      aud,
+      tid: TENANT,
+      azp: CALLER,
+      iat: now,
+      nbf: now,
+      exp: now + 3600,
+      idtyp: 'app',
+      ver: '2.0',
+      roles: ['Admin'],
+    },
+    key.privateKey,
+    {
+      algorithm: 'RS256',
+      keyid: 'k1',
+    },
+  );
 }
 
 /** The validator exactly as lib/services.ts builds it from the settings. */
 function validatorFor(env: Record<string, string>) {
   const s = loadSettings(env);
-  return createTokenValidator({ authority: s.auth.authority, audiences: s.auth.audiences, fetchJwks: async () => jwks });
+  return createTokenValidator({
+    authority: s.auth.authority,
+    audiences: s.auth.audiences,
+    fetchJwks: async () => jwks,
+  });
 }
 
 function configErrorOf(env: Record<string, string>): ConfigError {
@@ -65,13 +84,20 @@ describe('token audience under production settings', () => {
 
   it('accepts a v2 token whose aud is the service client id', async () => {
     expect(loadSettings(azure).auth.audiences).toEqual([CLIENT_ID]);
-    await expect(validatorFor(azure).validate(`Bearer ${token(CLIENT_ID)}`)).resolves.toMatchObject({ tenantId: TENANT, kind: 'app', roles: ['Admin'] });
+    await expect(validatorFor(azure).validate(`Bearer ${token(CLIENT_ID)}`)).resolves.toMatchObject({
+      tenantId: TENANT,
+      kind: 'app',
+      roles: ['Admin'],
+    });
   });
 
   it('refuses a token whose aud is the old default App ID URI', async () => {
     const refused = await validatorFor(azure)
       .validate(`Bearer ${token(LOCAL_APP_ID_URI)}`)
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(TokenValidationError);
     expect((refused as TokenValidationError).failure).toBe('wrong_audience');
     expect((refused as Error).message).not.toContain(LOCAL_APP_ID_URI);
@@ -90,7 +116,11 @@ describe('token audience under production settings', () => {
     const env = { ...azure, SERVICE_APP_ID_URI: unique };
     expect(loadSettings(env).auth.audiences).toEqual([CLIENT_ID, unique]);
     await expect(validatorFor(env).validate(`Bearer ${token(unique)}`)).resolves.toMatchObject({ kind: 'app' });
-    for (const uri of [`api://${CLIENT_ID}`, 'api://contoso.com/business-identity', 'https://contoso.com/business-identity']) {
+    for (const uri of [
+      `api://${CLIENT_ID}`,
+      'api://contoso.com/business-identity',
+      'https://contoso.com/business-identity',
+    ]) {
       expect(loadSettings({ ...azure, SERVICE_APP_ID_URI: uri }).auth.audiences).toEqual([CLIENT_ID, uri]);
     }
     for (const uri of ['api://provisioning', 'urn:business-identity', 'http://contoso.com/x', 'not a uri']) {
@@ -112,8 +142,15 @@ describe('token audience under production settings', () => {
   });
 
   it('keeps the local stack as it is: the local App ID URI, plus the client id when set', () => {
-    const local = { PUBLIC_BASE_URL: 'http://localhost:7071', COSMOS_ENDPOINT: 'http://localhost:8081', AUTH_AUTHORITY: 'http://localhost:7072' };
+    const local = {
+      PUBLIC_BASE_URL: 'http://localhost:7071',
+      COSMOS_ENDPOINT: 'http://localhost:8081',
+      AUTH_AUTHORITY: 'http://localhost:7072',
+    };
     expect(loadSettings(local).auth.audiences).toEqual([LOCAL_APP_ID_URI]);
-    expect(loadSettings({ ...local, SERVICE_CLIENT_ID: CLIENT_ID }).auth.audiences).toEqual([LOCAL_APP_ID_URI, CLIENT_ID]);
+    expect(loadSettings({ ...local, SERVICE_CLIENT_ID: CLIENT_ID }).auth.audiences).toEqual([
+      LOCAL_APP_ID_URI,
+      CLIENT_ID,
+    ]);
   });
 });

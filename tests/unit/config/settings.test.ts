@@ -22,7 +22,15 @@ describe('settings', () => {
     [{ ...base, GRAPH_CREDENTIAL: 'clientSecret' }, 'GRAPH_CLIENT_ID'],
     [{ ...base, IMPORT_MAX_DELETE_RATIO: '2' }, 'IMPORT_MAX_DELETE_RATIO'],
     [{ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c' }, 'GRAPH_CERTIFICATE'],
-    [{ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c', GRAPH_CERTIFICATE: '@Microsoft.KeyVault(VaultName=kv;SecretName=graph-client)' }, 'GRAPH_CERTIFICATE'],
+    [
+      {
+        ...base,
+        GRAPH_CREDENTIAL: 'certificate',
+        GRAPH_CLIENT_ID: 'c',
+        GRAPH_CERTIFICATE: '@Microsoft.KeyVault(VaultName=kv;SecretName=graph-client)',
+      },
+      'GRAPH_CERTIFICATE',
+    ],
   ])('names the bad setting %#', (env, name) => {
     let err: unknown;
     try {
@@ -36,16 +44,29 @@ describe('settings', () => {
   });
 
   it('takes the Graph certificate as PEM content (Key Vault reference in Azure) or as a file path', () => {
-    const pem = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n';
-    const fromContent = loadSettings({ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c', GRAPH_CERTIFICATE: pem });
+    const pem =
+      '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n';
+    const fromContent = loadSettings({
+      ...base,
+      GRAPH_CREDENTIAL: 'certificate',
+      GRAPH_CLIENT_ID: 'c',
+      GRAPH_CERTIFICATE: pem,
+    });
     expect(fromContent.graph.certificate).toBe(pem.trim());
-    const fromPath = loadSettings({ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c', GRAPH_CERTIFICATE_PATH: '/etc/graph.pem' });
+    const fromPath = loadSettings({
+      ...base,
+      GRAPH_CREDENTIAL: 'certificate',
+      GRAPH_CLIENT_ID: 'c',
+      GRAPH_CERTIFICATE_PATH: '/etc/graph.pem',
+    });
     expect(fromPath.graph.certificatePath).toBe('/etc/graph.pem');
   });
 
   it('does not echo an unresolved certificate setting in its error', () => {
     const value = '@Microsoft.KeyVault(VaultName=kv-secretive;SecretName=graph-client)';
-    expect(() => loadSettings({ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c', GRAPH_CERTIFICATE: value })).toThrow(/GRAPH_CERTIFICATE/);
+    expect(() =>
+      loadSettings({ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c', GRAPH_CERTIFICATE: value }),
+    ).toThrow(/GRAPH_CERTIFICATE/);
     try {
       loadSettings({ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c', GRAPH_CERTIFICATE: value });
     } catch (e) {

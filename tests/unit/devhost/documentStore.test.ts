@@ -2,14 +2,19 @@
  * A write the journal cannot take is undone, so a write that was not acknowledged never stays visible.
  * Time to live as in Cosmos DB: expired items are invisible at once and deleted (journaled).
  */
-import { Engine, storeOf } from '../../../lib/devhost/cosmos/engine';
-import type { DocumentStore, DocumentChange } from '../../../lib/devhost/cosmos/documentStore';
+import { Engine, storeOf } from '../../../devhost/cosmos/engine';
+import type { DocumentStore, DocumentChange } from '../../../devhost/cosmos/documentStore';
 
 function store(settings: Record<string, unknown> = {}): DocumentStore {
   const engine = new Engine('127.0.0.1', 1);
   engine.account.databases.create({ id: 'db' });
   const db = engine.account.database('db');
-  db.collections.create({ id: 'c', partitionKey: { paths: ['/pk'] }, uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/key'] }] }, ...settings });
+  db.collections.create({
+    id: 'c',
+    partitionKey: { paths: ['/pk'] },
+    uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/key'] }] },
+    ...settings,
+  });
   return storeOf(db.collection('c'))!;
 }
 
@@ -32,7 +37,11 @@ describe('local engine document store', () => {
     expect(() => s.create({ id: 'c', pk: 'p', key: 'k1' })).toThrow(/already exists/);
     s.create({ id: 'c', pk: 'p', key: 'k2' });
     s.create({ id: 'd', pk: 'p', key: 'k3' });
-    expect(s.query({ query: 'SELECT VALUE c.id FROM c ORDER BY c.id' }, {}, { value: 'p' }).result).toEqual(['a', 'c', 'd']);
+    expect(s.query({ query: 'SELECT VALUE c.id FROM c ORDER BY c.id' }, {}, { value: 'p' }).result).toEqual([
+      'a',
+      'c',
+      'd',
+    ]);
   });
 
   it('a refused write changes nothing and journals nothing', () => {
@@ -55,7 +64,8 @@ describe('local engine time to live', () => {
     s.now = () => now;
     return { s, at: (seconds) => (now = T0 + seconds * 1000) };
   }
-  const ids = (s: DocumentStore) => s.query({ query: 'SELECT VALUE c.id FROM c ORDER BY c.id' }, {}, { value: 'p' }).result;
+  const ids = (s: DocumentStore) =>
+    s.query({ query: 'SELECT VALUE c.id FROM c ORDER BY c.id' }, {}, { value: 'p' }).result;
   const count = (s: DocumentStore) => s.query({ query: 'SELECT VALUE COUNT(1) FROM c' }, {}, { value: 'p' }).result;
 
   it('defaultTtl -1: an item with ttl disappears from reads, queries and counts when it runs out, and is deleted (journaled)', () => {

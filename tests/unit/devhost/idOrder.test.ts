@@ -4,9 +4,9 @@
  * Queries answer as before: keyset order, id ranges, equality on a replaced value.
  */
 import { randomUUID } from 'node:crypto';
-import { Engine, storeOf } from '../../../lib/devhost/cosmos/engine';
-import { SortedIds } from '../../../lib/devhost/cosmos/indexes';
-import type { DocumentStore } from '../../../lib/devhost/cosmos/documentStore';
+import { Engine, storeOf } from '../../../devhost/cosmos/engine';
+import { SortedIds } from '../../../devhost/cosmos/indexes';
+import type { DocumentStore } from '../../../devhost/cosmos/documentStore';
 
 function store(): DocumentStore {
   const engine = new Engine('127.0.0.1', 1);
@@ -45,7 +45,14 @@ describe('id order of a partition', () => {
     const seen: string[] = [];
     let after = '';
     for (;;) {
-      const page = s.query({ query: 'SELECT TOP 40 VALUE c.id FROM c WHERE c.id > @a ORDER BY c.id', parameters: [{ name: '@a', value: after }] }, {}, { value: 'p' }).result as string[];
+      const page = s.query(
+        {
+          query: 'SELECT TOP 40 VALUE c.id FROM c WHERE c.id > @a ORDER BY c.id',
+          parameters: [{ name: '@a', value: after }],
+        },
+        {},
+        { value: 'p' },
+      ).result as string[];
       if (page.length === 0) break;
       seen.push(...page);
       after = page[page.length - 1]!;
@@ -53,12 +60,22 @@ describe('id order of a partition', () => {
     expect(seen).toEqual([...ids].sort());
     // Replaces: one value changes (its index entry moves), the rest keep theirs.
     const first = ids[0]!;
-    expect(s.query({ query: "SELECT VALUE c.id FROM c WHERE c.colour = 'blue'" }, {}, { value: 'p' }).result).toContain(first);
+    expect(s.query({ query: "SELECT VALUE c.id FROM c WHERE c.colour = 'blue'" }, {}, { value: 'p' }).result).toContain(
+      first,
+    );
     s.replace({ id: first, pk: 'p', colour: 'green', n: 0 }, stored.get(first)!);
     s.replace({ id: ids[2]!, pk: 'p', colour: 'blue', n: 1000 }, stored.get(ids[2]!)!);
-    expect(s.query({ query: "SELECT VALUE c.id FROM c WHERE c.colour = 'green'" }, {}, { value: 'p' }).result).toEqual([first]);
-    expect(s.query({ query: "SELECT VALUE c.id FROM c WHERE c.colour = 'blue'" }, {}, { value: 'p' }).result).not.toContain(first);
-    expect(s.query({ query: 'SELECT VALUE c.id FROM c WHERE c.n = 1000' }, {}, { value: 'p' }).result).toEqual([ids[2]]);
-    expect(s.query({ query: 'SELECT VALUE c.id FROM c ORDER BY c.id' }, {}, { value: 'p' }).result).toEqual([...ids].sort());
+    expect(s.query({ query: "SELECT VALUE c.id FROM c WHERE c.colour = 'green'" }, {}, { value: 'p' }).result).toEqual([
+      first,
+    ]);
+    expect(
+      s.query({ query: "SELECT VALUE c.id FROM c WHERE c.colour = 'blue'" }, {}, { value: 'p' }).result,
+    ).not.toContain(first);
+    expect(s.query({ query: 'SELECT VALUE c.id FROM c WHERE c.n = 1000' }, {}, { value: 'p' }).result).toEqual([
+      ids[2],
+    ]);
+    expect(s.query({ query: 'SELECT VALUE c.id FROM c ORDER BY c.id' }, {}, { value: 'p' }).result).toEqual(
+      [...ids].sort(),
+    );
   });
 });

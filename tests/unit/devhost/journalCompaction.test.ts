@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Engine, storeOf } from '../../../lib/devhost/cosmos/engine';
+import { Engine, storeOf } from '../../../devhost/cosmos/engine';
 
 describe('journal layout', () => {
   let dir: string;
@@ -26,15 +26,24 @@ describe('journal layout', () => {
     first.close();
     // the layout an older engine left: its snapshot, then a journal with a later delete
     fs.renameSync(path.join(dir, 'journal.jsonl'), path.join(dir, 'snapshot.jsonl'));
-    const putOfI0 = fs.readFileSync(path.join(dir, 'snapshot.jsonl'), 'utf8').split('\n').find((l) => l.includes('"id":"i0"'));
-    fs.writeFileSync(path.join(dir, 'journal.jsonl'), `${`${putOfI0}\n`.repeat(5)}${JSON.stringify({ t: 'del', pk: 'p', id: 'i2', db: 'db', coll: 'items' })}\n`);
+    const putOfI0 = fs
+      .readFileSync(path.join(dir, 'snapshot.jsonl'), 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"id":"i0"'));
+    fs.writeFileSync(
+      path.join(dir, 'journal.jsonl'),
+      `${`${putOfI0}\n`.repeat(5)}${JSON.stringify({ t: 'del', pk: 'p', id: 'i2', db: 'db', coll: 'items' })}\n`,
+    );
 
     const second = new Engine('127.0.0.1', 0);
     expect(second.persistTo(dir).documents).toBe(4);
     expect(ids(second)).toEqual(['i0', 'i1', 'i3', 'i4']);
     second.close();
     expect(fs.readdirSync(dir).sort()).toEqual(['journal.1.jsonl', 'snapshot.jsonl']);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'snapshot.jsonl'), 'utf8').split('\n')[0]!)).toEqual({ t: 'snap', from: 1 });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'snapshot.jsonl'), 'utf8').split('\n')[0]!)).toEqual({
+      t: 'snap',
+      from: 1,
+    });
 
     const third = new Engine('127.0.0.1', 0);
     expect(third.persistTo(dir).documents).toBe(4);

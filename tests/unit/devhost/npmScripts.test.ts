@@ -6,11 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
 
 describe('npm scripts', () => {
   it('npm start execs node on the built dev host', () => {
-    expect(scripts.start).toBe('exec node dist/lib/devhost/main.js');
+    expect(scripts.start).toBe('exec node dist/devhost/main.js');
   });
 
   it.each(['start', 'ops', 'import'])('%s runs from the build, rebuilt beforehand only when stale', (name) => {

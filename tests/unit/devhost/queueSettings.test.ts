@@ -1,4 +1,4 @@
-import { decodeMessage, parseTimeSpanMs, queueHostSettings } from '../../../lib/devhost/queueTriggers';
+import { decodeMessage, parseTimeSpanMs, queueHostSettings } from '../../../devhost/queueTriggers';
 
 describe('queue trigger settings of host.json', () => {
   it('reads time spans as Functions writes them', () => {
@@ -10,8 +10,26 @@ describe('queue trigger settings of host.json', () => {
   });
 
   it('has the Functions host defaults and takes the set values', () => {
-    expect(queueHostSettings({})).toEqual({ batchSize: 16, maxDequeueCount: 5, visibilityTimeoutSeconds: 0, maxPollingIntervalMs: 60_000, messageEncoding: 'base64' });
-    expect(queueHostSettings({ extensions: { queues: { batchSize: 4, maxDequeueCount: 2, visibilityTimeout: '00:01:00', maxPollingInterval: '00:00:02', messageEncoding: 'none' } } })).toEqual({
+    expect(queueHostSettings({})).toEqual({
+      batchSize: 16,
+      maxDequeueCount: 5,
+      visibilityTimeoutSeconds: 0,
+      maxPollingIntervalMs: 60_000,
+      messageEncoding: 'base64',
+    });
+    expect(
+      queueHostSettings({
+        extensions: {
+          queues: {
+            batchSize: 4,
+            maxDequeueCount: 2,
+            visibilityTimeout: '00:01:00',
+            maxPollingInterval: '00:00:02',
+            messageEncoding: 'none',
+          },
+        },
+      }),
+    ).toEqual({
       batchSize: 4,
       maxDequeueCount: 2,
       visibilityTimeoutSeconds: 60,

@@ -1,9 +1,17 @@
 /** The local engine's request-unit model (Microsoft's published figures) and its per-container budget. */
 import { CONTAINERS } from '../../../lib/store/containers';
-import { Engine, storeOf } from '../../../lib/devhost/cosmos/engine';
-import { withMeter } from '../../../lib/devhost/cosmos/chargeMeter';
-import { createCharge, deleteCharge, indexTerms, pointReadCharge, queryPageCharge, replaceCharge, sizeOf } from '../../../lib/devhost/cosmos/requestCharge';
-import { Throughput } from '../../../lib/devhost/cosmos/throughput';
+import { Engine, storeOf } from '../../../devhost/cosmos/engine';
+import { withMeter } from '../../../devhost/cosmos/chargeMeter';
+import {
+  createCharge,
+  deleteCharge,
+  indexTerms,
+  pointReadCharge,
+  queryPageCharge,
+  replaceCharge,
+  sizeOf,
+} from '../../../devhost/cosmos/requestCharge';
+import { Throughput } from '../../../devhost/cosmos/throughput';
 
 /** An item of exactly `bytes` JSON bytes with three scalar properties (id, pk, text). */
 function itemOf(bytes: number, id = 'a'): Record<string, unknown> {
@@ -33,10 +41,28 @@ describe('request-unit model', () => {
 
   it('counts indexed terms by the container policy: array elements, nested paths, excluded paths and system properties', () => {
     const policy = CONTAINERS.identities.indexingPolicy;
-    const doc = { id: 'i', pk: 'p', names: { first: 'A', last: 'B' }, tags: ['x', 'y'], personalNumbers: [{ type: 'DK_CPR', value: '0101851234' }], _etag: 'e', _ts: 1 };
-    expect(indexTerms(doc, policy).sort()).toEqual(['id="i"', 'names/first="A"', 'names/last="B"', 'pk="p"', 'tags/[]="x"', 'tags/[]="y"']);
+    const doc = {
+      id: 'i',
+      pk: 'p',
+      names: { first: 'A', last: 'B' },
+      tags: ['x', 'y'],
+      personalNumbers: [{ type: 'DK_CPR', value: '0101851234' }],
+      _etag: 'e',
+      _ts: 1,
+    };
+    expect(indexTerms(doc, policy).sort()).toEqual([
+      'id="i"',
+      'names/first="A"',
+      'names/last="B"',
+      'pk="p"',
+      'tags/[]="x"',
+      'tags/[]="y"',
+    ]);
     expect(indexTerms(doc, { indexingMode: 'none' })).toEqual([]);
-    expect(indexTerms(doc, { includedPaths: [{ path: '/names/*' }], excludedPaths: [{ path: '/*' }] }).sort()).toEqual(['names/first="A"', 'names/last="B"']);
+    expect(indexTerms(doc, { includedPaths: [{ path: '/names/*' }], excludedPaths: [{ path: '/*' }] }).sort()).toEqual([
+      'names/first="A"',
+      'names/last="B"',
+    ]);
   });
 
   it('a replace deletes and inserts the item (size charge twice) plus the index terms that changed', () => {
@@ -71,12 +97,15 @@ describe('request-unit model', () => {
       return b;
     });
     expect(both.meter.ru).toBeCloseTo(createCharge(both.result, policy) + deleteCharge(one.result, policy), 5);
-    expect(withMeter(() => store.replace({ ...both.result, n: 3 }, both.result)).meter.ru).toBeCloseTo(2 * 4.95 + 2 * 0.2, 5);
+    expect(withMeter(() => store.replace({ ...both.result, n: 3 }, both.result)).meter.ru).toBeCloseTo(
+      2 * 4.95 + 2 * 0.2,
+      5,
+    );
   });
 });
 
 describe('request-unit budget per container', () => {
-  it('admits while the second\'s budget lasts, then refuses until the window in which the excess is paid off', () => {
+  it("admits while the second's budget lasts, then refuses until the window in which the excess is paid off", () => {
     let now = 0;
     const t = new Throughput(100, () => now);
     expect(t.admit('db/c')).toBeUndefined();

@@ -1,5 +1,5 @@
-import { matchRoute, parseRouteTemplate } from '../../../lib/devhost/routeTemplate';
-import { parseNcrontab, resolveAppSettingExpression } from '../../../lib/devhost/ncrontab';
+import { matchRoute, parseRouteTemplate } from '../../../devhost/routeTemplate';
+import { parseNcrontab, resolveAppSettingExpression } from '../../../devhost/ncrontab';
 
 describe('route templates', () => {
   it('matches literals case-insensitively and captures parameters', () => {
@@ -19,10 +19,18 @@ describe('route templates', () => {
   });
 
   it('ranks literal routes above parameter routes', () => {
-    expect(parseRouteTemplate('scim/v2/Users/.search').specificity).toBeGreaterThan(parseRouteTemplate('scim/v2/Users/{id}').specificity);
+    expect(parseRouteTemplate('scim/v2/Users/.search').specificity).toBeGreaterThan(
+      parseRouteTemplate('scim/v2/Users/{id}').specificity,
+    );
     // The SCIM catch-all (functions/scimFallback.ts) must lose against every served SCIM route.
     const fallback = parseRouteTemplate('scim/v2/{*path}').specificity;
-    for (const served of ['scim/v2/Users', 'scim/v2/Users/{id}', 'scim/v2/ServiceProviderConfig', 'scim/v2/Schemas/{id?}', 'scim/v2/ResourceTypes/{id?}']) {
+    for (const served of [
+      'scim/v2/Users',
+      'scim/v2/Users/{id}',
+      'scim/v2/ServiceProviderConfig',
+      'scim/v2/Schemas/{id?}',
+      'scim/v2/ResourceTypes/{id?}',
+    ]) {
       expect(parseRouteTemplate(served).specificity).toBeGreaterThan(fallback);
     }
   });
@@ -41,7 +49,8 @@ describe('NCRONTAB', () => {
   });
 
   it('rejects malformed expressions', () => {
-    for (const bad of ['* * * * *', '61 * * * * *', '*/0 * * * * *', 'a * * * * *']) expect(() => parseNcrontab(bad)).toThrow();
+    for (const bad of ['* * * * *', '61 * * * * *', '*/0 * * * * *', 'a * * * * *'])
+      expect(() => parseNcrontab(bad)).toThrow();
   });
 
   it('resolves %SETTING% binding expressions', () => {

@@ -14,8 +14,10 @@ jest.mock('@azure/identity', () => {
         created.push({ kind, args });
       }
       async getToken(): Promise<{ token: string; expiresOnTimestamp: number }> {
-        const assertion = created.find((c) => c.kind === 'ClientAssertionCredential')?.args[2] as (() => Promise<string>) | undefined;
-        const token = kind === 'ClientAssertionCredential' && assertion ? `graph-token-for(${await assertion()})` : `${kind}-token`;
+        const assertion = created.find((c) => c.kind === 'ClientAssertionCredential')?.args[2] as
+          (() => Promise<string>) | undefined;
+        const token =
+          kind === 'ClientAssertionCredential' && assertion ? `graph-token-for(${await assertion()})` : `${kind}-token`;
         return { token, expiresOnTimestamp: Date.now() + 3_600_000 };
       }
     };
@@ -43,11 +45,18 @@ beforeEach(() => {
 
 describe('Graph tokens in managedIdentity mode', () => {
   it('uses ManagedIdentityCredential with the user-assigned client id for the assertion of the application', async () => {
-    const provider = createGraphTokenProvider(loadSettings({ ...base, GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001' }));
+    const provider = createGraphTokenProvider(
+      loadSettings({ ...base, GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001' }),
+    );
     await expect(provider.getToken(TENANT)).resolves.toBe('graph-token-for(ManagedIdentityCredential-token)');
     const identities = created.filter((c) => c.kind === 'ManagedIdentityCredential');
-    expect(identities).toEqual([{ kind: 'ManagedIdentityCredential', args: [{ clientId: 'cccccccc-0000-4000-8000-000000000001' }] }]);
-    expect(created.find((c) => c.kind === 'ClientAssertionCredential')?.args.slice(0, 2)).toEqual([TENANT, base.GRAPH_CLIENT_ID]);
+    expect(identities).toEqual([
+      { kind: 'ManagedIdentityCredential', args: [{ clientId: 'cccccccc-0000-4000-8000-000000000001' }] },
+    ]);
+    expect(created.find((c) => c.kind === 'ClientAssertionCredential')?.args.slice(0, 2)).toEqual([
+      TENANT,
+      base.GRAPH_CLIENT_ID,
+    ]);
   });
 
   it('refuses to fall back to the system-assigned identity when no client id is configured', () => {

@@ -24,7 +24,11 @@ describe('ByteBoundedCache', () => {
     const cache = new ByteBoundedCache<number>(100, 10);
     cache.set('abc', 1);
     cache.set('abc', 2);
-    expect({ size: cache.size, bytes: cache.totalBytes, value: cache.get('abc') }).toEqual({ size: 1, bytes: 3, value: 2 });
+    expect({ size: cache.size, bytes: cache.totalBytes, value: cache.get('abc') }).toEqual({
+      size: 1,
+      bytes: 3,
+      value: 2,
+    });
   });
 
   it('holds a bounded total under a flood of distinct documents', () => {

@@ -2,15 +2,21 @@
 import { randomUUID } from 'node:crypto';
 import { CONTAINERS } from '../../../lib/store/containers';
 import { MANIFEST_SHARDS } from '../../../lib/imports/manifest';
-import { createCharge, indexTerms } from '../../../lib/devhost/cosmos/requestCharge';
+import { createCharge, indexTerms } from '../../../devhost/cosmos/requestCharge';
 
 describe('imports container indexing', () => {
   it('a manifest shard of a 200,000-identity source writes for about a hundred RU, not over a thousand', () => {
     const entries: Record<string, { id: string; hash: string }> = {};
-    for (let i = 0; i < 200_000 / MANIFEST_SHARDS; i++) entries[`EMP-${i * MANIFEST_SHARDS}`] = { id: randomUUID(), hash: 'f'.repeat(64) };
+    for (let i = 0; i < 200_000 / MANIFEST_SHARDS; i++)
+      entries[`EMP-${i * MANIFEST_SHARDS}`] = { id: randomUUID(), hash: 'f'.repeat(64) };
     const shard = { id: 'manifest-7', pk: 't|src:Big', kind: 'manifestShard', shard: 7, entries };
     const policy = CONTAINERS.imports.indexingPolicy;
-    expect(indexTerms(shard, policy).sort()).toEqual(['id="manifest-7"', 'kind="manifestShard"', 'pk="t|src:Big"', 'shard=7']);
+    expect(indexTerms(shard, policy).sort()).toEqual([
+      'id="manifest-7"',
+      'kind="manifestShard"',
+      'pk="t|src:Big"',
+      'shard=7',
+    ]);
     expect(createCharge(shard, policy)).toBeLessThan(200);
     // Indexed like the other containers (everything), the same shard costs over a thousand.
     expect(createCharge(shard)).toBeGreaterThan(1000);

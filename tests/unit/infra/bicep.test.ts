@@ -49,9 +49,12 @@ describe('app settings', () => {
     const dir = path.join(ROOT, 'functions');
     const referenced = new Set<string>();
     for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
-      for (const m of fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/%([A-Za-z0-9_]+)%/g)) referenced.add(m[1] ?? '');
+      for (const m of fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/%([A-Za-z0-9_]+)%/g))
+        referenced.add(m[1] ?? '');
     }
-    expect([...referenced].sort()).toEqual(expect.arrayContaining(['RESOLVE_PENDING_LINKS_SCHEDULE', 'RETENTION_SCHEDULE']));
+    expect([...referenced].sort()).toEqual(
+      expect.arrayContaining(['RESOLVE_PENDING_LINKS_SCHEDULE', 'RETENTION_SCHEDULE']),
+    );
     expect(missingSettings(functionApp, [...referenced])).toEqual([]);
   });
 
@@ -87,10 +90,15 @@ describe('app settings', () => {
     expect(s.auth.audiences).toEqual(['bbbbbbbb-0000-4000-8000-000000000001']);
     expect(s.graph.managedIdentityClientId).toBe('cccccccc-0000-4000-8000-000000000001');
     // The template's earlier default audience makes the service refuse to start in Azure.
-    expect(() => loadSettings({ ...env, SERVICE_APP_ID_URI: 'api://business-identity-service' })).toThrow(/SERVICE_APP_ID_URI/);
+    expect(() => loadSettings({ ...env, SERVICE_APP_ID_URI: 'api://business-identity-service' })).toThrow(
+      /SERVICE_APP_ID_URI/,
+    );
     expect(s.retentionInactiveDays).toBe(90);
     // Background work: identity-based queue connection, no connection string.
-    expect(s.backgroundQueue).toEqual({ connectionString: undefined, queueServiceUri: 'https://stabc.queue.core.windows.net' });
+    expect(s.backgroundQueue).toEqual({
+      connectionString: undefined,
+      queueServiceUri: 'https://stabc.queue.core.windows.net',
+    });
     expect(settings.get('BACKGROUND_QUEUE__queueServiceUri')).toBe('storageQueueEndpoint');
     expect(literal(settings.get('BACKGROUND_QUEUE__credential') ?? '')).toBe('managedidentity');
     expect(settings.has('BACKGROUND_QUEUE')).toBe(false);
@@ -98,8 +106,13 @@ describe('app settings', () => {
     expect(literal(settings.get('COSMOS_KEY') ?? 'x')).toBe('');
     expect(literal(settings.get('GRAPH_CLIENT_SECRET') ?? 'x')).toBe('');
     // The timers run on the schedules of the local sample.
-    const sample = (JSON.parse(fs.readFileSync(path.join(ROOT, 'local.settings.sample.json'), 'utf8')) as { Values: Record<string, string> }).Values;
-    for (const name of ['RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE']) expect(literal(settings.get(name) ?? '')).toBe(sample[name]);
+    const sample = (
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'local.settings.sample.json'), 'utf8')) as {
+        Values: Record<string, string>;
+      }
+    ).Values;
+    for (const name of ['RETENTION_SCHEDULE', 'RESOLVE_PENDING_LINKS_SCHEDULE'])
+      expect(literal(settings.get(name) ?? '')).toBe(sample[name]);
     // Parameter-driven values come from the right parameters.
     expect(settings.get('GRAPH_CLIENT_ID')).toBe('graphClientId');
     expect(settings.get('SERVICE_CLIENT_ID')).toBe('graphClientId');
@@ -107,14 +120,18 @@ describe('app settings', () => {
     expect(settings.get('SERVICE_APP_ID_URI')).toBe('serviceAppIdUri');
     expect(settings.get('GRAPH_MANAGED_IDENTITY_CLIENT_ID')).toBe('graphIdentityClientId');
     expect(settings.get('COSMOS_ENDPOINT')).toBe('cosmosEndpoint');
-    expect(uncomment(functionApp)).toMatch(/var baseUrl = empty\(publicBaseUrl\) \? 'https:\/\/\$\{name\}\.azurewebsites\.net' : publicBaseUrl/);
+    expect(uncomment(functionApp)).toMatch(
+      /var baseUrl = empty\(publicBaseUrl\) \? 'https:\/\/\$\{name\}\.azurewebsites\.net' : publicBaseUrl/,
+    );
   });
 
   it('uses identity-based host storage and telemetry, and nothing Flex Consumption rejects', () => {
     expect(settings.get('AzureWebJobsStorage__accountName')).toBe('storageAccountName');
     expect(literal(settings.get('AzureWebJobsStorage__credential') ?? '')).toBe('managedidentity');
     expect(literal(settings.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING') ?? '')).toBe('Authorization=AAD');
-    expect(settings.get('APPLICATIONINSIGHTS_CONNECTION_STRING')).toBe('applicationInsights.properties.ConnectionString');
+    expect(settings.get('APPLICATIONINSIGHTS_CONNECTION_STRING')).toBe(
+      'applicationInsights.properties.ConnectionString',
+    );
     for (const forbidden of [
       'AzureWebJobsStorage',
       'FUNCTIONS_WORKER_RUNTIME',
@@ -134,9 +151,13 @@ describe('Cosmos DB', () => {
 
   it('creates exactly the containers of the code, with their keys and indexing', () => {
     // On failure regenerate infra/cosmos-containers.json with the command in README ("Build, package, deploy").
-    expect(JSON.parse(readInfra('cosmos-containers.json'))).toEqual(JSON.parse(JSON.stringify(Object.values(CONTAINERS))));
+    expect(JSON.parse(readInfra('cosmos-containers.json'))).toEqual(
+      JSON.parse(JSON.stringify(Object.values(CONTAINERS))),
+    );
     expect(cosmos).toContain("loadJsonContent('../cosmos-containers.json')");
-    const loop = resources(readInfra('modules/cosmos.bicep')).find((r) => r.target === 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
+    const loop = resources(readInfra('modules/cosmos.bicep')).find(
+      (r) => r.target === 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers',
+    );
     expect(loop?.body).toMatch(/name:\s*c\.id/);
     expect(loop?.body).toMatch(/resource:\s*union\(c,/);
     expect(cosmos).toMatch(/for c in containers:/);
@@ -151,15 +172,23 @@ describe('Cosmos DB', () => {
     expect(cosmos).toMatch(/tier:\s*'Continuous7Days'/);
     expect(cosmos).toMatch(/publicNetworkAccess:\s*publicNetworkAccess/);
     const main = params(readInfra('main.bicep'));
-    expect(main.find((p) => p.name === 'cosmosThroughputMode')).toEqual({ name: 'cosmosThroughputMode', type: 'string', hasDefault: true });
+    expect(main.find((p) => p.name === 'cosmosThroughputMode')).toEqual({
+      name: 'cosmosThroughputMode',
+      type: 'string',
+      hasDefault: true,
+    });
     expect(uncomment(readInfra('main.bicep'))).toMatch(/param cosmosThroughputMode string = 'serverless'/);
   });
 
   it('gives the app identity the built-in data contributor role', () => {
-    const roles = resources(readInfra('modules/roles.bicep')).filter((r) => r.target === 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    const roles = resources(readInfra('modules/roles.bicep')).filter(
+      (r) => r.target === 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments',
+    );
     const app = roles.find((r) => /principalId:\s*appPrincipalId/.test(r.body));
     expect(app?.body).toContain("roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'");
-    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(/var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'/);
+    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(
+      /var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'/,
+    );
   });
 });
 
@@ -177,7 +206,9 @@ describe('identity-only access, no secrets', () => {
   });
 
   it('never reads a key, SAS or connection string with a key', () => {
-    expect(code).not.toMatch(/listKeys\(|listConnectionStrings\(|listAccountSas\(|listServiceSas\(|primaryMasterKey|primaryReadonlyMasterKey|\.keys\[|AccountKey|SharedAccessSignature|@secure\(\)/i);
+    expect(code).not.toMatch(
+      /listKeys\(|listConnectionStrings\(|listAccountSas\(|listServiceSas\(|primaryMasterKey|primaryReadonlyMasterKey|\.keys\[|AccountKey|SharedAccessSignature|@secure\(\)/i,
+    );
   });
 
   it('assigns the data-plane roles the host, telemetry and Key Vault need', () => {
@@ -199,7 +230,10 @@ describe('identity-only access, no secrets', () => {
       "graphCredential == 'certificate' ? '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${graphCertificateName})' : ''",
     );
     expect(literal(settings.get('GRAPH_CERTIFICATE_PATH') ?? 'x')).toBe('');
-    const functionAppModule = /module functionApp 'functionapp\.bicep' = \{[\s\S]*?\n\}/.exec(uncomment(readInfra('modules/resources.bicep')))?.[0] ?? '';
+    const functionAppModule =
+      /module functionApp 'functionapp\.bicep' = \{[\s\S]*?\n\}/.exec(
+        uncomment(readInfra('modules/resources.bicep')),
+      )?.[0] ?? '';
     expect(functionAppModule).toMatch(/keyVaultName: keyVault\.outputs\.name/);
     expect(functionAppModule).toMatch(/graphCertificateName: graphCertificateName/);
   });
@@ -207,7 +241,8 @@ describe('identity-only access, no secrets', () => {
   it('has no parameter or output that is or reveals a secret', () => {
     const secretName = /secret|password|connection_?string|(^|_)key($|_)|[a-z]Key$|token/i;
     for (const [file, text] of byFile) {
-      for (const p of params(text)) expect(`${file}: param ${p.name}`).not.toMatch(new RegExp(`param .*(${secretName.source})`, 'i'));
+      for (const p of params(text))
+        expect(`${file}: param ${p.name}`).not.toMatch(new RegExp(`param .*(${secretName.source})`, 'i'));
       for (const o of outputList(text)) {
         const name = o.name.replace(/KEY_VAULT|keyVault/g, '');
         expect(`${file}: output ${name}`).not.toMatch(new RegExp(`output .*(${secretName.source})`, 'i'));
@@ -215,7 +250,17 @@ describe('identity-only access, no secrets', () => {
       }
     }
     const names = outputs(readInfra('main.bicep'));
-    expect(names).toEqual(expect.arrayContaining(['AZURE_LOCATION', 'AZURE_TENANT_ID', 'AZURE_RESOURCE_GROUP', 'SERVICE_API_NAME', 'SERVICE_API_URI', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'AZURE_LOCATION',
+        'AZURE_TENANT_ID',
+        'AZURE_RESOURCE_GROUP',
+        'SERVICE_API_NAME',
+        'SERVICE_API_URI',
+        'COSMOS_ENDPOINT',
+        'COSMOS_DATABASE',
+      ]),
+    );
   });
 });
 
@@ -229,29 +274,45 @@ describe('Function App', () => {
     expect(plan?.body).toMatch(/name:\s*'FC1'/);
     expect(site?.body).toMatch(/kind:\s*'functionapp,linux'/);
     expect(site?.body).toMatch(/runtime:\s*\{\s*name:\s*'node'\s*version:\s*'22'\s*\}/);
-    expect(site?.body).toMatch(/identity:\s*\{\s*type:\s*'SystemAssigned, UserAssigned'\s*userAssignedIdentities:\s*\{\s*'\$\{graphIdentityId\}':\s*\{\}\s*\}\s*\}/);
+    expect(site?.body).toMatch(
+      /identity:\s*\{\s*type:\s*'SystemAssigned, UserAssigned'\s*userAssignedIdentities:\s*\{\s*'\$\{graphIdentityId\}':\s*\{\}\s*\}\s*\}/,
+    );
     expect(site?.body).toMatch(/'azd-service-name': 'api'/);
     expect(site?.body).toMatch(/maximumInstanceCount:\s*maximumInstanceCount/);
     expect(site?.body).toMatch(/instanceMemoryMB:\s*instanceMemoryMB/);
     // Deployment storage (like Cosmos DB and host storage) keeps the system-assigned identity.
-    expect(site?.body).toMatch(/type:\s*'blobContainer'[\s\S]*authentication:\s*\{\s*type:\s*'SystemAssignedIdentity'\s*\}/);
+    expect(site?.body).toMatch(
+      /type:\s*'blobContainer'[\s\S]*authentication:\s*\{\s*type:\s*'SystemAssignedIdentity'\s*\}/,
+    );
   });
 
   it('is HTTPS only, TLS 1.2, without FTP or basic publishing credentials', () => {
     expect(app).toMatch(/httpsOnly:\s*true/);
     expect(app).toMatch(/minTlsVersion:\s*'1\.2'/);
-    const policies = resources(functionApp).filter((r) => r.target === 'Microsoft.Web/sites/basicPublishingCredentialsPolicies');
+    const policies = resources(functionApp).filter(
+      (r) => r.target === 'Microsoft.Web/sites/basicPublishingCredentialsPolicies',
+    );
     expect(policies.map((p) => /name:\s*'(\w+)'/.exec(p.body)?.[1]).sort()).toEqual(['ftp', 'scm']);
     for (const p of policies) expect(p.body).toMatch(/allow:\s*false/);
   });
 
   // Flex Consumption refuses site properties it does not document (ARM error 51021 names e.g.
   // Site.SiteConfig.FtpsState); the runtime, scale and deployment live in functionAppConfig.
-  const FLEX_SITE_PROPERTIES = ['serverFarmId', 'httpsOnly', 'siteConfig', 'functionAppConfig', 'virtualNetworkSubnetId', 'publicNetworkAccess'];
+  const FLEX_SITE_PROPERTIES = [
+    'serverFarmId',
+    'httpsOnly',
+    'siteConfig',
+    'functionAppConfig',
+    'virtualNetworkSubnetId',
+    'publicNetworkAccess',
+  ];
   const FLEX_SITE_CONFIG = ['appSettings', 'minTlsVersion', 'cors', 'ipSecurityRestrictions'];
   const unsupported = (bicep: string): string[] => {
     const found = siteProperties(bicep);
-    return [...found.properties.filter((p) => !FLEX_SITE_PROPERTIES.includes(p)), ...found.siteConfig.filter((p) => !FLEX_SITE_CONFIG.includes(p)).map((p) => `siteConfig.${p}`)];
+    return [
+      ...found.properties.filter((p) => !FLEX_SITE_PROPERTIES.includes(p)),
+      ...found.siteConfig.filter((p) => !FLEX_SITE_CONFIG.includes(p)).map((p) => `siteConfig.${p}`),
+    ];
   };
 
   it('sets only site properties Flex Consumption accepts', () => {
@@ -286,7 +347,9 @@ describe('Graph identity (user-assigned, outlives the Function App)', () => {
     expect(resources(identity).map((r) => r.target)).toEqual(['Microsoft.ManagedIdentity/userAssignedIdentities']);
     expect(identity).toMatch(/output clientId string = graphIdentity\.properties\.clientId/);
     expect(identity).toMatch(/output principalId string = graphIdentity\.properties\.principalId/);
-    expect(resources(functionApp).some((r) => r.target === 'Microsoft.ManagedIdentity/userAssignedIdentities')).toBe(false);
+    expect(resources(functionApp).some((r) => r.target === 'Microsoft.ManagedIdentity/userAssignedIdentities')).toBe(
+      false,
+    );
     expect(resourcesModule).toMatch(/module graphIdentity 'identity\.bicep'/);
   });
 
@@ -297,7 +360,9 @@ describe('Graph identity (user-assigned, outlives the Function App)', () => {
   });
 
   it('its principal id is an output the Entra script uses as the federated credential subject', () => {
-    expect(outputs(readInfra('main.bicep'))).toEqual(expect.arrayContaining(['GRAPH_IDENTITY_PRINCIPAL_ID', 'GRAPH_MANAGED_IDENTITY_CLIENT_ID']));
+    expect(outputs(readInfra('main.bicep'))).toEqual(
+      expect.arrayContaining(['GRAPH_IDENTITY_PRINCIPAL_ID', 'GRAPH_MANAGED_IDENTITY_CLIENT_ID']),
+    );
     const script = fs.readFileSync(path.join(ROOT, 'infra', 'scripts', 'create-entra-app.sh'), 'utf8');
     expect(script).toContain('azd env get-value GRAPH_IDENTITY_PRINCIPAL_ID');
     expect(script).not.toContain('SERVICE_API_PRINCIPAL_ID');
@@ -315,17 +380,26 @@ describe('token audience in Azure', () => {
 
 describe('certificate mode', () => {
   it('gives the deploying principal Key Vault Certificates Officer on the vault', () => {
-    const role = resources(readInfra('modules/roles.bicep')).find((r) => r.body.includes('roleIds.keyVaultCertificatesOfficer'));
+    const role = resources(readInfra('modules/roles.bicep')).find((r) =>
+      r.body.includes('roleIds.keyVaultCertificatesOfficer'),
+    );
     expect(role?.body).toMatch(/principalId:\s*operatorPrincipalId/);
     expect(role?.body).toMatch(/scope:\s*vault/);
-    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(/keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'/);
-    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(/operatorCertificateRole '[^']+' = if \(graphCredential == 'certificate' && !empty\(operatorPrincipalId\)\)/);
-    expect(uncomment(readInfra('modules/resources.bicep'))).toMatch(/module roles 'roles\.bicep' = \{[\s\S]*graphCredential: graphCredential[\s\S]*\n\}/);
+    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(
+      /keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'/,
+    );
+    expect(uncomment(readInfra('modules/roles.bicep'))).toMatch(
+      /operatorCertificateRole '[^']+' = if \(graphCredential == 'certificate' && !empty\(operatorPrincipalId\)\)/,
+    );
+    expect(uncomment(readInfra('modules/resources.bicep'))).toMatch(
+      /module roles 'roles\.bicep' = \{[\s\S]*graphCredential: graphCredential[\s\S]*\n\}/,
+    );
   });
 });
 
 describe('template wiring (what the Bicep compiler would check)', () => {
-  const moduleFile = (from: string, target: string): string => path.posix.normalize(path.posix.join(path.posix.dirname(from), target));
+  const moduleFile = (from: string, target: string): string =>
+    path.posix.normalize(path.posix.join(path.posix.dirname(from), target));
 
   it('passes exactly the declared parameters to every module, and reads only declared outputs', () => {
     for (const [file, text] of byFile) {
@@ -338,14 +412,23 @@ describe('template wiring (what the Bicep compiler would check)', () => {
         symbols.set(mod.symbol, target);
         const declared = params(targetText);
         const passed = moduleParams(text, mod);
-        expect({ call: `${file} -> ${target}`, unknown: passed.filter((p) => !declared.some((d) => d.name === p)) }).toEqual({ call: `${file} -> ${target}`, unknown: [] });
+        expect({
+          call: `${file} -> ${target}`,
+          unknown: passed.filter((p) => !declared.some((d) => d.name === p)),
+        }).toEqual({ call: `${file} -> ${target}`, unknown: [] });
         const required = declared.filter((d) => !d.hasDefault).map((d) => d.name);
-        expect({ call: `${file} -> ${target}`, notPassed: required.filter((r) => !passed.includes(r)) }).toEqual({ call: `${file} -> ${target}`, notPassed: [] });
+        expect({ call: `${file} -> ${target}`, notPassed: required.filter((r) => !passed.includes(r)) }).toEqual({
+          call: `${file} -> ${target}`,
+          notPassed: [],
+        });
       }
       for (const m of uncomment(text).matchAll(/\b(\w+)\.outputs\.(\w+)/g)) {
         const target = symbols.get(m[1] ?? '');
         expect(target === undefined ? `${file}: ${m[0]} is not a module` : 'ok').toBe('ok');
-        if (target) expect(`${file}: ${m[0]} in [${outputs(byFile.get(target) ?? '').join(', ')}]`).toMatch(new RegExp(`in \\[.*\\b${m[2]}\\b`));
+        if (target)
+          expect(`${file}: ${m[0]} in [${outputs(byFile.get(target) ?? '').join(', ')}]`).toMatch(
+            new RegExp(`in \\[.*\\b${m[2]}\\b`),
+          );
       }
     }
     expect(byFile.size).toBeGreaterThanOrEqual(8);
@@ -364,11 +447,15 @@ describe('template wiring (what the Bicep compiler would check)', () => {
   it('names resources from abbreviations.json and the resource token, and tags them', () => {
     const abbrs = JSON.parse(readInfra('abbreviations.json')) as Record<string, string>;
     for (const m of code.matchAll(/\babbrs\.(\w+)/g)) expect(Object.keys(abbrs)).toContain(m[1]);
-    expect(uncomment(readInfra('modules/resources.bicep'))).toMatch(/var resourceToken = toLower\(uniqueString\(subscription\(\)\.id, resourceGroup\(\)\.id, environmentName\)\)/);
+    expect(uncomment(readInfra('modules/resources.bicep'))).toMatch(
+      /var resourceToken = toLower\(uniqueString\(subscription\(\)\.id, resourceGroup\(\)\.id, environmentName\)\)/,
+    );
     expect(uncomment(readInfra('main.bicep'))).toMatch(/var tags = \{ 'azd-env-name': environmentName \}/);
     for (const [file, text] of byFile) {
       for (const r of resources(text).filter((x) => !x.existing && /^\s*location:/m.test(x.body))) {
-        expect(`${file}: ${r.symbol} ${/^\s*tags:/m.test(r.body) ? 'tagged' : 'untagged'}`).toBe(`${file}: ${r.symbol} tagged`);
+        expect(`${file}: ${r.symbol} ${/^\s*tags:/m.test(r.body) ? 'tagged' : 'untagged'}`).toBe(
+          `${file}: ${r.symbol} tagged`,
+        );
       }
     }
   });
@@ -392,7 +479,8 @@ describe('template wiring (what the Bicep compiler would check)', () => {
     expect(declared.filter((d) => !d.hasDefault && !given.includes(d.name)).map((d) => d.name)).toEqual([]);
     expect(file.parameters.environmentName?.value).toBe('${AZURE_ENV_NAME}');
     expect(file.parameters.location?.value).toBe('${AZURE_LOCATION}');
-    for (const [name, p] of Object.entries(file.parameters)) expect(`${name}: ${String(p.value)}`).toMatch(/: \$\{[A-Z0-9_]+(=[^}]*)?\}$/);
+    for (const [name, p] of Object.entries(file.parameters))
+      expect(`${name}: ${String(p.value)}`).toMatch(/: \$\{[A-Z0-9_]+(=[^}]*)?\}$/);
   });
 });
 
@@ -407,10 +495,14 @@ describe('azd project', () => {
     expect(yaml).toMatch(/^\s+dist: build\/app\s*$/m);
     expect(yaml).toMatch(/prepackage:[\s\S]*run: npm run package/);
     expect(yaml).toMatch(/^infra:\s*\n\s+provider: bicep\s*\n\s+path: infra\s*\n\s+module: main\s*$/m);
-    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(pkg.scripts.package).toBeDefined();
     // scripts/package.ts writes the app folder azd zips (dist: build/app).
-    expect(fs.readFileSync(path.join(ROOT, 'scripts', 'package.ts'), 'utf8')).toMatch(/path\.join\(ROOT, 'build', 'app'\)/);
+    expect(fs.readFileSync(path.join(ROOT, 'scripts', 'package.ts'), 'utf8')).toMatch(
+      /path\.join\(ROOT, 'build', 'app'\)/,
+    );
   });
 
   it('creates the Entra application the service expects', () => {

@@ -181,7 +181,11 @@ export interface Param {
 }
 
 export function params(text: string): Param[] {
-  return [...uncomment(text).matchAll(/^param\s+(\w+)\s+([\w.]+)(\s*=)?/gm)].map((m) => ({ name: m[1] ?? '', type: m[2] ?? '', hasDefault: m[3] !== undefined }));
+  return [...uncomment(text).matchAll(/^param\s+(\w+)\s+([\w.]+)(\s*=)?/gm)].map((m) => ({
+    name: m[1] ?? '',
+    type: m[2] ?? '',
+    hasDefault: m[3] !== undefined,
+  }));
 }
 
 export interface Output {
@@ -191,7 +195,11 @@ export interface Output {
 }
 
 export function outputList(text: string): Output[] {
-  return [...uncomment(text).matchAll(/^output\s+(\w+)\s+(\w+)\s*=\s*(.+)$/gm)].map((m) => ({ name: m[1] ?? '', type: m[2] ?? '', expression: (m[3] ?? '').trim() }));
+  return [...uncomment(text).matchAll(/^output\s+(\w+)\s+(\w+)\s*=\s*(.+)$/gm)].map((m) => ({
+    name: m[1] ?? '',
+    type: m[2] ?? '',
+    expression: (m[3] ?? '').trim(),
+  }));
 }
 
 /** `output NAME type = …` names. */
@@ -220,7 +228,7 @@ function declarations(text: string, re: RegExp, kind: 'resource' | 'module'): De
     const target = m[2] ?? '';
     out.push({
       symbol: m[1] ?? '',
-      target: kind === 'resource' ? target.split('@')[0] ?? '' : target,
+      target: kind === 'resource' ? (target.split('@')[0] ?? '') : target,
       apiVersion: kind === 'resource' ? target.split('@')[1] : undefined,
       existing: /\bexisting\b/.test(m[0]),
       open,

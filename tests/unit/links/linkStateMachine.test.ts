@@ -3,12 +3,21 @@ import type { DirectoryLink } from '../../../lib/identities/model';
 
 const ALICE = 'aaaa0000-0000-4000-8000-00000000a11c';
 const BOB = 'bbbb0000-0000-4000-8000-0000000000b0';
-const linkedAsserted = (userId: string, upn: string): DirectoryLink => ({ status: 'linked', source: 'asserted', userId, lookedUpUpn: upn });
+const linkedAsserted = (userId: string, upn: string): DirectoryLink => ({
+  status: 'linked',
+  source: 'asserted',
+  userId,
+  lookedUpUpn: upn,
+});
 const linkedManual = (userId: string): DirectoryLink => ({ status: 'linked', source: 'manual', userId });
 
 describe('spec §3.3 directoryLinkStatus', () => {
   it('any → linked (asserted) when the user exists and is not linked elsewhere; object id kept', () => {
-    for (const previous of [undefined, { status: 'notAsserted' } as DirectoryLink, { status: 'pending', lookedUpUpn: 'x@y' } as DirectoryLink]) {
+    for (const previous of [
+      undefined,
+      { status: 'notAsserted' } as DirectoryLink,
+      { status: 'pending', lookedUpUpn: 'x@y' } as DirectoryLink,
+    ]) {
       expect(saveAction(previous, 'alice@dev.example.com')).toBe('lookUp');
       const t = afterLookup(previous, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'claimed');
       expect(t.link).toEqual(linkedAsserted(ALICE, 'alice@dev.example.com'));
@@ -23,15 +32,23 @@ describe('spec §3.3 directoryLinkStatus', () => {
 
   it('pending → linked by the background search once the user exists', () => {
     const previous: DirectoryLink = { status: 'pending', lookedUpUpn: 'new@dev.example.com' };
-    expect(afterBackgroundCheck(previous, 'new@dev.example.com', { kind: 'found', userId: BOB }, 'claimed')).toEqual(linkedAsserted(BOB, 'new@dev.example.com'));
-    expect(afterBackgroundCheck(previous, 'new@dev.example.com', { kind: 'notFound' }, undefined).status).toBe('pending');
+    expect(afterBackgroundCheck(previous, 'new@dev.example.com', { kind: 'found', userId: BOB }, 'claimed')).toEqual(
+      linkedAsserted(BOB, 'new@dev.example.com'),
+    );
+    expect(afterBackgroundCheck(previous, 'new@dev.example.com', { kind: 'notFound' }, undefined).status).toBe(
+      'pending',
+    );
   });
 
   it('any → conflict when the user is linked to a different identity; stays conflict until that link is removed', () => {
     const t = afterLookup(undefined, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther');
     expect(t.link).toEqual({ status: 'conflict', lookedUpUpn: 'alice@dev.example.com', conflictUserId: ALICE });
-    expect(afterBackgroundCheck(t.link, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther').status).toBe('conflict');
-    expect(afterBackgroundCheck(t.link, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'claimed')).toEqual(linkedAsserted(ALICE, 'alice@dev.example.com'));
+    expect(
+      afterBackgroundCheck(t.link, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther').status,
+    ).toBe('conflict');
+    expect(afterBackgroundCheck(t.link, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'claimed')).toEqual(
+      linkedAsserted(ALICE, 'alice@dev.example.com'),
+    );
   });
 
   it('any → notAsserted when saved without a UPN and there is no manual link', () => {
@@ -58,7 +75,10 @@ describe('spec §3.3 directoryLinkStatus', () => {
   it('UPN removed → no link; the asserted claim is released and audited', () => {
     const t = withoutAssertion(linkedAsserted(ALICE, 'alice@dev.example.com'));
     expect(t.link).toEqual({ status: 'notAsserted' });
-    expect(t.effects).toEqual([{ kind: 'releaseClaim', userId: ALICE }, { kind: 'audit', action: 'link.assertedRemoved' }]);
+    expect(t.effects).toEqual([
+      { kind: 'releaseClaim', userId: ALICE },
+      { kind: 'audit', action: 'link.assertedRemoved' },
+    ]);
   });
 
   it('saved without a UPN while a manual link exists → linked (manual), kept', () => {
@@ -71,7 +91,10 @@ describe('spec §3.3 directoryLinkStatus', () => {
     expect(saveAction(manual, 'bob@dev.example.com')).toBe('lookUp');
     const t = afterLookup(manual, 'bob@dev.example.com', { kind: 'found', userId: BOB }, 'claimed');
     expect(t.link).toEqual(linkedAsserted(BOB, 'bob@dev.example.com'));
-    expect(t.effects).toEqual([{ kind: 'releaseClaim', userId: ALICE }, { kind: 'audit', action: 'link.manualReplacedByAsserted' }]);
+    expect(t.effects).toEqual([
+      { kind: 'releaseClaim', userId: ALICE },
+      { kind: 'audit', action: 'link.manualReplacedByAsserted' },
+    ]);
     const same = afterLookup(manual, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'claimed');
     expect(same.effects).toEqual([{ kind: 'audit', action: 'link.manualReplacedByAsserted' }]);
     expect(same.link.source).toBe('asserted');

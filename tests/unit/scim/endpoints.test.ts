@@ -10,7 +10,10 @@ describe('SCIM endpoints served (the catch-all answers 404 or 405 from this)', (
     ['ResourceTypes/User', ['GET']],
   ])('%s takes %j', (path, methods) => expect(scimMethodsOf(path)).toEqual(methods));
 
-  it.each(['', 'Groups', 'Bulk', 'Me', '.search', 'Users/.search', 'Users/a/b', 'ServiceProviderConfig/x'])('%j is not served', (path) => {
-    expect(scimMethodsOf(path)).toBeUndefined();
-  });
+  it.each(['', 'Groups', 'Bulk', 'Me', '.search', 'Users/.search', 'Users/a/b', 'ServiceProviderConfig/x'])(
+    '%j is not served',
+    (path) => {
+      expect(scimMethodsOf(path)).toBeUndefined();
+    },
+  );
 });

@@ -42,11 +42,14 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** A frozen canonical User, as the service builds it from stored attributes. */
-const current = (overrides: Partial<IdentityAttributes> = {}): ScimUserInput => deepFreeze(identityToScimInput({ ...CURRENT, ...overrides }));
+const current = (overrides: Partial<IdentityAttributes> = {}): ScimUserInput =>
+  deepFreeze(identityToScimInput({ ...CURRENT, ...overrides }));
 const patchOf = (...Operations: JsonObject[]): JsonObject => ({ schemas: [PATCH_OP], Operations });
 /** Applies the operations to CURRENT (frozen body) and validates the result as a PUT would. */
-const patched = (...ops: JsonObject[]): IdentityAttributes => toIdentityAttributes(applyPatch(current(), deepFreeze(patchOf(...ops))));
-const patchedFrom = (overrides: Partial<IdentityAttributes>, ...ops: JsonObject[]): IdentityAttributes => toIdentityAttributes(applyPatch(current(overrides), patchOf(...ops)));
+const patched = (...ops: JsonObject[]): IdentityAttributes =>
+  toIdentityAttributes(applyPatch(current(), deepFreeze(patchOf(...ops))));
+const patchedFrom = (overrides: Partial<IdentityAttributes>, ...ops: JsonObject[]): IdentityAttributes =>
+  toIdentityAttributes(applyPatch(current(overrides), patchOf(...ops)));
 
 /** applyPatch(current(), body) fails with a 400 of `scimType` whose detail holds none of `secrets`. */
 function expectPatchError(body: unknown, scimType: string, ...secrets: string[]): ScimError {
@@ -78,12 +81,20 @@ describe('op names and the request body', () => {
     ['lower-case schema, "Path"', PATCH_OP.toLowerCase(), 'Path'],
     ['upper-case schema, "PATH"', PATCH_OP.toUpperCase(), 'PATH'],
   ])('member names and the schema in any case (%s)', (_label, schema, pathKey) => {
-    const result = toIdentityAttributes(applyPatch(current(), { SCHEMAS: [schema], operations: [{ OP: 'REPLACE', [pathKey]: 'name.familyName', VALUE: 'Holm' }] }));
+    const result = toIdentityAttributes(
+      applyPatch(current(), {
+        SCHEMAS: [schema],
+        operations: [{ OP: 'REPLACE', [pathKey]: 'name.familyName', VALUE: 'Holm' }],
+      }),
+    );
     expect(result.familyName).toBe('Holm');
   });
 
   it('schemas may be left out', () => {
-    expect(toIdentityAttributes(applyPatch(current(), { Operations: [{ op: 'add', path: 'active', value: 'false' }] })).active).toBe(false);
+    expect(
+      toIdentityAttributes(applyPatch(current(), { Operations: [{ op: 'add', path: 'active', value: 'false' }] }))
+        .active,
+    ).toBe(false);
   });
 
   it('operations apply in order', () => {
@@ -103,7 +114,9 @@ describe('op names and the request body', () => {
     ['op empty', { op: '', path: 'active', value: true }],
     ['op "copy"', { op: 'copy', path: 'active', value: true }],
   ])('bad op (%s) -> 400 invalidSyntax', (_label, op) => {
-    expect(expectPatchError(patchOf(op), 'invalidSyntax').detail).toBe('Operations[0].op must be add, replace or remove');
+    expect(expectPatchError(patchOf(op), 'invalidSyntax').detail).toBe(
+      'Operations[0].op must be add, replace or remove',
+    );
   });
 
   it.each<[string, unknown]>([
@@ -113,13 +126,25 @@ describe('op names and the request body', () => {
     ['Operations null', { schemas: [PATCH_OP], Operations: null }],
     ['an operation that is a string', { schemas: [PATCH_OP], Operations: ['replace'] }],
     ['an operation that is null', { schemas: [PATCH_OP], Operations: [null] }],
-    ['a wrong schema (the core User)', { schemas: [CORE], Operations: [{ op: 'replace', path: 'active', value: false }] }],
-    ['a wrong schema (BulkRequest)', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ op: 'replace', path: 'active', value: false }] }],
+    [
+      'a wrong schema (the core User)',
+      { schemas: [CORE], Operations: [{ op: 'replace', path: 'active', value: false }] },
+    ],
+    [
+      'a wrong schema (BulkRequest)',
+      {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      },
+    ],
     ['schemas a string', { schemas: PATCH_OP, Operations: [{ op: 'replace', path: 'active', value: false }] }],
     ['body null', null],
     ['body an array', [{ op: 'replace', path: 'active', value: false }]],
     ['body a string', 'Operations'],
-    [`${MAX_OPERATIONS + 1} operations`, patchOf(...Array.from({ length: MAX_OPERATIONS + 1 }, () => ({ op: 'replace', path: 'active', value: false })))],
+    [
+      `${MAX_OPERATIONS + 1} operations`,
+      patchOf(...Array.from({ length: MAX_OPERATIONS + 1 }, () => ({ op: 'replace', path: 'active', value: false }))),
+    ],
   ])('%s -> 400 invalidSyntax', (_label, patchBody) => {
     expectPatchError(patchBody, 'invalidSyntax');
   });
@@ -136,9 +161,20 @@ describe('op names and the request body', () => {
 describe('simple paths', () => {
   it.each<[string, JsonObject[], Partial<IdentityAttributes>]>([
     ['Replace path active "False"', [{ op: 'Replace', path: 'active', value: 'False' }], { active: false }],
-    ['Replace path active "FALSE" then "True"', [{ op: 'Replace', path: 'active', value: 'FALSE' }, { op: 'Replace', path: 'active', value: 'True' }], {}],
+    [
+      'Replace path active "FALSE" then "True"',
+      [
+        { op: 'Replace', path: 'active', value: 'FALSE' },
+        { op: 'Replace', path: 'active', value: 'True' },
+      ],
+      {},
+    ],
     ['replace path active, boolean false', [{ op: 'replace', path: 'active', value: false }], { active: false }],
-    ['Replace userName', [{ op: 'Replace', path: 'userName', value: 'anne@corp.example' }], { userName: 'anne@corp.example' }],
+    [
+      'Replace userName',
+      [{ op: 'Replace', path: 'userName', value: 'anne@corp.example' }],
+      { userName: 'anne@corp.example' },
+    ],
     ['Replace externalId', [{ op: 'Replace', path: 'externalId', value: 'E-2002' }], { externalId: 'E-2002' }],
   ])('%s', (_label, ops, change) => {
     expect(patched(...ops)).toEqual({ ...CURRENT, ...change });
@@ -152,7 +188,10 @@ describe('simple paths', () => {
     ['core URN and name in upper case', `${CORE.toUpperCase()}:USERNAME`],
     ['surrounding spaces', '  userName '],
   ])('replace of userName by a %s path', (_label, path) => {
-    expect(patched({ op: 'replace', path, value: 'anne@corp.example' })).toEqual({ ...CURRENT, userName: 'anne@corp.example' });
+    expect(patched({ op: 'replace', path, value: 'anne@corp.example' })).toEqual({
+      ...CURRENT,
+      userName: 'anne@corp.example',
+    });
   });
 });
 
@@ -162,15 +201,31 @@ describe('sub-attributes', () => {
   it.each<[string, JsonObject, Partial<IdentityAttributes>]>([
     ['Replace name.familyName', { op: 'Replace', path: 'name.familyName', value: 'Holm' }, { familyName: 'Holm' }],
     ['Add name.givenName', { op: 'Add', path: 'name.givenName', value: 'Anne' }, { givenName: 'Anne' }],
-    ['Replace core-URN-prefixed name.givenName', { op: 'Replace', path: `${CORE}:name.givenName`, value: 'Anne' }, { givenName: 'Anne' }],
+    [
+      'Replace core-URN-prefixed name.givenName',
+      { op: 'Replace', path: `${CORE}:name.givenName`, value: 'Anne' },
+      { givenName: 'Anne' },
+    ],
   ])('%s', (_label, op, change) => {
     expect(patched(op)).toEqual({ ...CURRENT, ...change });
   });
 
   it.each<[string, JsonObject, Partial<IdentityAttributes>]>([
-    ['replace with one listed and one unlisted sub-attribute', { op: 'replace', path: 'name', value: { familyName: 'Holm', middleName: 'M' } }, { familyName: 'Holm' }],
-    ['replace with both sub-attributes', { op: 'replace', path: 'name', value: { givenName: 'Anne', familyName: 'Holm' } }, { givenName: 'Anne', familyName: 'Holm' }],
-    ['add, path and sub-attribute names in other case', { op: 'add', path: 'NAME', value: { GivenName: 'Anne', FamilyName: 'Holm' } }, { givenName: 'Anne', familyName: 'Holm' }],
+    [
+      'replace with one listed and one unlisted sub-attribute',
+      { op: 'replace', path: 'name', value: { familyName: 'Holm', middleName: 'M' } },
+      { familyName: 'Holm' },
+    ],
+    [
+      'replace with both sub-attributes',
+      { op: 'replace', path: 'name', value: { givenName: 'Anne', familyName: 'Holm' } },
+      { givenName: 'Anne', familyName: 'Holm' },
+    ],
+    [
+      'add, path and sub-attribute names in other case',
+      { op: 'add', path: 'NAME', value: { GivenName: 'Anne', FamilyName: 'Holm' } },
+      { givenName: 'Anne', familyName: 'Holm' },
+    ],
     ['add with one sub-attribute', { op: 'add', path: 'name', value: { familyName: 'Holm' } }, { familyName: 'Holm' }],
   ])('name with an object value merges sub-attributes; unlisted ones are ignored (%s)', (_label, op, change) => {
     expect(patched(op)).toEqual({ ...CURRENT, ...change });
@@ -184,7 +239,11 @@ describe('sub-attributes', () => {
     const name = JSON.parse(JSON.stringify(user.name)) as JsonObject;
     expect(Object.keys(name)).toHaveLength(1);
     const err = errorOf(() => toIdentityAttributes(user));
-    expect({ status: err.status, scimType: err.scimType, detail: err.detail }).toEqual({ status: 400, scimType: 'invalidValue', detail: `${named} is required` });
+    expect({ status: err.status, scimType: err.scimType, detail: err.detail }).toEqual({
+      status: 400,
+      scimType: 'invalidValue',
+      detail: `${named} is required`,
+    });
   });
 });
 
@@ -192,9 +251,21 @@ describe('sub-attributes', () => {
 
 describe('extension URN paths', () => {
   it.each<[string, JsonObject, Partial<IdentityAttributes>]>([
-    ['Replace by URN path, value in upper case', { op: 'Replace', path: `${EXT}:affiliationType`, value: 'ENGAGEMENT' }, { affiliationType: 'engagement' }],
-    ['Replace by URN path, value capitalised', { op: 'Replace', path: `${EXT}:affiliationType`, value: 'Engagement' }, { affiliationType: 'engagement' }],
-    ['Add, URN and name in upper case', { op: 'Add', path: `${EXT.toUpperCase()}:PERSONALPHONE`, value: '+4522113344' }, { personalPhone: '+4522113344' }],
+    [
+      'Replace by URN path, value in upper case',
+      { op: 'Replace', path: `${EXT}:affiliationType`, value: 'ENGAGEMENT' },
+      { affiliationType: 'engagement' },
+    ],
+    [
+      'Replace by URN path, value capitalised',
+      { op: 'Replace', path: `${EXT}:affiliationType`, value: 'Engagement' },
+      { affiliationType: 'engagement' },
+    ],
+    [
+      'Add, URN and name in upper case',
+      { op: 'Add', path: `${EXT.toUpperCase()}:PERSONALPHONE`, value: '+4522113344' },
+      { personalPhone: '+4522113344' },
+    ],
   ])('%s', (_label, op, change) => {
     expect(patched(op)).toEqual({ ...CURRENT, ...change });
   });
@@ -208,7 +279,13 @@ describe('extension URN paths', () => {
   });
 
   it('the extension URN as path with an object value merges, keeping other attributes', () => {
-    expect(patched({ op: 'replace', path: EXT, value: { affiliationType: 'other', birthDate: '1991-02-03', nationality: 'de' } })).toEqual({
+    expect(
+      patched({
+        op: 'replace',
+        path: EXT,
+        value: { affiliationType: 'other', birthDate: '1991-02-03', nationality: 'de' },
+      }),
+    ).toEqual({
       ...CURRENT,
       affiliationType: 'other',
       birthDate: '1991-02-03',
@@ -235,18 +312,21 @@ describe('whole lists', () => {
   it.each<[string, JsonObject]>([
     ['all upper or all lower', { TYPE: 'IDENTITYCARD', IssuingCountry: 'FI', documentnumber: 'F-6' }],
     ['capitalised', { Type: 'IDENTITYCARD', IssuingCountry: 'FI', DocumentNumber: 'F-6' }],
-  ])('replace of identityDocumentReferences replaces the whole list, member names in any case (%s)', (_label, second) => {
-    const result = patched({
-      op: 'replace',
-      path: `${EXT}:identityDocumentReferences`,
-      value: [{ type: 'passport', issuingCountry: 'no', documentNumber: 'N-5' }, second],
-    });
-    expect(result.identityDocumentReferences).toEqual([
-      { type: 'Passport', issuingCountry: 'NO', documentNumber: 'N-5' },
-      { type: 'IdentityCard', issuingCountry: 'FI', documentNumber: 'F-6' },
-    ]);
-    expect(result.personalNumbers).toEqual(CURRENT.personalNumbers);
-  });
+  ])(
+    'replace of identityDocumentReferences replaces the whole list, member names in any case (%s)',
+    (_label, second) => {
+      const result = patched({
+        op: 'replace',
+        path: `${EXT}:identityDocumentReferences`,
+        value: [{ type: 'passport', issuingCountry: 'no', documentNumber: 'N-5' }, second],
+      });
+      expect(result.identityDocumentReferences).toEqual([
+        { type: 'Passport', issuingCountry: 'NO', documentNumber: 'N-5' },
+        { type: 'IdentityCard', issuingCountry: 'FI', documentNumber: 'F-6' },
+      ]);
+      expect(result.personalNumbers).toEqual(CURRENT.personalNumbers);
+    },
+  );
 
   it.each<[string, unknown, IdentityAttributes['personalNumbers']]>([
     ['a list', [{ type: 'dkcpr', value: '020290-4321' }], [{ type: 'DkCpr', value: '0202904321' }]],
@@ -257,7 +337,9 @@ describe('whole lists', () => {
   });
 
   it('replace of identityDocumentReferences with an empty list', () => {
-    expect(patched({ op: 'replace', path: `${EXT}:identityDocumentReferences`, value: [] }).identityDocumentReferences).toEqual([]);
+    expect(
+      patched({ op: 'replace', path: `${EXT}:identityDocumentReferences`, value: [] }).identityDocumentReferences,
+    ).toEqual([]);
   });
 
   it('add of document items appends them; an item already present is not added twice', () => {
@@ -269,7 +351,10 @@ describe('whole lists', () => {
         { type: 'passport', issuingCountry: 'dk', documentNumber: 'P-1' },
       ],
     });
-    expect(result.identityDocumentReferences).toEqual([...CURRENT.identityDocumentReferences, { type: 'Passport', issuingCountry: 'FI', documentNumber: 'F-1' }]);
+    expect(result.identityDocumentReferences).toEqual([
+      ...CURRENT.identityDocumentReferences,
+      { type: 'Passport', issuingCountry: 'FI', documentNumber: 'F-1' },
+    ]);
   });
 
   it.each<[string, unknown]>([
@@ -278,11 +363,18 @@ describe('whole lists', () => {
     ['a list', [{ type: 'DkCpr', value: '020290-4321' }]],
     ['a list with a lower-case type', [{ type: 'dkcpr', value: '0202904321' }]],
   ])('add of a personal number (%s) whose type exists replaces it: one per type', (_label, value) => {
-    expect(patched({ op: 'add', path: `${EXT}:personalNumbers`, value }).personalNumbers).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
+    expect(patched({ op: 'add', path: `${EXT}:personalNumbers`, value }).personalNumbers).toEqual([
+      { type: 'DkCpr', value: '0202904321' },
+    ]);
   });
 
   it('add of personalNumbers to an empty list', () => {
-    expect(patchedFrom({ personalNumbers: [] }, { op: 'add', path: `${EXT}:personalNumbers`, value: { type: 'DkCpr', value: '0202904321' } }).personalNumbers).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
+    expect(
+      patchedFrom(
+        { personalNumbers: [] },
+        { op: 'add', path: `${EXT}:personalNumbers`, value: { type: 'DkCpr', value: '0202904321' } },
+      ).personalNumbers,
+    ).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
   });
 });
 
@@ -293,20 +385,42 @@ describe('value-path filters', () => {
     ['add', 'add'],
     ['replace (Entra sends replace for new items too)', 'Replace'],
   ])('%s on personalNumbers[type eq "DkCpr"].value with no match creates the item', (_label, op) => {
-    const result = patchedFrom({ personalNumbers: [] }, { op, path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '311299-4321' });
+    const result = patchedFrom(
+      { personalNumbers: [] },
+      { op, path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '311299-4321' },
+    );
     expect(result.personalNumbers).toEqual([{ type: 'DkCpr', value: '3112994321' }]);
   });
 
   it('add with an "and" filter and no match creates the item from both eq values, appended', () => {
-    const result = patched({ op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "NO"].documentNumber`, value: 'N-1' });
-    expect(result.identityDocumentReferences).toEqual([...CURRENT.identityDocumentReferences, { type: 'Passport', issuingCountry: 'NO', documentNumber: 'N-1' }]);
+    const result = patched({
+      op: 'add',
+      path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "NO"].documentNumber`,
+      value: 'N-1',
+    });
+    expect(result.identityDocumentReferences).toEqual([
+      ...CURRENT.identityDocumentReferences,
+      { type: 'Passport', issuingCountry: 'NO', documentNumber: 'N-1' },
+    ]);
   });
 
   it.each<[string, string, string, IdentityAttributes['identityDocumentReferences']]>([
     ['exact case', 'Passport', 'DK', [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'D-1' }]],
-    ['another case: the item gets the canonical type', 'identitycard', 'de', [{ type: 'IdentityCard', issuingCountry: 'DE', documentNumber: 'D-1' }]],
+    [
+      'another case: the item gets the canonical type',
+      'identitycard',
+      'de',
+      [{ type: 'IdentityCard', issuingCountry: 'DE', documentNumber: 'D-1' }],
+    ],
   ])('add with an "and" filter on an empty list creates the item (%s)', (_label, type, country, expected) => {
-    const result = patchedFrom({ identityDocumentReferences: [] }, { op: 'add', path: `${EXT}:identityDocumentReferences[type eq "${type}" and issuingCountry eq "${country}"].documentNumber`, value: 'D-1' });
+    const result = patchedFrom(
+      { identityDocumentReferences: [] },
+      {
+        op: 'add',
+        path: `${EXT}:identityDocumentReferences[type eq "${type}" and issuingCountry eq "${country}"].documentNumber`,
+        value: 'D-1',
+      },
+    );
     expect(result.identityDocumentReferences).toEqual(expected);
   });
 
@@ -315,51 +429,107 @@ describe('value-path filters', () => {
     ['type in upper case', 'DKCPR'],
     ['type in lower case', 'dkcpr'],
   ])('replace on a matching value path (%s) changes the matching item', (_label, type) => {
-    expect(patched({ op: 'replace', path: `${EXT}:personalNumbers[type eq "${type}"].value`, value: '020290-4321' }).personalNumbers).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
+    expect(
+      patched({ op: 'replace', path: `${EXT}:personalNumbers[type eq "${type}"].value`, value: '020290-4321' })
+        .personalNumbers,
+    ).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
   });
 
   it.each<[string, string]>([
     ['exact case', 'SE'],
     ['issuingCountry in lower case', 'se'],
   ])('replace on an "and" filter changes only the item matching both (%s)', (_label, country) => {
-    const result = patched({ op: 'replace', path: `${EXT}:identityDocumentReferences[type eq "IdentityCard" and issuingCountry eq "${country}"].documentNumber`, value: 'ID-3' });
-    expect(result.identityDocumentReferences).toEqual([CURRENT.identityDocumentReferences[0], { type: 'IdentityCard', issuingCountry: 'SE', documentNumber: 'ID-3' }]);
+    const result = patched({
+      op: 'replace',
+      path: `${EXT}:identityDocumentReferences[type eq "IdentityCard" and issuingCountry eq "${country}"].documentNumber`,
+      value: 'ID-3',
+    });
+    expect(result.identityDocumentReferences).toEqual([
+      CURRENT.identityDocumentReferences[0],
+      { type: 'IdentityCard', issuingCountry: 'SE', documentNumber: 'ID-3' },
+    ]);
   });
 
   it('replace on identityDocumentReferences[type eq "Passport"].documentNumber', () => {
-    const result = patched({ op: 'replace', path: `${EXT}:identityDocumentReferences[type eq "Passport"].documentNumber`, value: 'P-2' });
-    expect(result.identityDocumentReferences).toEqual([{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-2' }, CURRENT.identityDocumentReferences[1]]);
+    const result = patched({
+      op: 'replace',
+      path: `${EXT}:identityDocumentReferences[type eq "Passport"].documentNumber`,
+      value: 'P-2',
+    });
+    expect(result.identityDocumentReferences).toEqual([
+      { type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-2' },
+      CURRENT.identityDocumentReferences[1],
+    ]);
   });
 
   it('the list paths need no URN', () => {
-    expect(patched({ op: 'replace', path: 'identityDocumentReferences[type eq "Passport"].documentNumber', value: 'P-2' }).identityDocumentReferences[0]?.documentNumber).toBe('P-2');
+    expect(
+      patched({ op: 'replace', path: 'identityDocumentReferences[type eq "Passport"].documentNumber', value: 'P-2' })
+        .identityDocumentReferences[0]?.documentNumber,
+    ).toBe('P-2');
     expect(patched({ op: 'remove', path: 'PersonalNumbers[Type eq "DkCpr"]' }).personalNumbers).toEqual([]);
     expect(patched({ op: 'remove', path: 'personalNumbers[type eq "DkCpr"]' }).personalNumbers).toEqual([]);
   });
 
   it('a CPR filter value matches with or without the dash', () => {
-    expect(patched({ op: 'remove', path: `${EXT}:personalNumbers[value eq "010190-1234"]` }).personalNumbers).toEqual([]);
+    expect(patched({ op: 'remove', path: `${EXT}:personalNumbers[value eq "010190-1234"]` }).personalNumbers).toEqual(
+      [],
+    );
   });
 
   it('a value path without sub-attribute and an object value merges into the matching item', () => {
-    const result = patched({ op: 'replace', path: `${EXT}:identityDocumentReferences[type eq "Passport"]`, value: { DocumentNumber: 'P-2', issuingCountry: 'no' } });
-    expect(result.identityDocumentReferences).toEqual([{ type: 'Passport', issuingCountry: 'NO', documentNumber: 'P-2' }, CURRENT.identityDocumentReferences[1]]);
+    const result = patched({
+      op: 'replace',
+      path: `${EXT}:identityDocumentReferences[type eq "Passport"]`,
+      value: { DocumentNumber: 'P-2', issuingCountry: 'no' },
+    });
+    expect(result.identityDocumentReferences).toEqual([
+      { type: 'Passport', issuingCountry: 'NO', documentNumber: 'P-2' },
+      CURRENT.identityDocumentReferences[1],
+    ]);
   });
 
   it.each<[string, unknown]>([
     ['an object', { value: '0202904321' }],
     ['a list', [{ value: '0202904321' }]],
   ])('a value path without sub-attribute and no match creates the item from filter and %s', (_label, value) => {
-    expect(patchedFrom({ personalNumbers: [] }, { op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"]`, value }).personalNumbers).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
+    expect(
+      patchedFrom({ personalNumbers: [] }, { op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"]`, value })
+        .personalNumbers,
+    ).toEqual([{ type: 'DkCpr', value: '0202904321' }]);
   });
 
   it.each<[string, string, IdentityAttributes['identityDocumentReferences']]>([
-    ['by type', `${EXT}:identityDocumentReferences[type eq "Passport"]`, [{ type: 'IdentityCard', issuingCountry: 'SE', documentNumber: 'ID-2' }]],
-    ['by type, lower case', `${EXT}:identityDocumentReferences[type eq "identitycard"]`, [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-1' }]],
-    ['by two conditions', `${EXT}:identityDocumentReferences[type eq "IdentityCard" and issuingCountry eq "SE"]`, [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-1' }]],
-    ['by documentNumber', `${EXT}:identityDocumentReferences[documentNumber eq "ID-2"]`, [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-1' }]],
-    ['documentNumber is case-exact', `${EXT}:identityDocumentReferences[documentNumber eq "id-2"]`, CURRENT.identityDocumentReferences],
-    ['with no match: no change', `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "FI"]`, CURRENT.identityDocumentReferences],
+    [
+      'by type',
+      `${EXT}:identityDocumentReferences[type eq "Passport"]`,
+      [{ type: 'IdentityCard', issuingCountry: 'SE', documentNumber: 'ID-2' }],
+    ],
+    [
+      'by type, lower case',
+      `${EXT}:identityDocumentReferences[type eq "identitycard"]`,
+      [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-1' }],
+    ],
+    [
+      'by two conditions',
+      `${EXT}:identityDocumentReferences[type eq "IdentityCard" and issuingCountry eq "SE"]`,
+      [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-1' }],
+    ],
+    [
+      'by documentNumber',
+      `${EXT}:identityDocumentReferences[documentNumber eq "ID-2"]`,
+      [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-1' }],
+    ],
+    [
+      'documentNumber is case-exact',
+      `${EXT}:identityDocumentReferences[documentNumber eq "id-2"]`,
+      CURRENT.identityDocumentReferences,
+    ],
+    [
+      'with no match: no change',
+      `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "FI"]`,
+      CURRENT.identityDocumentReferences,
+    ],
     ['the whole list', `${EXT}:identityDocumentReferences`, []],
   ])('remove documents %s', (_label, path, expected) => {
     expect(patched({ op: 'remove', path }).identityDocumentReferences).toEqual(expected);
@@ -372,9 +542,15 @@ describe('value-path filters', () => {
   });
 
   it('remove of a required sub-attribute of an item leaves the item without it, and validation fails naming it', () => {
-    const user = applyPatch(current(), patchOf({ op: 'remove', path: `${EXT}:identityDocumentReferences[type eq "Passport"].documentNumber` }));
+    const user = applyPatch(
+      current(),
+      patchOf({ op: 'remove', path: `${EXT}:identityDocumentReferences[type eq "Passport"].documentNumber` }),
+    );
     const docs = (user[EXT] as { identityDocumentReferences: JsonObject[] }).identityDocumentReferences;
-    expect(JSON.parse(JSON.stringify(docs))).toEqual([{ type: 'Passport', issuingCountry: 'DK' }, { type: 'IdentityCard', issuingCountry: 'SE', documentNumber: 'ID-2' }]);
+    expect(JSON.parse(JSON.stringify(docs))).toEqual([
+      { type: 'Passport', issuingCountry: 'DK' },
+      { type: 'IdentityCard', issuingCountry: 'SE', documentNumber: 'ID-2' },
+    ]);
     const err = errorOf(() => toIdentityAttributes(user));
     expect(err.scimType).toBe('invalidValue');
     expect(err.detail).toBe(`${EXT}:identityDocumentReferences[0].documentNumber is required`);
@@ -386,7 +562,14 @@ describe('value-path filters', () => {
 describe('no-path object values', () => {
   it.each<[string, JsonObject[], Partial<IdentityAttributes>]>([
     ['{"op":"Replace","value":{"active":"False"}}', [{ op: 'Replace', value: { active: 'False' } }], { active: false }],
-    ['active "False" then "True"', [{ op: 'Replace', value: { active: 'False' } }, { op: 'Replace', value: { active: 'True' } }], {}],
+    [
+      'active "False" then "True"',
+      [
+        { op: 'Replace', value: { active: 'False' } },
+        { op: 'Replace', value: { active: 'True' } },
+      ],
+      {},
+    ],
   ])('%s', (_label, ops, change) => {
     expect(patched(...ops)).toEqual({ ...CURRENT, ...change });
   });
@@ -420,13 +603,32 @@ describe('no-path object values', () => {
   });
 
   it('a no-path value with the extension URN holding an object merges into the extension', () => {
-    const result = patched({ op: 'Add', value: { externalId: 'E-2', [EXT.toUpperCase()]: { AffiliationType: 'Enrollment', personalEmail: 'anna@home.example', nationality: 'se' } } });
-    expect(result).toEqual({ ...CURRENT, externalId: 'E-2', affiliationType: 'enrollment', personalEmail: 'anna@home.example', nationality: 'SE' });
+    const result = patched({
+      op: 'Add',
+      value: {
+        externalId: 'E-2',
+        [EXT.toUpperCase()]: { AffiliationType: 'Enrollment', personalEmail: 'anna@home.example', nationality: 'se' },
+      },
+    });
+    expect(result).toEqual({
+      ...CURRENT,
+      externalId: 'E-2',
+      affiliationType: 'enrollment',
+      personalEmail: 'anna@home.example',
+      nationality: 'SE',
+    });
   });
 
   it('replace of a whole list through a no-path extension object', () => {
-    const result = patched({ op: 'replace', value: { [EXT]: { identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-9' }] } } });
-    expect(result.identityDocumentReferences).toEqual([{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-9' }]);
+    const result = patched({
+      op: 'replace',
+      value: {
+        [EXT]: { identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-9' }] },
+      },
+    });
+    expect(result.identityDocumentReferences).toEqual([
+      { type: 'Passport', issuingCountry: 'DK', documentNumber: 'P-9' },
+    ]);
   });
 
   it.each<[string, JsonObject]>([
@@ -461,7 +663,11 @@ describe('remove rules', () => {
   ])('remove of %s then toIdentityAttributes -> invalidValue naming it', (_label, path, detail) => {
     const user = applyPatch(current(), patchOf({ op: 'remove', path }));
     const err = errorOf(() => toIdentityAttributes(user));
-    expect({ status: err.status, scimType: err.scimType, detail: err.detail }).toEqual({ status: 400, scimType: 'invalidValue', detail });
+    expect({ status: err.status, scimType: err.scimType, detail: err.detail }).toEqual({
+      status: 400,
+      scimType: 'invalidValue',
+      detail,
+    });
   });
 
   it('remove of userName leaves the result without userName', () => {
@@ -491,10 +697,22 @@ describe('mutability: read-only attributes', () => {
     ['meta in a no-path value', { op: 'replace', value: { meta: { version: 'W/"1"' } } }],
     ['id alone in a no-path value', { op: 'replace', value: { id: 'x' } }],
     ['id beside another key in a no-path value', { op: 'add', value: { active: true, id: 'x' } }],
-    ['a read-only attribute in a no-path extension object', { op: 'replace', value: { [EXT]: { directoryLinkStatus: 'linked' } } }],
-    ['a flattened read-only key in a no-path value (directoryLinkedUserId)', { op: 'replace', value: { [`${EXT}:directoryLinkedUserId`]: 'x' } }],
-    ['a flattened read-only key in a no-path value (directoryLinkStatus)', { op: 'replace', value: { [`${EXT}:directoryLinkStatus`]: 'linked' } }],
-    ['a read-only attribute in an extension-URN path value', { op: 'add', path: EXT, value: { directoryLinkSource: 'manual' } }],
+    [
+      'a read-only attribute in a no-path extension object',
+      { op: 'replace', value: { [EXT]: { directoryLinkStatus: 'linked' } } },
+    ],
+    [
+      'a flattened read-only key in a no-path value (directoryLinkedUserId)',
+      { op: 'replace', value: { [`${EXT}:directoryLinkedUserId`]: 'x' } },
+    ],
+    [
+      'a flattened read-only key in a no-path value (directoryLinkStatus)',
+      { op: 'replace', value: { [`${EXT}:directoryLinkStatus`]: 'linked' } },
+    ],
+    [
+      'a read-only attribute in an extension-URN path value',
+      { op: 'add', path: EXT, value: { directoryLinkSource: 'manual' } },
+    ],
   ])('%s -> 400 mutability', (_label, op) => {
     expect(expectPatchError(patchOf(op), 'mutability').detail).toContain('read-only');
   });
@@ -504,14 +722,29 @@ describe('mutability: read-only attributes', () => {
 
 describe('ignored core attributes', () => {
   it.each<[string, JsonObject[]]>([
-    ['Add emails[type eq "work"].value', [{ op: 'Add', path: 'emails[type eq "work"].value', value: 'anna@corp.example' }]],
-    ['Replace phoneNumbers[type eq "mobile"].value', [{ op: 'Replace', path: 'phoneNumbers[type eq "mobile"].value', value: '+4511111111' }]],
+    [
+      'Add emails[type eq "work"].value',
+      [{ op: 'Add', path: 'emails[type eq "work"].value', value: 'anna@corp.example' }],
+    ],
+    [
+      'Replace phoneNumbers[type eq "mobile"].value',
+      [{ op: 'Replace', path: 'phoneNumbers[type eq "mobile"].value', value: '+4511111111' }],
+    ],
     ['Remove emails[type eq "work"]', [{ op: 'Remove', path: 'emails[type eq "work"]' }]],
-    ['Replace displayName and title', [{ op: 'Replace', path: 'displayName', value: 'Anna B' }, { op: 'Replace', path: 'title', value: 'CTO' }]],
+    [
+      'Replace displayName and title',
+      [
+        { op: 'Replace', path: 'displayName', value: 'Anna B' },
+        { op: 'Replace', path: 'title', value: 'CTO' },
+      ],
+    ],
     ['Replace name.middleName', [{ op: 'Replace', path: 'name.middleName', value: 'M' }]],
     ['Add enterprise manager', [{ op: 'Add', path: `${ENTERPRISE}:manager`, value: 'boss' }]],
     ['Add enterprise department', [{ op: 'Add', path: `${ENTERPRISE}:department`, value: 'HR' }]],
-    ['constructor and prototype in a no-path value', [{ op: 'add', value: { constructor: { prototype: { polluted: 1 } }, prototype: { polluted: 1 } } }]],
+    [
+      'constructor and prototype in a no-path value',
+      [{ op: 'add', value: { constructor: { prototype: { polluted: 1 } }, prototype: { polluted: 1 } } }],
+    ],
   ])('%s is ignored', (_label, ops) => {
     expect(patched(...ops)).toEqual(CURRENT);
   });
@@ -527,8 +760,22 @@ describe('ignored core attributes', () => {
 
 describe('atomicity', () => {
   it.each<[string, JsonObject[], string]>([
-    ['read-only id', [{ op: 'replace', path: 'userName', value: 'changed@corp.example' }, { op: 'replace', path: 'id', value: 'x' }], 'mutability'],
-    ['read-only meta.version', [{ op: 'replace', path: 'userName', value: 'x@corp.example' }, { op: 'replace', path: 'meta.version', value: 'x' }], 'mutability'],
+    [
+      'read-only id',
+      [
+        { op: 'replace', path: 'userName', value: 'changed@corp.example' },
+        { op: 'replace', path: 'id', value: 'x' },
+      ],
+      'mutability',
+    ],
+    [
+      'read-only meta.version',
+      [
+        { op: 'replace', path: 'userName', value: 'x@corp.example' },
+        { op: 'replace', path: 'meta.version', value: 'x' },
+      ],
+      'mutability',
+    ],
     ['a bad op', [{ op: 'remove', path: `${EXT}:personalNumbers[type eq "DkCpr"]` }, { op: 'bogus' }], 'invalidSyntax'],
   ])('a PATCH that fails halfway (%s) fails whole: current is not changed', (_label, ops, scimType) => {
     const user = identityToScimInput(CURRENT);
@@ -541,24 +788,67 @@ describe('atomicity', () => {
 
 describe('purity', () => {
   const OPS: Array<[string, JsonObject[]]> = [
-    ['no-path replace', [{ op: 'Replace', value: { active: 'False', name: { givenName: 'Anne', familyName: 'Holm' }, [EXT]: { nationality: 'se' } } }]],
-    ['name sub-attributes', [{ op: 'replace', path: 'name.familyName', value: 'Holm' }, { op: 'remove', path: 'name.givenName' }]],
-    ['value paths: item objects and sub-attributes', [
-      { op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "NO"].documentNumber`, value: 'N-1' },
-      { op: 'replace', path: `${EXT}:identityDocumentReferences[type eq "Passport"]`, value: { documentNumber: 'P-2' } },
-      { op: 'remove', path: `${EXT}:identityDocumentReferences[type eq "IdentityCard"].documentNumber` },
-      { op: 'replace', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '0202904321' },
-    ]],
-    ['value paths: "and" filters and whole items', [
-      { op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "NO"].documentNumber`, value: 'N-1' },
-      { op: 'replace', path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "DK"].documentNumber`, value: 'P-2' },
-      { op: 'remove', path: `${EXT}:identityDocumentReferences[type eq "IdentityCard"]` },
-      { op: 'replace', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '0202904321' },
-    ]],
-    ['whole lists', [
-      { op: 'add', path: `${EXT}:personalNumbers`, value: [{ type: 'dkcpr', value: '020290-4321' }] },
-      { op: 'replace', path: `${EXT}:identityDocumentReferences`, value: [{ type: 'passport', issuingCountry: 'dk', documentNumber: 'x' }] },
-    ]],
+    [
+      'no-path replace',
+      [
+        {
+          op: 'Replace',
+          value: { active: 'False', name: { givenName: 'Anne', familyName: 'Holm' }, [EXT]: { nationality: 'se' } },
+        },
+      ],
+    ],
+    [
+      'name sub-attributes',
+      [
+        { op: 'replace', path: 'name.familyName', value: 'Holm' },
+        { op: 'remove', path: 'name.givenName' },
+      ],
+    ],
+    [
+      'value paths: item objects and sub-attributes',
+      [
+        {
+          op: 'add',
+          path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "NO"].documentNumber`,
+          value: 'N-1',
+        },
+        {
+          op: 'replace',
+          path: `${EXT}:identityDocumentReferences[type eq "Passport"]`,
+          value: { documentNumber: 'P-2' },
+        },
+        { op: 'remove', path: `${EXT}:identityDocumentReferences[type eq "IdentityCard"].documentNumber` },
+        { op: 'replace', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '0202904321' },
+      ],
+    ],
+    [
+      'value paths: "and" filters and whole items',
+      [
+        {
+          op: 'add',
+          path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "NO"].documentNumber`,
+          value: 'N-1',
+        },
+        {
+          op: 'replace',
+          path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "DK"].documentNumber`,
+          value: 'P-2',
+        },
+        { op: 'remove', path: `${EXT}:identityDocumentReferences[type eq "IdentityCard"]` },
+        { op: 'replace', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '0202904321' },
+      ],
+    ],
+    [
+      'whole lists',
+      [
+        { op: 'add', path: `${EXT}:personalNumbers`, value: [{ type: 'dkcpr', value: '020290-4321' }] },
+        {
+          op: 'replace',
+          path: `${EXT}:identityDocumentReferences`,
+          value: [{ type: 'passport', issuingCountry: 'dk', documentNumber: 'x' }],
+        },
+      ],
+    ],
     ['remove of the extension', [{ op: 'remove', path: EXT }]],
   ];
 
@@ -587,7 +877,11 @@ describe('purity', () => {
   it('the same PATCH applied twice gives the same result', () => {
     const ops = patchOf(
       { op: 'add', path: `${EXT}:personalNumbers`, value: { type: 'DkCpr', value: '0202904321' } },
-      { op: 'add', path: `${EXT}:identityDocumentReferences`, value: { type: 'Passport', issuingCountry: 'FI', documentNumber: 'F-1' } },
+      {
+        op: 'add',
+        path: `${EXT}:identityDocumentReferences`,
+        value: { type: 'Passport', issuingCountry: 'FI', documentNumber: 'F-1' },
+      },
       { op: 'replace', value: { active: 'false' } },
     );
     const once = toIdentityAttributes(applyPatch(current(), ops));
@@ -643,24 +937,47 @@ describe('invalid paths', () => {
 describe('errors never echo values', () => {
   it.each<[string, JsonObject, string]>([
     ['by path', { op: 'add', path: `${EXT}:affiliatonType`, value: 'Qx7-value' }, 'affiliatonType'],
-    ['in a no-path extension object', { op: 'add', value: { [EXT]: { favouriteColour: 'Qx7-value' } } }, 'favouriteColour'],
+    [
+      'in a no-path extension object',
+      { op: 'add', value: { [EXT]: { favouriteColour: 'Qx7-value' } } },
+      'favouriteColour',
+    ],
     ['as a flattened no-path key', { op: 'add', value: { [`${EXT}:cprNumber`]: 'Qx7-value' } }, 'cprNumber'],
     ['in an extension-URN path value', { op: 'replace', path: EXT, value: { nickName: 'Qx7-value' } }, 'nickName'],
-    ['as a list item key', { op: 'add', path: `${EXT}:personalNumbers`, value: [{ type: 'DkCpr', value: '0101901234', issuer: 'Qx7-value' }] }, 'issuer'],
+    [
+      'as a list item key',
+      {
+        op: 'add',
+        path: `${EXT}:personalNumbers`,
+        value: [{ type: 'DkCpr', value: '0101901234', issuer: 'Qx7-value' }],
+      },
+      'issuer',
+    ],
   ])('unknown service-extension attribute %s -> 400 invalidSyntax naming it, not the value', (_label, op, named) => {
     expect(expectPatchError(patchOf(op), 'invalidSyntax', 'Qx7').detail).toContain(named);
   });
 
   it('an unknown sub-attribute after the filter is rejected like in a PUT', () => {
-    expectPatchError(patchOf({ op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport"].expiry`, value: 'Qx7' }), 'invalidSyntax', 'Qx7');
+    expectPatchError(
+      patchOf({ op: 'add', path: `${EXT}:identityDocumentReferences[type eq "Passport"].expiry`, value: 'Qx7' }),
+      'invalidSyntax',
+      'Qx7',
+    );
   });
 
   it('a value path without sub-attribute needs object values', () => {
-    expectPatchError(patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"]`, value: '0202904321' }), 'invalidValue', '0202904321');
+    expectPatchError(
+      patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"]`, value: '0202904321' }),
+      'invalidValue',
+      '0202904321',
+    );
   });
 
   it('a value-path change whose result is invalid fails validation without the value', () => {
-    const user = applyPatch(current(), patchOf({ op: 'replace', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '3213999999' }));
+    const user = applyPatch(
+      current(),
+      patchOf({ op: 'replace', path: `${EXT}:personalNumbers[type eq "DkCpr"].value`, value: '3213999999' }),
+    );
     const err = errorOf(() => toIdentityAttributes(user));
     expect(err.scimType).toBe('invalidValue');
     expect(err.detail).toContain(`${EXT}:personalNumbers[0].value`);
@@ -668,8 +985,17 @@ describe('errors never echo values', () => {
   });
 
   it('invalidPath details do not repeat filter values', () => {
-    expectPatchError(patchOf({ op: 'remove', path: `${EXT}:personalNumbers[value eq "0101901234" or value eq "0202904321"]` }), 'invalidPath', '0101901234', '0202904321');
-    expectPatchError(patchOf({ op: 'remove', path: `${EXT}:personalNumbers[value eq "0101901234"` }), 'invalidPath', '0101901234');
+    expectPatchError(
+      patchOf({ op: 'remove', path: `${EXT}:personalNumbers[value eq "0101901234" or value eq "0202904321"]` }),
+      'invalidPath',
+      '0101901234',
+      '0202904321',
+    );
+    expectPatchError(
+      patchOf({ op: 'remove', path: `${EXT}:personalNumbers[value eq "0101901234"` }),
+      'invalidPath',
+      '0101901234',
+    );
   });
 });
 
@@ -680,19 +1006,34 @@ describe('prototype pollution', () => {
     ['no-path __proto__', '{"op":"add","value":{"__proto__":{"polluted":1}}}'],
     ['no-path constructor.prototype', '{"op":"add","value":{"constructor.prototype":{"polluted":1}}}'],
     ['no-path __proto__ under the extension', `{"op":"add","value":{"${EXT}":{"__proto__":{"polluted":1}}}}`],
-    ['extension path with __proto__ in the value', `{"op":"replace","path":"${EXT}","value":{"__proto__":{"polluted":1}}}`],
+    [
+      'extension path with __proto__ in the value',
+      `{"op":"replace","path":"${EXT}","value":{"__proto__":{"polluted":1}}}`,
+    ],
     ['path __proto__', '{"op":"add","path":"__proto__","value":{"polluted":1}}'],
     ['path __proto__.polluted', '{"op":"add","path":"__proto__.polluted","value":1}'],
     ['path constructor.prototype', '{"op":"add","path":"constructor.prototype","value":{"polluted":1}}'],
     ['path prototype', '{"op":"replace","path":"prototype","value":{"polluted":1}}'],
     ['path <URN>:__proto__', `{"op":"add","path":"${EXT}:__proto__","value":{"polluted":1}}`],
     ['name with __proto__', '{"op":"add","path":"name","value":{"__proto__":{"polluted":1},"givenName":"Anne"}}'],
-    ['new list item with __proto__', `{"op":"add","path":"${EXT}:personalNumbers[type eq \\"DkCpr\\"]","value":{"__proto__":{"polluted":1},"value":"0202904321"}}`],
-    ['matched list item with __proto__', `{"op":"replace","path":"${EXT}:identityDocumentReferences[type eq \\"Passport\\"]","value":{"__proto__":{"polluted":1}}}`],
-    ['list item sub-attribute constructor', `{"op":"replace","path":"${EXT}:identityDocumentReferences[type eq \\"Passport\\"].constructor","value":{"prototype":{"polluted":1}}}`],
+    [
+      'new list item with __proto__',
+      `{"op":"add","path":"${EXT}:personalNumbers[type eq \\"DkCpr\\"]","value":{"__proto__":{"polluted":1},"value":"0202904321"}}`,
+    ],
+    [
+      'matched list item with __proto__',
+      `{"op":"replace","path":"${EXT}:identityDocumentReferences[type eq \\"Passport\\"]","value":{"__proto__":{"polluted":1}}}`,
+    ],
+    [
+      'list item sub-attribute constructor',
+      `{"op":"replace","path":"${EXT}:identityDocumentReferences[type eq \\"Passport\\"].constructor","value":{"prototype":{"polluted":1}}}`,
+    ],
   ])('%s never reaches Object.prototype', (_label, opJson) => {
     const op = JSON.parse(opJson) as JsonObject;
-    for (const run of [() => applyPatch(current({ personalNumbers: [] }), patchOf(op)), () => toIdentityAttributes(applyPatch(current({ personalNumbers: [] }), patchOf(op)))]) {
+    for (const run of [
+      () => applyPatch(current({ personalNumbers: [] }), patchOf(op)),
+      () => toIdentityAttributes(applyPatch(current({ personalNumbers: [] }), patchOf(op))),
+    ]) {
       try {
         run();
       } catch (err) {
@@ -703,12 +1044,18 @@ describe('prototype pollution', () => {
   });
 
   it('a no-path __proto__ key is not an attribute name (RFC 7643 ATTRNAME starts with a letter) -> invalidPath', () => {
-    expectPatchError(patchOf(JSON.parse('{"op":"add","value":{"__proto__":{"userName":"x"}}}') as JsonObject), 'invalidPath');
+    expectPatchError(
+      patchOf(JSON.parse('{"op":"add","value":{"__proto__":{"userName":"x"}}}') as JsonObject),
+      'invalidPath',
+    );
     expect(({} as Record<string, unknown>).userName).toBeUndefined();
   });
 
   it('__proto__ under the extension in a no-path value -> invalidSyntax', () => {
-    expectPatchError(patchOf(JSON.parse(`{"op":"add","value":{"${EXT}":{"__proto__":{"polluted":1}}}}`) as JsonObject), 'invalidSyntax');
+    expectPatchError(
+      patchOf(JSON.parse(`{"op":"add","value":{"${EXT}":{"__proto__":{"polluted":1}}}}`) as JsonObject),
+      'invalidSyntax',
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -729,18 +1076,63 @@ describe('parsePatchPath', () => {
     [EXT.toLowerCase(), { scope: 'ext', attribute: '' }],
     [`${EXT}:BirthDate`, { scope: 'ext', attribute: 'birthDate' }],
     [`${EXT}:BIRTHDATE`, { scope: 'ext', attribute: 'birthDate' }],
-    [`${EXT}:personalNumbers[TYPE EQ "DkCpr"].VALUE`, { scope: 'ext', attribute: 'personalNumbers', filter: { conditions: [{ attribute: 'type', value: 'DkCpr' }] }, sub: 'value' }],
-    [`${EXT}:PersonalNumbers[Type eq "DkCpr"].Value`, { scope: 'ext', attribute: 'personalNumbers', filter: { conditions: [{ attribute: 'type', value: 'DkCpr' }] }, sub: 'value' }],
-    ['personalNumbers[type eq "DkCpr"]', { scope: 'ext', attribute: 'personalNumbers', filter: { conditions: [{ attribute: 'type', value: 'DkCpr' }] } }],
+    [
+      `${EXT}:personalNumbers[TYPE EQ "DkCpr"].VALUE`,
+      {
+        scope: 'ext',
+        attribute: 'personalNumbers',
+        filter: { conditions: [{ attribute: 'type', value: 'DkCpr' }] },
+        sub: 'value',
+      },
+    ],
+    [
+      `${EXT}:PersonalNumbers[Type eq "DkCpr"].Value`,
+      {
+        scope: 'ext',
+        attribute: 'personalNumbers',
+        filter: { conditions: [{ attribute: 'type', value: 'DkCpr' }] },
+        sub: 'value',
+      },
+    ],
+    [
+      'personalNumbers[type eq "DkCpr"]',
+      { scope: 'ext', attribute: 'personalNumbers', filter: { conditions: [{ attribute: 'type', value: 'DkCpr' }] } },
+    ],
     [
       `${EXT}:identityDocumentReferences[type EQ "Passport" AND issuingCountry eq "DK"].documentNumber`,
-      { scope: 'ext', attribute: 'identityDocumentReferences', filter: { conditions: [{ attribute: 'type', value: 'Passport' }, { attribute: 'issuingcountry', value: 'DK' }] }, sub: 'documentnumber' },
+      {
+        scope: 'ext',
+        attribute: 'identityDocumentReferences',
+        filter: {
+          conditions: [
+            { attribute: 'type', value: 'Passport' },
+            { attribute: 'issuingcountry', value: 'DK' },
+          ],
+        },
+        sub: 'documentnumber',
+      },
     ],
     [
       'identityDocumentReferences[type eq "Passport" AND documentNumber eq "a \\"b\\" ]c"]',
-      { scope: 'ext', attribute: 'identityDocumentReferences', filter: { conditions: [{ attribute: 'type', value: 'Passport' }, { attribute: 'documentnumber', value: 'a "b" ]c' }] } },
+      {
+        scope: 'ext',
+        attribute: 'identityDocumentReferences',
+        filter: {
+          conditions: [
+            { attribute: 'type', value: 'Passport' },
+            { attribute: 'documentnumber', value: 'a "b" ]c' },
+          ],
+        },
+      },
     ],
-    [`${EXT}:identityDocumentReferences[documentNumber eq "a \\"q\\" ]b"]`, { scope: 'ext', attribute: 'identityDocumentReferences', filter: { conditions: [{ attribute: 'documentnumber', value: 'a "q" ]b' }] } }],
+    [
+      `${EXT}:identityDocumentReferences[documentNumber eq "a \\"q\\" ]b"]`,
+      {
+        scope: 'ext',
+        attribute: 'identityDocumentReferences',
+        filter: { conditions: [{ attribute: 'documentnumber', value: 'a "q" ]b' }] },
+      },
+    ],
     ['emails[type eq "work"].value', { scope: 'ignored', attribute: '' }],
     ['displayName', { scope: 'ignored', attribute: '' }],
     ['name.middleName', { scope: 'ignored', attribute: '' }],
@@ -769,24 +1161,45 @@ describe('parsePatchPath', () => {
 
 describe('regressions: fixed PATCH and input bugs', () => {
   /** The user the bugs were found with: no personal numbers and a single passport. */
-  const ONE_PASSPORT: Partial<IdentityAttributes> = { personalNumbers: [], identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }] };
+  const ONE_PASSPORT: Partial<IdentityAttributes> = {
+    personalNumbers: [],
+    identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }],
+  };
 
   it('issuingCountry filters ignore case', () => {
-    const r = patchedFrom(ONE_PASSPORT, { op: 'replace', path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "dk"].documentNumber`, value: 'P2' });
+    const r = patchedFrom(ONE_PASSPORT, {
+      op: 'replace',
+      path: `${EXT}:identityDocumentReferences[type eq "Passport" and issuingCountry eq "dk"].documentNumber`,
+      value: 'P2',
+    });
     expect(r.identityDocumentReferences).toEqual([{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P2' }]);
   });
 
   it('replace of name with one sub-attribute keeps the other', () => {
-    expect(patchedFrom(ONE_PASSPORT, { op: 'replace', path: 'name', value: { givenName: 'NEW' } })).toMatchObject({ givenName: 'NEW', familyName: 'Berg' });
-    expect(patchedFrom(ONE_PASSPORT, { op: 'replace', value: { name: { givenName: 'NEW' } } })).toMatchObject({ givenName: 'NEW', familyName: 'Berg' });
+    expect(patchedFrom(ONE_PASSPORT, { op: 'replace', path: 'name', value: { givenName: 'NEW' } })).toMatchObject({
+      givenName: 'NEW',
+      familyName: 'Berg',
+    });
+    expect(patchedFrom(ONE_PASSPORT, { op: 'replace', value: { name: { givenName: 'NEW' } } })).toMatchObject({
+      givenName: 'NEW',
+      familyName: 'Berg',
+    });
   });
 
   it('prototype member names are unknown attributes like any other', () => {
-    const user = { externalId: 'e', userName: 'u', name: { givenName: 'G', familyName: 'F' }, constructor: 1, [EXT]: { affiliationType: 'other', personalNumbers: [{ type: 'DkCpr', value: '0101901234', constructor: 1 }] } };
+    const user = {
+      externalId: 'e',
+      userName: 'u',
+      name: { givenName: 'G', familyName: 'F' },
+      constructor: 1,
+      [EXT]: { affiliationType: 'other', personalNumbers: [{ type: 'DkCpr', value: '0101901234', constructor: 1 }] },
+    };
     expect(() => canonicalizeUser(user)).toThrow(expect.objectContaining({ scimType: 'invalidSyntax' }));
     expect(Object.keys(canonicalizeUser({ externalId: 'e', constructor: 1 }))).toEqual(['externalId']);
     const value = JSON.parse('{"__proto__": {"x": 1}, "value": "0101901234"}') as JsonObject;
-    expect(() => applyPatch(current(ONE_PASSPORT), patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"]`, value }))).toThrow(expect.objectContaining({ scimType: 'invalidSyntax' }));
+    expect(() =>
+      applyPatch(current(ONE_PASSPORT), patchOf({ op: 'add', path: `${EXT}:personalNumbers[type eq "DkCpr"]`, value })),
+    ).toThrow(expect.objectContaining({ scimType: 'invalidSyntax' }));
   });
 
   it('a stray closing bracket is invalidPath', () => {

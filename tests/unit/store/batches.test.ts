@@ -16,7 +16,11 @@ describe('splitForBatches', () => {
 
   it('cuts before a document that would take the group over the byte limit', () => {
     const size = Buffer.byteLength(JSON.stringify(doc(0, 100)));
-    const groups = splitForBatches(Array.from({ length: 5 }, (_, i) => doc(i, 100)), 100, size * 2);
+    const groups = splitForBatches(
+      Array.from({ length: 5 }, (_, i) => doc(i, 100)),
+      100,
+      size * 2,
+    );
     expect(groups.map((g) => g.length)).toEqual([2, 2, 1]);
   });
 

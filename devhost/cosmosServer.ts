@@ -5,7 +5,8 @@ import { createEngineServer } from './cosmos/server';
 import { Throughput, type ThroughputUsage } from './cosmos/throughput';
 
 /** The well-known key of the Cosmos DB emulator; the local server accepts any key. */
-export const LOCAL_COSMOS_KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==';
+export const LOCAL_COSMOS_KEY =
+  'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==';
 
 export interface LocalCosmosOptions {
   port: number;

@@ -64,12 +64,17 @@ export function requireFunctionFolder(dir: string, extension: '.js' | '.ts'): vo
   }
 }
 
-function toFunctions(registrations: RegisteredFunction[], log: HostLog): { http: HttpFunction[]; timers: TimerFunction[]; queues: QueueTriggerFunction[] } {
+function toFunctions(
+  registrations: RegisteredFunction[],
+  log: HostLog,
+): { http: HttpFunction[]; timers: TimerFunction[]; queues: QueueTriggerFunction[] } {
   const httpFns: HttpFunction[] = [];
   const timers: TimerFunction[] = [];
   const queues: QueueTriggerFunction[] = [];
   for (const { metadata, handler } of registrations) {
-    const trigger = Object.values(metadata.bindings).find((b) => b.direction === 'in' && /trigger$/i.test(b.type ?? ''));
+    const trigger = Object.values(metadata.bindings).find(
+      (b) => b.direction === 'in' && /trigger$/i.test(b.type ?? ''),
+    );
     if (!trigger) continue;
     if (trigger.type?.toLowerCase() === 'httptrigger') {
       httpFns.push({
@@ -80,7 +85,12 @@ function toFunctions(registrations: RegisteredFunction[], log: HostLog): { http:
       });
     } else if (trigger.type?.toLowerCase() === 'timertrigger') {
       const scheduleText = resolveAppSettingExpression(String(trigger.schedule ?? ''));
-      timers.push({ name: metadata.name, schedule: parseNcrontab(scheduleText), scheduleText, handler: handler as TimerFunction['handler'] });
+      timers.push({
+        name: metadata.name,
+        schedule: parseNcrontab(scheduleText),
+        scheduleText,
+        handler: handler as TimerFunction['handler'],
+      });
     } else if (trigger.type?.toLowerCase() === 'queuetrigger') {
       queues.push({
         name: metadata.name,
@@ -127,10 +137,16 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'tooLarge'> {
  * The request as a function sees it with HTTP streaming on (`app.setup({ enableHttpStream: true })`):
  * the body is the incoming stream, read only as far as the function reads it.
  */
-function streamingRequest(req: http.IncomingMessage, method: string, url: URL, headers: Record<string, string>, params: Record<string, string>): HttpRequest {
+function streamingRequest(
+  req: http.IncomingMessage,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  params: Record<string, string>,
+): HttpRequest {
   const withBody = method !== 'GET' && method !== 'HEAD';
   // The incoming message is pulled only when the function reads the body (as @azure/functions does).
-  const body = withBody ? (req as unknown as BodyInit) : undefined;
+  const body = withBody ? (req as unknown as RequestInit['body']) : undefined;
   const nativeRequest = new Request(url, { method, headers, body, duplex: 'half' } as RequestInit);
   // @azure/functions builds its streaming requests the same way, from a native Request.
   return new HttpRequest({ nativeRequest, params } as unknown as ConstructorParameters<typeof HttpRequest>[0]);
@@ -159,11 +175,17 @@ function closeUnread(req: http.IncomingMessage): void {
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-async function writeResponse(res: http.ServerResponse, result: HttpResponseInit | HttpResponse | undefined): Promise<void> {
+async function writeResponse(
+  res: http.ServerResponse,
+  result: HttpResponseInit | HttpResponse | undefined,
+): Promise<void> {
   const response = result instanceof HttpResponse ? result : new HttpResponse(result ?? {});
   const body = Buffer.from(await response.arrayBuffer());
   const headers: Record<string, string> = {};
@@ -184,7 +206,14 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
     const now = new Date().toISOString();
     opts.log('info', `Executing '${timer.name}' (invocation ${ctx.invocationId})`);
     try {
-      await timer.handler({ isPastDue: false, schedule: { adjustForDST: true }, scheduleStatus: { last: now, next: now, lastUpdated: now } }, ctx);
+      await timer.handler(
+        {
+          isPastDue: false,
+          schedule: { adjustForDST: true },
+          scheduleStatus: { last: now, next: now, lastUpdated: now },
+        },
+        ctx,
+      );
       opts.log('info', `Executed '${timer.name}' (Succeeded, invocation ${ctx.invocationId})`);
     } catch (err) {
       opts.log('error', `Executed '${timer.name}' (Failed, invocation ${ctx.invocationId}): ${(err as Error).name}`);
@@ -225,7 +254,8 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
       return sendJson(res, pathMatched ? 405 : 404, { error: pathMatched ? 'Method not allowed' : 'Not found' });
     }
 
-    if (Number(req.headers['content-length'] ?? '0') > MAX_BODY_BYTES) return sendJson(res, 413, { error: 'Request body too large' });
+    if (Number(req.headers['content-length'] ?? '0') > MAX_BODY_BYTES)
+      return sendJson(res, 413, { error: 'Request body too large' });
     // Repeated headers are joined with ", " as the Functions host does (node:http alone would keep only
     // the first Authorization header, and the request would be judged by whichever came first).
     const headers: Record<string, string> = {};
@@ -268,7 +298,15 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
 
   let queueTriggers: QueueTriggers | undefined;
   try {
-    queueTriggers = queues.length > 0 ? await startQueueTriggers(queues, queueHostSettings(opts.hostJson), (setting) => process.env[setting], opts.log) : undefined;
+    queueTriggers =
+      queues.length > 0
+        ? await startQueueTriggers(
+            queues,
+            queueHostSettings(opts.hostJson),
+            (setting) => process.env[setting],
+            opts.log,
+          )
+        : undefined;
   } catch (err) {
     if (ticker) clearInterval(ticker);
     server.closeAllConnections();
@@ -278,7 +316,11 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
 
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
-    functions: { http: httpFns.map((f) => f.name), timers: timers.map((t) => t.name), queues: queues.map((q) => q.name) },
+    functions: {
+      http: httpFns.map((f) => f.name),
+      timers: timers.map((t) => t.name),
+      queues: queues.map((q) => q.name),
+    },
     queuesIdle: async (timeoutMs) => queueTriggers?.idle(timeoutMs),
     runTimer: async (name) => {
       const t = timerByName.get(name.toLowerCase());

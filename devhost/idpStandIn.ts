@@ -6,7 +6,17 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  sign as cryptoSign,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -73,7 +83,8 @@ const TOKEN_LIFETIME_SECONDS = 3600;
 const DEFAULT_SCOPE_SUFFIX = '/.default';
 const MAX_FORM_BYTES = 64 * 1024;
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
-const TENANT_PATH = /^\/([^/]+)\/(oauth2\/v2\.0\/token|discovery\/v2\.0\/keys|v2\.0\/\.well-known\/openid-configuration)$/;
+const TENANT_PATH =
+  /^\/([^/]+)\/(oauth2\/v2\.0\/token|discovery\/v2\.0\/keys|v2\.0\/\.well-known\/openid-configuration)$/;
 const ROUTE_METHOD: Record<string, string> = {
   'oauth2/v2.0/token': 'POST',
   'discovery/v2.0/keys': 'GET',
@@ -92,11 +103,18 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-const oauthError = (status: number, error: string, description: string): Answer => ({ status, body: { error, error_description: description } });
+const oauthError = (status: number, error: string, description: string): Answer => ({
+  status,
+  body: { error, error_description: description },
+});
 
 function send(res: http.ServerResponse, answer: Answer): void {
   const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(answer.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -108,7 +126,9 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
       size += c.length;
       if (size <= limit) chunks.push(c);
     });
-    req.on('end', () => (size > limit ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () =>
+      size > limit ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
   });
 }
@@ -168,7 +188,12 @@ function signingKey(keyFile: string | undefined): { privateKey: KeyObject; publi
   return { privateKey, publicKey, kid };
 }
 
-export async function startIdpStandIn(opts: { port: number; host?: string; clients: IdpClient[]; keyFile?: string }): Promise<IdpStandIn> {
+export async function startIdpStandIn(opts: {
+  port: number;
+  host?: string;
+  clients: IdpClient[];
+  keyFile?: string;
+}): Promise<IdpStandIn> {
   const { privateKey, publicKey, kid } = signingKey(opts.keyFile);
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
   const clients = [...opts.clients];
@@ -186,19 +211,38 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
       return oauthError(400, 'invalid_request', `The request body must be ${FORM_CONTENT_TYPE}`);
     }
     const form = new URLSearchParams(await readBody(req, MAX_FORM_BYTES));
-    if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
+    if (form.get('grant_type') !== 'client_credentials')
+      return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
     const client = authenticateClient(clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
-    if (!client) return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
+    if (!client)
+      return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
     if (withdrawn.has(consentKey(client.tenantId, client.clientId))) {
-      return oauthError(400, 'unauthorized_client', 'AADSTS700016: The application was not found in the directory of the tenant; an administrator must consent to it');
+      return oauthError(
+        400,
+        'unauthorized_client',
+        'AADSTS700016: The application was not found in the directory of the tenant; an administrator must consent to it',
+      );
     }
     const scope = form.get('scope') ?? '';
     if (!scope.endsWith(DEFAULT_SCOPE_SUFFIX) || scope.length <= DEFAULT_SCOPE_SUFFIX.length) {
       return oauthError(400, 'invalid_scope', 'The scope must be <resource>/.default');
     }
     const audience = scope.slice(0, -DEFAULT_SCOPE_SUFFIX.length);
-    const accessToken = tokens.app({ tenantId: client.tenantId, clientId: client.clientId, audience, roles: client.roles });
-    return { status: 200, body: { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS - 1, ext_expires_in: TOKEN_LIFETIME_SECONDS - 1, access_token: accessToken } };
+    const accessToken = tokens.app({
+      tenantId: client.tenantId,
+      clientId: client.clientId,
+      audience,
+      roles: client.roles,
+    });
+    return {
+      status: 200,
+      body: {
+        token_type: 'Bearer',
+        expires_in: TOKEN_LIFETIME_SECONDS - 1,
+        ext_expires_in: TOKEN_LIFETIME_SECONDS - 1,
+        access_token: accessToken,
+      },
+    };
   };
 
   const jwksCount = new Map<string, number>();
@@ -207,7 +251,11 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     if (route === 'discovery/v2.0/keys') {
       const tenant = tenantId.toLowerCase();
       jwksCount.set(tenant, (jwksCount.get(tenant) ?? 0) + 1);
-      if (failingJwks.has(tenant)) return { status: 503, body: { error: 'temporarily_unavailable', error_description: 'The key endpoint is unavailable' } };
+      if (failingJwks.has(tenant))
+        return {
+          status: 503,
+          body: { error: 'temporarily_unavailable', error_description: 'The key endpoint is unavailable' },
+        };
       return { status: 200, body: { keys: [publicJwk(publicKey, kid)] } };
     }
     return {
@@ -226,7 +274,8 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
 
   const handle = async (req: http.IncomingMessage): Promise<Answer> => {
     const target = parseTenantPath(req.url);
-    if (!target || ROUTE_METHOD[target.route] !== req.method) return { status: 404, body: { error: 'not_found', error_description: 'No such endpoint' } };
+    if (!target || ROUTE_METHOD[target.route] !== req.method)
+      return { status: 404, body: { error: 'not_found', error_description: 'No such endpoint' } };
     if (target.route === 'oauth2/v2.0/token') return handleToken(target.tenantId, req);
     return handleGet(target.tenantId, target.route);
   };
@@ -234,7 +283,14 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
   const server = http.createServer((req, res) => {
     handle(req)
       .then((answer) => send(res, answer))
-      .catch((err: unknown) => send(res, err instanceof BodyTooLargeError ? oauthError(413, 'invalid_request', 'The request body is too large') : oauthError(500, 'server_error', 'Internal error')));
+      .catch((err: unknown) =>
+        send(
+          res,
+          err instanceof BodyTooLargeError
+            ? oauthError(413, 'invalid_request', 'The request body is too large')
+            : oauthError(500, 'server_error', 'Internal error'),
+        ),
+      );
   });
   url = await listen(server, opts.port, opts.host ?? '127.0.0.1');
 
@@ -248,7 +304,8 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
     publicKeyPem,
     addClient: (client) => void clients.push(client),
     jwksRequests: (tenantId) => jwksCount.get(tenantId.toLowerCase()) ?? 0,
-    failJwks: (tenantId, failing) => void (failing ? failingJwks.add(tenantId.toLowerCase()) : failingJwks.delete(tenantId.toLowerCase())),
+    failJwks: (tenantId, failing) =>
+      void (failing ? failingJwks.add(tenantId.toLowerCase()) : failingJwks.delete(tenantId.toLowerCase())),
     withdrawConsent: (tenantId, clientId) => withdrawn.add(consentKey(tenantId, clientId)),
     grantConsent: (tenantId, clientId) => withdrawn.delete(consentKey(tenantId, clientId)),
     close: () => closeServer(server),
@@ -256,8 +313,15 @@ export async function startIdpStandIn(opts: { port: number; host?: string; clien
 }
 
 /** Finds the client registered in this tenant and checks its secret; the secret is compared even for unknown clients. */
-function authenticateClient(clients: IdpClient[], tenantId: string, clientId: string, secret: string): IdpClient | undefined {
-  const client = clients.find((c) => c.clientId.toLowerCase() === clientId.toLowerCase() && c.tenantId.toLowerCase() === tenantId.toLowerCase());
+function authenticateClient(
+  clients: IdpClient[],
+  tenantId: string,
+  clientId: string,
+  secret: string,
+): IdpClient | undefined {
+  const client = clients.find(
+    (c) => c.clientId.toLowerCase() === clientId.toLowerCase() && c.tenantId.toLowerCase() === tenantId.toLowerCase(),
+  );
   const secretOk = sameSecret(secret, client?.secret ?? randomUUID());
   return client && secretOk ? client : undefined;
 }

@@ -82,7 +82,8 @@ function* recordsOf(file: string): Generator<JournalRecord> {
     } catch {
       continue; // a line torn by a crash mid-write was never acknowledged
     }
-    if (typeof rec === 'object' && rec !== null && typeof (rec as JournalRecord).t === 'string') yield rec as JournalRecord;
+    if (typeof rec === 'object' && rec !== null && typeof (rec as JournalRecord).t === 'string')
+      yield rec as JournalRecord;
   }
 }
 
@@ -192,7 +193,12 @@ export class Journal {
 
   /** The same while running, once the journal also holds the minimum size, and no compaction is under way. */
   compactionDue(): boolean {
-    return !this.compacting && !this.closed && this.journalBytes >= Math.max(this.minBytes, this.retryAtBytes) && this.needsCompaction();
+    return (
+      !this.compacting &&
+      !this.closed &&
+      this.journalBytes >= Math.max(this.minBytes, this.retryAtBytes) &&
+      this.needsCompaction()
+    );
   }
 
   /** Compacts at once (at start, before any request is served). */

@@ -102,7 +102,11 @@ export class DocumentStore {
   /** Deletes the documents whose time to live has run out (journaled like any delete). */
   expireDue(): void {
     if (this.tx || this.expiry.size === 0) return;
-    const due = this.expiry.takeDue(this.now()).filter((doc) => this.partitions.get(partitionKeyOf(this.partitionValueOf(doc)))?.docs.get(String(doc.id)) === doc);
+    const due = this.expiry
+      .takeDue(this.now())
+      .filter(
+        (doc) => this.partitions.get(partitionKeyOf(this.partitionValueOf(doc)))?.docs.get(String(doc.id)) === doc,
+      );
     if (due.length === 0) return;
     this.run(() => {
       for (const doc of due) {
@@ -145,11 +149,19 @@ export class DocumentStore {
     const id = String(data.id);
     if (p?.docs.has(id)) throw new EngineError('Resource with specified id already exists.', true);
     for (const path of this.uniquePaths) {
-      if (p?.unique.get(path.join('/'))?.has(uniqueValueKey(valueAt(data, path)))) throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
+      if (p?.unique.get(path.join('/'))?.has(uniqueValueKey(valueAt(data, path))))
+        throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
     }
     this.ridCount += 1;
     const _rid = this.lib._rid(this.ridCount);
-    const doc: Json = { ...data, id, _etag: randomUUID(), _rid, _self: this.lib._self(_rid), _ts: Math.floor(this.now() / 1000) };
+    const doc: Json = {
+      ...data,
+      id,
+      _etag: randomUUID(),
+      _rid,
+      _self: this.lib._self(_rid),
+      _ts: Math.floor(this.now() / 1000),
+    };
     this.put(doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
     addCharge(() => createCharge(doc, this.indexingPolicy()));
@@ -173,9 +185,17 @@ export class DocumentStore {
       const key = uniqueValueKey(valueAt(data, path));
       if (key === uniqueValueKey(valueAt(old, path))) continue;
       const holder = p?.unique.get(path.join('/'))?.get(key);
-      if (holder !== undefined && holder !== old.id) throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
+      if (holder !== undefined && holder !== old.id)
+        throw new EngineError(`Resource with specified ${path.join('/')} already exists.`, true);
     }
-    const doc: Json = { ...data, id: old.id, _etag: randomUUID(), _rid: old._rid, _self: old._self, _ts: Math.floor(this.now() / 1000) };
+    const doc: Json = {
+      ...data,
+      id: old.id,
+      _etag: randomUUID(),
+      _rid: old._rid,
+      _self: old._self,
+      _ts: Math.floor(this.now() / 1000),
+    };
     this.swap(old, doc);
     this.record({ t: 'put', doc, rc: this.ridCount });
     addCharge(() => replaceCharge(old, doc, this.indexingPolicy()));
@@ -207,7 +227,11 @@ export class DocumentStore {
   }
 
   /** A query over one partition (`partition` given) or every partition. */
-  query(body: { query: string; parameters?: Array<{ name: string; value: unknown }> }, options: Omit<QueryRequest, 'partition'>, partition?: { value: unknown }): QueryOutput {
+  query(
+    body: { query: string; parameters?: Array<{ name: string; value: unknown }> },
+    options: Omit<QueryRequest, 'partition'>,
+    partition?: { value: unknown },
+  ): QueryOutput {
     this.expireDue();
     return runQuery(this, this.queries.get(body.query), body.parameters ?? [], { ...options, partition });
   }
@@ -279,7 +303,8 @@ export class DocumentStore {
   }
 
   *changesForSnapshot(): Iterable<DocumentChange> {
-    for (const p of this.partitions.values()) for (const doc of p.docs.values()) yield { t: 'put', doc, rc: this.ridCount };
+    for (const p of this.partitions.values())
+      for (const doc of p.docs.values()) yield { t: 'put', doc, rc: this.ridCount };
   }
 
   // ---- indexes ----
@@ -316,7 +341,12 @@ export class DocumentStore {
     const key = partitionKeyOf(this.partitionValueOf(doc));
     let p = this.partitions.get(key);
     if (!p) {
-      p = { key, docs: new Map(), ids: new SortedIds(), unique: new Map(this.uniquePaths.map((path) => [path.join('/'), new Map<string, string>()])) };
+      p = {
+        key,
+        docs: new Map(),
+        ids: new SortedIds(),
+        unique: new Map(this.uniquePaths.map((path) => [path.join('/'), new Map<string, string>()])),
+      };
       this.partitions.set(key, p);
     }
     const id = String(doc.id);

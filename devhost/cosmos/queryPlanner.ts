@@ -23,7 +23,10 @@ export interface QueryRequest {
   partition?: { value: unknown };
 }
 
-type Resolved = { kind: 'compare'; path: string[]; op: CompareOp; value: Scalar } | { kind: 'in'; path: string[]; values: Scalar[] } | { kind: 'opaque' };
+type Resolved =
+  | { kind: 'compare'; path: string[]; op: CompareOp; value: Scalar }
+  | { kind: 'in'; path: string[]; values: Scalar[] }
+  | { kind: 'opaque' };
 
 const shapes = new WeakMap<CompiledQuery, QueryShape>();
 
@@ -63,7 +66,16 @@ function matches(doc: Json, conditions: readonly Resolved[]): boolean {
     }
     if (typeof v !== typeof c.value) return false;
     const x = v as Scalar;
-    const ok = c.op === '=' ? x === c.value : c.op === '>' ? x > c.value : c.op === '>=' ? x >= c.value : c.op === '<' ? x < c.value : x <= c.value;
+    const ok =
+      c.op === '='
+        ? x === c.value
+        : c.op === '>'
+          ? x > c.value
+          : c.op === '>='
+            ? x >= c.value
+            : c.op === '<'
+              ? x < c.value
+              : x <= c.value;
     if (!ok) return false;
   }
   return true;
@@ -82,10 +94,12 @@ function rangeOf(conditions: readonly Resolved[], path: readonly string[]): Rang
     type = typeof value;
     if (c.op === '>' || c.op === '>=') {
       const inclusive = c.op === '>=';
-      if (!range.lower || value > range.lower.value || (value === range.lower.value && !inclusive)) range.lower = { value, inclusive };
+      if (!range.lower || value > range.lower.value || (value === range.lower.value && !inclusive))
+        range.lower = { value, inclusive };
     } else {
       const inclusive = c.op === '<=';
-      if (!range.upper || value < range.upper.value || (value === range.upper.value && !inclusive)) range.upper = { value, inclusive };
+      if (!range.upper || value < range.upper.value || (value === range.upper.value && !inclusive))
+        range.upper = { value, inclusive };
     }
   }
   return type ? range : undefined;
@@ -137,7 +151,9 @@ function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
     }
   }
   const rangePaths = new Map<string, string[]>();
-  for (const c of conditions) if (c.kind === 'compare' && c.op !== '=' && !samePath(c.path, ['id'])) rangePaths.set(c.path.join('\u0000'), c.path);
+  for (const c of conditions)
+    if (c.kind === 'compare' && c.op !== '=' && !samePath(c.path, ['id']))
+      rangePaths.set(c.path.join('\u0000'), c.path);
   for (const path of rangePaths.values()) {
     const range = rangeOf(conditions, path);
     if (!range) continue;
@@ -170,7 +186,11 @@ function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
         const out: Json[] = [];
         const upper = idRange?.upper;
         for (const id of store.sortedIndex(path).idsWithValue(p.key, value, idFrom)) {
-          if (out.length >= plan.need || (upper && (id > String(upper.value) || (id === String(upper.value) && !upper.inclusive)))) break;
+          if (
+            out.length >= plan.need ||
+            (upper && (id > String(upper.value) || (id === String(upper.value) && !upper.inclusive)))
+          )
+            break;
           const doc = p.docs.get(id);
           if (doc && matches(doc, conditions)) out.push(doc);
         }
@@ -190,7 +210,8 @@ function countFromIndexes(store: DocumentStore, p: Partition, conditions: readon
   if (paths.size !== 1 || paths.has('')) return undefined;
   const first = conditions[0];
   if (!first || first.kind === 'opaque' || samePath(first.path, ['id'])) return undefined;
-  if (conditions.length === 1 && first.kind === 'compare' && first.op === '=') return store.equalityIndex(first.path).size(p.key, first.value);
+  if (conditions.length === 1 && first.kind === 'compare' && first.op === '=')
+    return store.equalityIndex(first.path).size(p.key, first.value);
   if (conditions.length === 1 && first.kind === 'in') {
     const index = store.equalityIndex(first.path);
     return first.values.reduce<number>((n, v) => n + index.size(p.key, v), 0);
@@ -208,12 +229,22 @@ function topOf(shape: QueryShape, params: Map<string, unknown>): number | undefi
   return typeof v === 'number' && v >= 0 ? v : undefined;
 }
 
-export function runQuery(store: DocumentStore, query: CompiledQuery, parameters: ReadonlyArray<{ name: string; value: unknown }>, request: QueryRequest): QueryOutput {
+export function runQuery(
+  store: DocumentStore,
+  query: CompiledQuery,
+  parameters: ReadonlyArray<{ name: string; value: unknown }>,
+  request: QueryRequest,
+): QueryOutput {
   const params = new Map(parameters.map((p) => [p.name, p.value]));
   const runParams = Object.fromEntries(parameters.map((p) => [p.name.slice(1), p.value]));
   const run = (candidates: Json[]) => {
     store.examined += candidates.length;
-    return query.run(candidates, { parameters: runParams, maxItemCount: request.maxItemCount, continuation: request.continuation, compositeIndexes: store.compositeIndexes() });
+    return query.run(candidates, {
+      parameters: runParams,
+      maxItemCount: request.maxItemCount,
+      continuation: request.continuation,
+      compositeIndexes: store.compositeIndexes(),
+    });
   };
   const shape = shapeFor(query);
   if (!shape.plannable) return run(partitionsOf(store, request.partition).flatMap((p) => [...p.docs.values()]));
@@ -221,7 +252,9 @@ export function runQuery(store: DocumentStore, query: CompiledQuery, parameters:
   let conditions = shape.conditions.map((c) => resolveCondition(c, params));
   // The partition-key condition selects the partition; inside it, it holds for every document.
   let partitionValue = request.partition;
-  const pkCondition = conditions.find((c) => c.kind === 'compare' && c.op === '=' && samePath(c.path, store.partitionKeyPath));
+  const pkCondition = conditions.find(
+    (c) => c.kind === 'compare' && c.op === '=' && samePath(c.path, store.partitionKeyPath),
+  );
   if (pkCondition && pkCondition.kind === 'compare') {
     if (partitionValue && partitionKeyOf(partitionValue.value) !== partitionKeyOf(pkCondition.value)) return run([]);
     partitionValue = { value: pkCondition.value };
@@ -234,7 +267,10 @@ export function runQuery(store: DocumentStore, query: CompiledQuery, parameters:
     let total = 0;
     for (const p of partitions) {
       const n = countFromIndexes(store, p, conditions);
-      total += n ?? candidatesIn(store, p, { shape, conditions, understood, need: Infinity }).filter((d) => matches(d, conditions)).length;
+      total +=
+        n ??
+        candidatesIn(store, p, { shape, conditions, understood, need: Infinity }).filter((d) => matches(d, conditions))
+          .length;
     }
     return { result: [total], continuation: null };
   }
@@ -243,7 +279,8 @@ export function runQuery(store: DocumentStore, query: CompiledQuery, parameters:
   const pageNeed = request.maxItemCount && request.maxItemCount > 0 ? request.maxItemCount + 1 : Infinity;
   const need = top !== undefined ? top : pageNeed;
   const anyIdRange = rangeOf(conditions, ['id']);
-  const idRange = anyIdRange && typeof (anyIdRange.lower ?? anyIdRange.upper)?.value === 'string' ? anyIdRange : undefined;
+  const idRange =
+    anyIdRange && typeof (anyIdRange.lower ?? anyIdRange.upper)?.value === 'string' ? anyIdRange : undefined;
   let idFrom = idRange?.lower ? { value: String(idRange.lower.value), inclusive: idRange.lower.inclusive } : undefined;
   // With ORDER BY c.id the continuation names the id the next page starts at (without TOP,
   // which the evaluator applies from the first result, not from the continuation).

@@ -49,7 +49,8 @@ function memberPath(node: unknown, root: string): string[] | undefined {
 function operandOf(node: unknown): Operand | undefined {
   if (!isNode(node)) return undefined;
   if (node.type === 'parameter_name' && typeof node.name === 'string') return { kind: 'param', name: node.name };
-  if (node.type === 'string_constant' || node.type === 'number_constant' || node.type === 'boolean_constant') return { kind: 'const', value: node.value };
+  if (node.type === 'string_constant' || node.type === 'number_constant' || node.type === 'boolean_constant')
+    return { kind: 'const', value: node.value };
   return undefined;
 }
 
@@ -59,33 +60,46 @@ function conditionOf(node: Json, root: string): Condition {
     if (COMPARE_OPS.has(op)) {
       const leftPath = memberPath(node.left, root);
       const rightOperand = operandOf(node.right);
-      if (leftPath && leftPath.length > 0 && rightOperand) return { kind: 'compare', path: leftPath, op: op as CompareOp, operand: rightOperand };
+      if (leftPath && leftPath.length > 0 && rightOperand)
+        return { kind: 'compare', path: leftPath, op: op as CompareOp, operand: rightOperand };
       const rightPath = memberPath(node.right, root);
       const leftOperand = operandOf(node.left);
-      if (rightPath && rightPath.length > 0 && leftOperand) return { kind: 'compare', path: rightPath, op: FLIP[op as CompareOp], operand: leftOperand };
+      if (rightPath && rightPath.length > 0 && leftOperand)
+        return { kind: 'compare', path: rightPath, op: FLIP[op as CompareOp], operand: leftOperand };
       return { kind: 'opaque' };
     }
     if (op === 'OR') {
       const left = conditionOf(node.left as Json, root);
       const right = conditionOf(node.right as Json, root);
-      const asIn = (c: Condition) => (c.kind === 'in' ? c : c.kind === 'compare' && c.op === '=' ? { kind: 'in' as const, path: c.path, operands: [c.operand] } : undefined);
+      const asIn = (c: Condition) =>
+        c.kind === 'in'
+          ? c
+          : c.kind === 'compare' && c.op === '='
+            ? { kind: 'in' as const, path: c.path, operands: [c.operand] }
+            : undefined;
       const l = asIn(left);
       const r = asIn(right);
-      if (l && r && l.path.join('.') === r.path.join('.')) return { kind: 'in', path: l.path, operands: [...l.operands, ...r.operands] };
+      if (l && r && l.path.join('.') === r.path.join('.'))
+        return { kind: 'in', path: l.path, operands: [...l.operands, ...r.operands] };
     }
     return { kind: 'opaque' };
   }
   if (node.type === 'scalar_in_expression' && Array.isArray(node.list)) {
     const path = memberPath(node.value, root);
     const operands = node.list.map(operandOf);
-    if (path && path.length > 0 && operands.every((o): o is Operand => o !== undefined)) return { kind: 'in', path, operands };
+    if (path && path.length > 0 && operands.every((o): o is Operand => o !== undefined))
+      return { kind: 'in', path, operands };
   }
   return { kind: 'opaque' };
 }
 
 function conjunctsOf(node: unknown, root: string, out: Condition[]): void {
   if (!isNode(node)) return;
-  if (node.type === 'scalar_binary_expression' && typeof node.operator === 'string' && node.operator.toUpperCase() === 'AND') {
+  if (
+    node.type === 'scalar_binary_expression' &&
+    typeof node.operator === 'string' &&
+    node.operator.toUpperCase() === 'AND'
+  ) {
     conjunctsOf(node.left, root, out);
     conjunctsOf(node.right, root, out);
     return;
@@ -93,7 +107,13 @@ function conjunctsOf(node: unknown, root: string, out: Condition[]): void {
   out.push(conditionOf(node, root));
 }
 
-const UNPLANNABLE: QueryShape = { plannable: false, conditions: [], orderById: false, ordered: false, countOnly: false };
+const UNPLANNABLE: QueryShape = {
+  plannable: false,
+  conditions: [],
+  orderById: false,
+  ordered: false,
+  countOnly: false,
+};
 
 export function shapeOf(ast: Json): QueryShape {
   const body = ast.body;
@@ -102,8 +122,17 @@ export function shapeOf(ast: Json): QueryShape {
   if (!isNode(from) || !Array.isArray(from.joins) || from.joins.length > 0 || !isNode(from.source)) return UNPLANNABLE;
   const source = from.source;
   const collection = source.expression;
-  if (!isNode(collection) || collection.type !== 'collection_expression' || !isNode(collection.expression) || collection.expression.type !== 'identifier') return UNPLANNABLE;
-  const root = isNode(source.alias) && typeof source.alias.name === 'string' ? source.alias.name : String(collection.expression.name);
+  if (
+    !isNode(collection) ||
+    collection.type !== 'collection_expression' ||
+    !isNode(collection.expression) ||
+    collection.expression.type !== 'identifier'
+  )
+    return UNPLANNABLE;
+  const root =
+    isNode(source.alias) && typeof source.alias.name === 'string'
+      ? source.alias.name
+      : String(collection.expression.name);
 
   const conditions: Condition[] = [];
   if (isNode(body.where)) conjunctsOf(body.where.condition, root, conditions);
@@ -114,7 +143,11 @@ export function shapeOf(ast: Json): QueryShape {
     ordered = body.orderBy.expressions.length > 0;
     const [only, ...rest] = body.orderBy.expressions as Json[];
     const path = only ? memberPath(only.expression, root) : undefined;
-    orderById = rest.length === 0 && path?.length === 1 && path[0] === 'id' && (only?.order == null || String(only.order).toUpperCase() === 'ASC');
+    orderById =
+      rest.length === 0 &&
+      path?.length === 1 &&
+      path[0] === 'id' &&
+      (only?.order == null || String(only.order).toUpperCase() === 'ASC');
   }
 
   const top = isNode(body.top) ? operandOf(body.top.value) : undefined;

@@ -11,8 +11,16 @@ import { startLocalQueues } from './localQueues';
 import { startIdpStandIn, type IdpStandIn } from './idpStandIn';
 import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn';
 import { requireFunctionFolder, startDevHost, type DevHost, type HostLog } from './host';
-import { DEV_CLIENTS, DEV_DIRECTORY_USERS, DEV_TENANT_ID, SERVICE_APP_ID_URI, SERVICE_GRAPH_CLIENT, UNREGISTERED_TENANT_ID, type DevClient } from './devData';
-import { disposeServices, services } from '../services';
+import {
+  DEV_CLIENTS,
+  DEV_DIRECTORY_USERS,
+  DEV_TENANT_ID,
+  SERVICE_APP_ID_URI,
+  SERVICE_GRAPH_CLIENT,
+  UNREGISTERED_TENANT_ID,
+  type DevClient,
+} from './devData';
+import { disposeServices, services } from '../lib/services';
 
 export interface StackOptions {
   ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number }>;
@@ -46,12 +54,25 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-const SETTINGS_WE_SET = ['PUBLIC_BASE_URL', 'COSMOS_ENDPOINT', 'COSMOS_KEY', 'COSMOS_DATABASE', 'AUTH_AUTHORITY', 'SERVICE_APP_ID_URI', 'GRAPH_BASE_URL', 'GRAPH_CREDENTIAL', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPHQL_INTROSPECTION', 'BACKGROUND_QUEUE'];
+const SETTINGS_WE_SET = [
+  'PUBLIC_BASE_URL',
+  'COSMOS_ENDPOINT',
+  'COSMOS_KEY',
+  'COSMOS_DATABASE',
+  'AUTH_AUTHORITY',
+  'SERVICE_APP_ID_URI',
+  'GRAPH_BASE_URL',
+  'GRAPH_CREDENTIAL',
+  'GRAPH_CLIENT_ID',
+  'GRAPH_CLIENT_SECRET',
+  'GRAPHQL_INTROSPECTION',
+  'BACKGROUND_QUEUE',
+];
 
 function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
-  // Compiled: dist/lib/devhost -> dist/functions; from sources: lib/devhost -> functions.
+  // Compiled: dist/devhost -> dist/functions; from sources: devhost -> functions.
   const extension = __filename.endsWith('.ts') ? '.ts' : '.js';
-  return { dir: path.resolve(__dirname, '..', '..', 'functions'), extension };
+  return { dir: path.resolve(__dirname, '..', 'functions'), extension };
 }
 
 /** The app's host.json: the nearest one at or above the function folder (the project root, or the package folder). */
@@ -71,14 +92,30 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     let cosmos: LocalCosmos | undefined;
     const externalCosmos = process.env.COSMOS_ENDPOINT;
     if (!externalCosmos) {
-      cosmos = await startLocalCosmos({ port: ports.cosmos, dataDir: options.cosmosDataDir, ruPerSecond: options.cosmosRuPerSecond });
+      cosmos = await startLocalCosmos({
+        port: ports.cosmos,
+        dataDir: options.cosmosDataDir,
+        ruPerSecond: options.cosmosRuPerSecond,
+      });
       started.push(() => cosmos!.close());
     }
     const queues = await startLocalQueues(ports.queues);
     started.push(() => queues.close());
     const allClients: DevClient[] = Object.values(DEV_CLIENTS);
-    const serviceClients = [DEV_TENANT_ID, UNREGISTERED_TENANT_ID].map((tenantId) => ({ tenantId, clientId: SERVICE_GRAPH_CLIENT.clientId, secret: SERVICE_GRAPH_CLIENT.secret, roles: [] }));
-    const idp = await startIdpStandIn({ port: ports.idp, keyFile: options.idpKeyFile, clients: [...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })), ...serviceClients] });
+    const serviceClients = [DEV_TENANT_ID, UNREGISTERED_TENANT_ID].map((tenantId) => ({
+      tenantId,
+      clientId: SERVICE_GRAPH_CLIENT.clientId,
+      secret: SERVICE_GRAPH_CLIENT.secret,
+      roles: [],
+    }));
+    const idp = await startIdpStandIn({
+      port: ports.idp,
+      keyFile: options.idpKeyFile,
+      clients: [
+        ...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })),
+        ...serviceClients,
+      ],
+    });
     started.push(() => idp.close());
     const directory = await startDirectoryStandIn({
       port: ports.directory,
@@ -148,6 +185,11 @@ async function seedDevData(): Promise<void> {
   for (const client of Object.values(DEV_CLIENTS) as DevClient[]) {
     if (!client.scimIntegration) continue;
     const existing = await svc.integrations.findByClientId(client.tenantId, client.clientId);
-    if (!existing) await svc.integrations.create(client.tenantId, { displayName: client.scimIntegration, clientId: client.clientId }, actor);
+    if (!existing)
+      await svc.integrations.create(
+        client.tenantId,
+        { displayName: client.scimIntegration, clientId: client.clientId },
+        actor,
+      );
   }
 }

@@ -7,7 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { DocumentStore, type DocumentChange } from './documentStore';
 import { Journal, type CompactionOptions, type JournalRecord } from './journal';
 import type { IndexingPolicy } from './requestCharge';
-import { Account, Collection, Database, type Json, type LibAccount, type LibCollection, type LibDatabase, type LibDocuments } from './library';
+import {
+  Account,
+  Collection,
+  Database,
+  type Json,
+  type LibAccount,
+  type LibCollection,
+  type LibDatabase,
+  type LibDocuments,
+} from './library';
 
 function attachStore(collection: LibCollection, data: Json): DocumentStore {
   const lib = collection.documents as LibDocuments;
@@ -103,7 +112,8 @@ export class Engine {
 
   private *snapshot(): Generator<JournalRecord> {
     yield* this.metadata();
-    for (const { db, coll, store } of this.containers()) for (const change of store.changesForSnapshot()) yield { ...change, db, coll };
+    for (const { db, coll, store } of this.containers())
+      for (const change of store.changesForSnapshot()) yield { ...change, db, coll };
   }
 
   private *metadata(): Generator<JournalRecord> {
@@ -211,8 +221,15 @@ export class Engine {
     colls.replace = (data: Json, original: Json) => {
       const collection = database.collection(String(original.id));
       const current = collection.read();
-      if (!current || data.id !== current.id) throw Object.assign(new Error('replacing id is not allowed'), { badRequest: true });
-      const out: Json = { ...data, _rid: current._rid, _self: current._self, _etag: randomUUID(), _ts: Math.floor(Date.now() / 1000) };
+      if (!current || data.id !== current.id)
+        throw Object.assign(new Error('replacing id is not allowed'), { badRequest: true });
+      const out: Json = {
+        ...data,
+        _rid: current._rid,
+        _self: current._self,
+        _etag: randomUUID(),
+        _ts: Math.floor(Date.now() / 1000),
+      };
       setCollectionData(collection, out);
       this.write({ t: 'coll', db: dbId(), data: out, rc: colls._ridCount });
       return out;

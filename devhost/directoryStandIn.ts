@@ -81,9 +81,17 @@ class DirectoryConflictError extends Error {
   }
 }
 
-const graphError = (status: number, code: string, message: string): Answer => ({ status, body: { error: { code, message } } });
+const graphError = (status: number, code: string, message: string): Answer => ({
+  status,
+  body: { error: { code, message } },
+});
 const badRequest = (message: string) => graphError(400, 'BadRequest', message);
-const notFound = () => graphError(404, 'Request_ResourceNotFound', 'Resource does not exist or one of its queried reference-property objects are not present.');
+const notFound = () =>
+  graphError(
+    404,
+    'Request_ResourceNotFound',
+    'Resource does not exist or one of its queried reference-property objects are not present.',
+  );
 
 // ---------------------------------------------------------------------------------------------
 // OData `$filter` on userPrincipalName
@@ -180,7 +188,9 @@ function parseSelect(raw: string | undefined): UserProperty[] | Answer | undefin
 function parseTop(raw: string | undefined): number | Answer | undefined {
   if (raw === undefined) return undefined;
   const top = Number(raw);
-  return /^\d+$/.test(raw) && top >= 1 && top <= 999 ? top : badRequest('Invalid page size specified: $top must be between 1 and 999');
+  return /^\d+$/.test(raw) && top >= 1 && top <= 999
+    ? top
+    : badRequest('Invalid page size specified: $top must be between 1 and 999');
 }
 
 const isAnswer = (v: unknown): v is Answer => typeof v === 'object' && v !== null && 'status' in v;
@@ -230,7 +240,10 @@ class TenantDirectory {
     return this.users(tenantId).get(key.toLowerCase()) ?? this.byUpn(tenantId, key);
   }
 
-  create(tenantId: string, u: { userPrincipalName: string; displayName?: string; accountEnabled?: boolean; id?: string }): DirectoryUserRecord {
+  create(
+    tenantId: string,
+    u: { userPrincipalName: string; displayName?: string; accountEnabled?: boolean; id?: string },
+  ): DirectoryUserRecord {
     if (this.byUpn(tenantId, u.userPrincipalName)) throw new DirectoryConflictError();
     const user: DirectoryUserRecord = {
       id: u.id ?? randomUUID(),
@@ -264,13 +277,26 @@ class TenantDirectory {
 // Authentication
 
 async function fetchJwks(idpUrl: string, tenantId: string): Promise<Map<string, KeyObject>> {
-  const res = await fetch(`${idpUrl}/${encodeURIComponent(tenantId)}/discovery/v2.0/keys`, { signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(`${idpUrl}/${encodeURIComponent(tenantId)}/discovery/v2.0/keys`, {
+    signal: AbortSignal.timeout(5_000),
+  });
   if (!res.ok) throw new Error(`JWKS request failed with HTTP ${res.status}`);
   const body: unknown = await res.json();
-  const keys = typeof body === 'object' && body !== null && 'keys' in body && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
+  const keys =
+    typeof body === 'object' && body !== null && 'keys' in body && Array.isArray(body.keys)
+      ? (body.keys as unknown[])
+      : [];
   const byKid = new Map<string, KeyObject>();
   for (const k of keys) {
-    if (typeof k !== 'object' || k === null || !('kid' in k) || typeof k.kid !== 'string' || !('kty' in k) || k.kty !== 'RSA') continue;
+    if (
+      typeof k !== 'object' ||
+      k === null ||
+      !('kid' in k) ||
+      typeof k.kid !== 'string' ||
+      !('kty' in k) ||
+      k.kty !== 'RSA'
+    )
+      continue;
     try {
       byKid.set(k.kid, createPublicKey({ key: k as JsonWebKey, format: 'jwk' }));
     } catch {
@@ -291,7 +317,8 @@ function jwksKeyProvider(idpUrl: string): TokenKeyProvider {
   return async (tenantId, kid) => {
     let entry = cache.get(tenantId) ?? refresh(tenantId);
     try {
-      if (!(await entry.keys).has(kid) && Date.now() - entry.fetchedAt > JWKS_REFETCH_COOLDOWN_MS) entry = refresh(tenantId);
+      if (!(await entry.keys).has(kid) && Date.now() - entry.fetchedAt > JWKS_REFETCH_COOLDOWN_MS)
+        entry = refresh(tenantId);
       return (await entry.keys).get(kid);
     } catch {
       if (cache.get(tenantId) === entry) cache.delete(tenantId);
@@ -301,7 +328,11 @@ function jwksKeyProvider(idpUrl: string): TokenKeyProvider {
 }
 
 /** The verified token's tenant, or why the token is refused. */
-async function verifyBearer(header: string | undefined, idpUrl: string, keyFor: TokenKeyProvider): Promise<{ tenantId: string } | { refused: string }> {
+async function verifyBearer(
+  header: string | undefined,
+  idpUrl: string,
+  keyFor: TokenKeyProvider,
+): Promise<{ tenantId: string } | { refused: string }> {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
   if (!token) return { refused: 'Access token is empty.' };
   const invalid = { refused: 'Access token validation failure. Invalid audience, issuer, signature or lifetime.' };
@@ -324,7 +355,9 @@ async function verifyBearer(header: string | undefined, idpUrl: string, keyFor: 
 // Routes
 
 function asObject(body: unknown): Record<string, unknown> | undefined {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : undefined;
 }
 
 /** Graph's user payload: only the writable properties this stand-in knows, with their types checked. */
@@ -333,15 +366,18 @@ function userPatch(body: unknown): Partial<Omit<DirectoryUserRecord, 'id'>> | An
   if (!b) return badRequest('The request body must be a JSON object');
   const patch: Partial<Omit<DirectoryUserRecord, 'id'>> = {};
   if (b.userPrincipalName !== undefined) {
-    if (typeof b.userPrincipalName !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(b.userPrincipalName)) return graphError(400, 'Request_BadRequest', 'Property userPrincipalName is invalid.');
+    if (typeof b.userPrincipalName !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(b.userPrincipalName))
+      return graphError(400, 'Request_BadRequest', 'Property userPrincipalName is invalid.');
     patch.userPrincipalName = b.userPrincipalName;
   }
   if (b.displayName !== undefined) {
-    if (typeof b.displayName !== 'string') return graphError(400, 'Request_BadRequest', 'Property displayName is invalid.');
+    if (typeof b.displayName !== 'string')
+      return graphError(400, 'Request_BadRequest', 'Property displayName is invalid.');
     patch.displayName = b.displayName;
   }
   if (b.accountEnabled !== undefined) {
-    if (typeof b.accountEnabled !== 'boolean') return graphError(400, 'Request_BadRequest', 'Property accountEnabled is invalid.');
+    if (typeof b.accountEnabled !== 'boolean')
+      return graphError(400, 'Request_BadRequest', 'Property accountEnabled is invalid.');
     patch.accountEnabled = b.accountEnabled;
   }
   return patch;
@@ -381,8 +417,10 @@ function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
   let users: DirectoryUserRecord[];
   if (filter !== undefined) {
     const upns = parseUpnFilter(filter);
-    if (!upns) return badRequest('Unsupported or invalid filter clause; supported: userPrincipalName eq, userPrincipalName in');
-    if (upns.length > MAX_IN_VALUES) return badRequest(`Too many values in the 'in' operator: at most ${MAX_IN_VALUES}`);
+    if (!upns)
+      return badRequest('Unsupported or invalid filter clause; supported: userPrincipalName eq, userPrincipalName in');
+    if (upns.length > MAX_IN_VALUES)
+      return badRequest(`Too many values in the 'in' operator: at most ${MAX_IN_VALUES}`);
     ctx.counters.filterQueries++;
     // Through the UPN index: a scan of every user per query made large benchmarks measure the stand-in.
     const found = new Set<DirectoryUserRecord>();
@@ -393,18 +431,34 @@ function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
     users = [...found];
   } else users = ctx.directory.list(ctx.tenantId);
   const context = select ? `${USERS_CONTEXT}(${select.join(',')})` : USERS_CONTEXT;
-  return { status: 200, body: { '@odata.context': context, value: users.slice(0, top).map((u) => project(u, select)) } };
+  return {
+    status: 200,
+    body: { '@odata.context': context, value: users.slice(0, top).map((u) => project(u, select)) },
+  };
 }
 
 function createUser(ctx: RouteContext, body: unknown): Answer {
   const patch = userPatch(body);
   if (isAnswer(patch)) return patch;
   const { userPrincipalName } = patch;
-  if (userPrincipalName === undefined) return graphError(400, 'Request_BadRequest', 'Property userPrincipalName is required.');
-  return conflictOr(() => ({ status: 201, body: { '@odata.context': `${USERS_CONTEXT}/$entity`, ...project(ctx.directory.create(ctx.tenantId, { ...patch, userPrincipalName }), undefined) } }));
+  if (userPrincipalName === undefined)
+    return graphError(400, 'Request_BadRequest', 'Property userPrincipalName is required.');
+  return conflictOr(() => ({
+    status: 201,
+    body: {
+      '@odata.context': `${USERS_CONTEXT}/$entity`,
+      ...project(ctx.directory.create(ctx.tenantId, { ...patch, userPrincipalName }), undefined),
+    },
+  }));
 }
 
-function userRoute(ctx: RouteContext, method: string, rawKey: string, params: Map<string, string>, body: unknown): Answer {
+function userRoute(
+  ctx: RouteContext,
+  method: string,
+  rawKey: string,
+  params: Map<string, string>,
+  body: unknown,
+): Answer {
   let key: string;
   try {
     key = decodeURIComponent(rawKey);
@@ -412,7 +466,8 @@ function userRoute(ctx: RouteContext, method: string, rawKey: string, params: Ma
     return badRequest('Malformed user id');
   }
   const user = ctx.directory.byIdOrUpn(ctx.tenantId, key);
-  if (!['GET', 'PATCH', 'DELETE'].includes(method)) return graphError(405, 'Request_BadRequest', `${method} is not supported on a user`);
+  if (!['GET', 'PATCH', 'DELETE'].includes(method))
+    return graphError(405, 'Request_BadRequest', `${method} is not supported on a user`);
   if (!user) return notFound();
   if (method === 'GET') {
     const select = parseSelect(params.get('$select'));
@@ -466,7 +521,12 @@ function parseBatch(body: unknown): BatchItem[] | Answer {
       return badRequest('Every batch request needs a string id, method and url');
     }
     if (items.some((i) => i.id === o.id)) return badRequest(`Batch request id '${o.id}' is used more than once`);
-    items.push({ id: o.id, method: o.method.toUpperCase(), url: o.url.startsWith('/') ? o.url : `/${o.url}`, body: o.body });
+    items.push({
+      id: o.id,
+      method: o.method.toUpperCase(),
+      url: o.url.startsWith('/') ? o.url : `/${o.url}`,
+      body: o.body,
+    });
   }
   return items;
 }
@@ -481,10 +541,23 @@ function runBatch(ctx: RouteContext, body: unknown): Answer {
     if (ctx.batchThrottle.remaining > 0 || namesUpn) {
       if (!namesUpn) ctx.batchThrottle.remaining--;
       const a = graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.');
-      return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json', 'Retry-After': String(namesUpn ? 0 : ctx.batchThrottle.retryAfterSeconds) }, body: a.body };
+      return {
+        id: item.id,
+        status: a.status,
+        headers: {
+          'Content-Type': 'application/json',
+          'Retry-After': String(namesUpn ? 0 : ctx.batchThrottle.retryAfterSeconds),
+        },
+        body: a.body,
+      };
     }
     const a = route(ctx, item.method, item.url, item.body);
-    return { id: item.id, status: a.status, headers: { 'Content-Type': 'application/json' }, ...(a.body === undefined ? {} : { body: a.body }) };
+    return {
+      id: item.id,
+      status: a.status,
+      headers: { 'Content-Type': 'application/json' },
+      ...(a.body === undefined ? {} : { body: a.body }),
+    };
   });
   return { status: 200, body: { responses } };
 }
@@ -500,7 +573,9 @@ function readBody(req: http.IncomingMessage): Promise<string> {
       size += c.length;
       if (size <= MAX_BODY_BYTES) chunks.push(c);
     });
-    req.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () =>
+      size > MAX_BODY_BYTES ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
   });
 }
@@ -526,13 +601,19 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     const raw = await readBody(req);
     if (throttle.remaining > 0) {
       throttle.remaining--;
-      return { ...graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.'), headers: { 'Retry-After': String(throttle.retryAfterSeconds) } };
+      return {
+        ...graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.'),
+        headers: { 'Retry-After': String(throttle.retryAfterSeconds) },
+      };
     }
     const auth = await verifyBearer(req.headers.authorization, opts.idpUrl, keyFor);
     if ('refused' in auth) return graphError(401, 'InvalidAuthenticationToken', auth.refused);
     const tenantRetryAfter = throttledTenants.get(auth.tenantId.toLowerCase());
     if (tenantRetryAfter !== undefined) {
-      return { ...graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.'), headers: { 'Retry-After': String(tenantRetryAfter) } };
+      return {
+        ...graphError(429, 'TooManyRequests', 'Too many requests; retry after the Retry-After interval.'),
+        headers: { 'Retry-After': String(tenantRetryAfter) },
+      };
     }
     let body: unknown;
     try {
@@ -545,14 +626,24 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     const relative = url.slice('/v1.0'.length);
     const ctx: RouteContext = { directory, counters, tenantId: auth.tenantId, batchThrottle };
     const method = (req.method ?? 'GET').toUpperCase();
-    if (/^\/(\$|%24)batch(\?|$)/i.test(relative)) return method === 'POST' ? runBatch(ctx, body) : graphError(405, 'Request_BadRequest', '$batch accepts POST only');
+    if (/^\/(\$|%24)batch(\?|$)/i.test(relative))
+      return method === 'POST'
+        ? runBatch(ctx, body)
+        : graphError(405, 'Request_BadRequest', '$batch accepts POST only');
     return route(ctx, method, relative, body);
   };
 
   const server = http.createServer((req, res) => {
     serve(req)
       .then((a) => reply(res, a))
-      .catch((err: unknown) => reply(res, err instanceof BodyTooLargeError ? graphError(413, 'RequestEntityTooLarge', 'The request body is too large') : graphError(500, 'InternalServerError', 'Internal error')));
+      .catch((err: unknown) =>
+        reply(
+          res,
+          err instanceof BodyTooLargeError
+            ? graphError(413, 'RequestEntityTooLarge', 'The request body is too large')
+            : graphError(500, 'InternalServerError', 'Internal error'),
+        ),
+      );
   });
   const url = await listen(server, opts.port, opts.host ?? '127.0.0.1');
 
@@ -565,7 +656,8 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
   return {
     url,
     throttleNext: (count, retryAfterSeconds) => Object.assign(throttle, { remaining: count, retryAfterSeconds }),
-    throttleNextInBatch: (count, retryAfterSeconds) => Object.assign(batchThrottle, { remaining: count, retryAfterSeconds }),
+    throttleNextInBatch: (count, retryAfterSeconds) =>
+      Object.assign(batchThrottle, { remaining: count, retryAfterSeconds }),
     throttleUpnInBatch: (upn) => {
       batchThrottle.upn = upn?.toLowerCase();
     },
@@ -575,8 +667,11 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     },
     stats: () => ({ ...counters }),
     resetStats: () => Object.assign(counters, { requests: 0, batchRequests: 0, filterQueries: 0 }),
-    createUser: (tenantId, upn, displayName) => ({ ...directory.create(tenantId, { userPrincipalName: upn, displayName }) }),
-    renameUser: (tenantId, id, newUpn) => directory.update(tenantId, existing(tenantId, id), { userPrincipalName: newUpn }),
+    createUser: (tenantId, upn, displayName) => ({
+      ...directory.create(tenantId, { userPrincipalName: upn, displayName }),
+    }),
+    renameUser: (tenantId, id, newUpn) =>
+      directory.update(tenantId, existing(tenantId, id), { userPrincipalName: newUpn }),
     deleteUser: (tenantId, id) => void directory.delete(tenantId, id),
     findByUpn: (tenantId, upn) => {
       const user = directory.byUpn(tenantId, upn);

@@ -29,13 +29,23 @@ type QueueServerClass = new (configuration: unknown) => AzuriteQueueServer;
 type QueueConfigurationClass = new (...args: unknown[]) => unknown;
 type ChunkStoreClass = new (sizeLimit: number) => unknown;
 
-function loadAzurite(): { QueueServer: QueueServerClass; QueueConfiguration: QueueConfigurationClass; MemoryExtentChunkStore: ChunkStoreClass } {
+function loadAzurite(): {
+  QueueServer: QueueServerClass;
+  QueueConfiguration: QueueConfigurationClass;
+  MemoryExtentChunkStore: ChunkStoreClass;
+} {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const server = require('azurite/dist/src/queue/QueueServer') as { default: QueueServerClass };
   const config = require('azurite/dist/src/queue/QueueConfiguration') as { default: QueueConfigurationClass };
-  const memory = require('azurite/dist/src/common/persistence/MemoryExtentStore') as { MemoryExtentChunkStore: ChunkStoreClass };
+  const memory = require('azurite/dist/src/common/persistence/MemoryExtentStore') as {
+    MemoryExtentChunkStore: ChunkStoreClass;
+  };
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { QueueServer: server.default, QueueConfiguration: config.default, MemoryExtentChunkStore: memory.MemoryExtentChunkStore };
+  return {
+    QueueServer: server.default,
+    QueueConfiguration: config.default,
+    MemoryExtentChunkStore: memory.MemoryExtentChunkStore,
+  };
 }
 
 /** Starts the emulator's queue service on `port` (0 = a free port); messages live in memory only. */
@@ -45,9 +55,25 @@ export async function startLocalQueues(port: number, host = '127.0.0.1'): Promis
   // enableAccessLog, accessLogWriteStream, enableDebugLog, debugLogFilePath, loose, skipApiVersionCheck,
   // cert, key, pwd, oauth, disableProductStyleUrl, isMemoryPersistence, memoryStore.
   const configuration = new QueueConfiguration(
-    host, port, undefined, undefined, undefined, undefined,
-    false, undefined, false, undefined, true, true,
-    '', '', '', undefined, false, true, new MemoryExtentChunkStore(MEMORY_LIMIT_BYTES),
+    host,
+    port,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    false,
+    undefined,
+    false,
+    undefined,
+    true,
+    true,
+    '',
+    '',
+    '',
+    undefined,
+    false,
+    true,
+    new MemoryExtentChunkStore(MEMORY_LIMIT_BYTES),
   );
   const server = new QueueServer(configuration);
   await server.start();

@@ -47,7 +47,12 @@ export interface LibDocuments {
   _self(rid: string): string;
 }
 
-export type RouteHandler = (account: LibAccount, req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => unknown;
+export type RouteHandler = (
+  account: LibAccount,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+) => unknown;
 
 interface AccountConstructor {
   new (host: string, port: number): LibAccount;
@@ -55,12 +60,26 @@ interface AccountConstructor {
 type ItemConstructor<T> = new (data: Json) => T;
 
 export const Account = (require('@vercel/cosmosdb-server/lib/account') as { default: AccountConstructor }).default;
-export const Database = (require('@vercel/cosmosdb-server/lib/account/database') as { default: ItemConstructor<LibDatabase> }).default;
-export const Collection = (require('@vercel/cosmosdb-server/lib/account/collection') as { default: ItemConstructor<LibCollection> }).default;
-export const route = (require('@vercel/cosmosdb-server/lib/routes') as { default: (req: IncomingMessage) => [Record<string, string>, RouteHandler] | undefined }).default;
-export const queryDocumentsHandler = (require('@vercel/cosmosdb-server/lib/handler/query-documents') as { default: RouteHandler }).default;
-export const batchDocumentsHandler = (require('@vercel/cosmosdb-server/lib/handler/batch-documents') as { default: RouteHandler }).default;
-export const readJsonBody = (require('@vercel/cosmosdb-server/lib/json') as { default: (req: IncomingMessage) => Promise<unknown> }).default;
+export const Database = (
+  require('@vercel/cosmosdb-server/lib/account/database') as { default: ItemConstructor<LibDatabase> }
+).default;
+export const Collection = (
+  require('@vercel/cosmosdb-server/lib/account/collection') as { default: ItemConstructor<LibCollection> }
+).default;
+export const route = (
+  require('@vercel/cosmosdb-server/lib/routes') as {
+    default: (req: IncomingMessage) => [Record<string, string>, RouteHandler] | undefined;
+  }
+).default;
+export const queryDocumentsHandler = (
+  require('@vercel/cosmosdb-server/lib/handler/query-documents') as { default: RouteHandler }
+).default;
+export const batchDocumentsHandler = (
+  require('@vercel/cosmosdb-server/lib/handler/batch-documents') as { default: RouteHandler }
+).default;
+export const readJsonBody = (
+  require('@vercel/cosmosdb-server/lib/json') as { default: (req: IncomingMessage) => Promise<unknown> }
+).default;
 const documentOperations = require('@vercel/cosmosdb-server/lib/handler/_document-operations') as Record<
   'createOperation' | 'upsertOperation' | 'readOperation' | 'deleteOperation' | 'replaceOperation',
   (collection: LibCollection, input: Json) => { statusCode: number; body?: Json }
@@ -73,7 +92,10 @@ export interface LibQuery {
   code: string;
   containsPartitionKeys(paths: string[]): boolean;
 }
-const queryModule = require('@zeit/cosmosdb-query') as { default: (sql: string) => LibQuery; SyntaxError: new (...args: unknown[]) => Error };
+const queryModule = require('@zeit/cosmosdb-query') as {
+  default: (sql: string) => LibQuery;
+  SyntaxError: new (...args: unknown[]) => Error;
+};
 export const parseQuery = queryModule.default;
 export const QuerySyntaxError = queryModule.SyntaxError;
 

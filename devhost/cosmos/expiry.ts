@@ -8,7 +8,8 @@ import type { Json } from './library';
 
 /** When the item expires, in epoch milliseconds, or undefined when it never does. */
 export function expiresAt(doc: Json, defaultTtl: unknown): number | undefined {
-  if (typeof defaultTtl !== 'number' || !Number.isInteger(defaultTtl) || defaultTtl === 0 || defaultTtl < -1) return undefined;
+  if (typeof defaultTtl !== 'number' || !Number.isInteger(defaultTtl) || defaultTtl === 0 || defaultTtl < -1)
+    return undefined;
   const own = doc.ttl;
   const ttl = typeof own === 'number' && Number.isInteger(own) && (own > 0 || own === -1) ? own : defaultTtl;
   if (ttl === -1) return undefined;

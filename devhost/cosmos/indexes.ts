@@ -83,7 +83,8 @@ export class SortedIds {
     let i = 0;
     let j = 0;
     let k = 0;
-    while (i < this.list.length && j < add.length) merged[k++] = (this.list[i] as string) < (add[j] as string) ? (this.list[i++] as string) : (add[j++] as string);
+    while (i < this.list.length && j < add.length)
+      merged[k++] = (this.list[i] as string) < (add[j] as string) ? (this.list[i++] as string) : (add[j++] as string);
     while (i < this.list.length) merged[k++] = this.list[i++] as string;
     while (j < add.length) merged[k++] = add[j++] as string;
     this.list = merged;
@@ -200,7 +201,8 @@ export class SortedIndex {
     if (!entries) this.byPartition.set(partition, (entries = new SortedEntries()));
     for (const doc of docs) {
       const v = valueAt(doc, this.path);
-      if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) entries.list(v).push({ v, id: String(doc.id) });
+      if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+        entries.list(v).push({ v, id: String(doc.id) });
     }
     const order = (a: Entry, b: Entry) => (entryBefore(a, b) ? -1 : entryBefore(b, a) ? 1 : 0);
     entries.strings.sort(order);
@@ -247,7 +249,11 @@ export class SortedIndex {
   }
 
   /** Ids with exactly `value` in id order, from `from` on: the walk of a composite (value, id) index. */
-  *idsWithValue(partition: string, value: string | number, from?: { value: string; inclusive: boolean }): Generator<string> {
+  *idsWithValue(
+    partition: string,
+    value: string | number,
+    from?: { value: string; inclusive: boolean },
+  ): Generator<string> {
     const list = this.byPartition.get(partition)?.list(value) ?? [];
     for (let i = entryPosition(list, { v: value, id: from?.value ?? '' }); i < list.length; i++) {
       const e = list[i] as Entry;

@@ -94,7 +94,10 @@ function rulesOf(policy: IndexingPolicy): PathRule[] {
   let rules = rulesCache.get(policy);
   if (!rules) {
     const included = policy.includedPaths ?? [{ path: '/*' }];
-    rules = [...(policy.excludedPaths ?? []).map((p) => ruleOf(p.path, false)), ...included.map((p) => ruleOf(p.path, true))];
+    rules = [
+      ...(policy.excludedPaths ?? []).map((p) => ruleOf(p.path, false)),
+      ...included.map((p) => ruleOf(p.path, true)),
+    ];
     rules.sort((a, b) => b.segments.length - a.segments.length || (a.subtree === b.subtree ? 0 : a.subtree ? 1 : -1));
     rulesCache.set(policy, rules);
   }
@@ -188,7 +191,8 @@ function termSet(value: unknown, path: string[], rules: readonly PathRule[], top
  */
 function changedTerms(old: unknown, doc: unknown, rules: readonly PathRule[]): number {
   const path: string[] = [];
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   const diff = (a: unknown, b: unknown, top: boolean): number => {
     if (isObject(a) && isObject(b)) {
       let n = 0;
@@ -207,7 +211,12 @@ function changedTerms(old: unknown, doc: unknown, rules: readonly PathRule[]): n
       return n;
     }
     const scalar = (v: unknown) => typeof v !== 'object' || v === null;
-    if (scalar(a) && scalar(b)) return (a ?? null) === (b ?? null) || JSON.stringify(a ?? null) === JSON.stringify(b ?? null) || !isIndexed(rules, path) ? 0 : 2;
+    if (scalar(a) && scalar(b))
+      return (a ?? null) === (b ?? null) ||
+        JSON.stringify(a ?? null) === JSON.stringify(b ?? null) ||
+        !isIndexed(rules, path)
+        ? 0
+        : 2;
     // Arrays, or a value that changed kind: compare the term sets of the two sides.
     const before = termSet(a, path, rules, top);
     const after = termSet(b, path, rules, top);

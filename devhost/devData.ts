@@ -17,18 +17,53 @@ export interface DevClient {
 }
 
 export const DEV_CLIENTS = {
-  admin: { name: 'dev-admin', tenantId: DEV_TENANT_ID, clientId: 'aaaaaaaa-0000-4000-8000-000000000001', secret: 'dev-admin-secret', roles: ['Admin'] },
-  scim: { name: 'dev-scim', tenantId: DEV_TENANT_ID, clientId: 'aaaaaaaa-0000-4000-8000-000000000002', secret: 'dev-scim-secret', roles: [], scimIntegration: 'Dev SCIM' },
-  scim2: { name: 'dev-scim-2', tenantId: DEV_TENANT_ID, clientId: 'aaaaaaaa-0000-4000-8000-000000000003', secret: 'dev-scim-2-secret', roles: [], scimIntegration: 'Dev SCIM 2' },
-  noRole: { name: 'dev-norole', tenantId: DEV_TENANT_ID, clientId: 'aaaaaaaa-0000-4000-8000-000000000004', secret: 'dev-norole-secret', roles: [] },
-  otherAdmin: { name: 'other-admin', tenantId: UNREGISTERED_TENANT_ID, clientId: 'aaaaaaaa-0000-4000-8000-000000000005', secret: 'other-admin-secret', roles: ['Admin'] },
+  admin: {
+    name: 'dev-admin',
+    tenantId: DEV_TENANT_ID,
+    clientId: 'aaaaaaaa-0000-4000-8000-000000000001',
+    secret: 'dev-admin-secret',
+    roles: ['Admin'],
+  },
+  scim: {
+    name: 'dev-scim',
+    tenantId: DEV_TENANT_ID,
+    clientId: 'aaaaaaaa-0000-4000-8000-000000000002',
+    secret: 'dev-scim-secret',
+    roles: [],
+    scimIntegration: 'Dev SCIM',
+  },
+  scim2: {
+    name: 'dev-scim-2',
+    tenantId: DEV_TENANT_ID,
+    clientId: 'aaaaaaaa-0000-4000-8000-000000000003',
+    secret: 'dev-scim-2-secret',
+    roles: [],
+    scimIntegration: 'Dev SCIM 2',
+  },
+  noRole: {
+    name: 'dev-norole',
+    tenantId: DEV_TENANT_ID,
+    clientId: 'aaaaaaaa-0000-4000-8000-000000000004',
+    secret: 'dev-norole-secret',
+    roles: [],
+  },
+  otherAdmin: {
+    name: 'other-admin',
+    tenantId: UNREGISTERED_TENANT_ID,
+    clientId: 'aaaaaaaa-0000-4000-8000-000000000005',
+    secret: 'other-admin-secret',
+    roles: ['Admin'],
+  },
 } satisfies Record<string, DevClient>;
 
 /**
  * The service's own application, used to call the directory (Graph) in each customer tenant.
  * In Azure it authenticates with a certificate; locally with this secret.
  */
-export const SERVICE_GRAPH_CLIENT = { clientId: 'bbbbbbbb-0000-4000-8000-000000000001', secret: 'dev-service-graph-secret' };
+export const SERVICE_GRAPH_CLIENT = {
+  clientId: 'bbbbbbbb-0000-4000-8000-000000000001',
+  secret: 'dev-service-graph-secret',
+};
 
 export const DEV_DIRECTORY_USERS = ['alice@dev.example.com', 'bob@dev.example.com', 'carol@dev.example.com'];
 

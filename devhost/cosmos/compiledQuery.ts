@@ -49,10 +49,23 @@ export class CompiledQuery {
 
   run(candidates: Json[], options: RunOptions): QueryOutput {
     if (!this.fn) {
-      const code = this.query.code.replace(QUADRATIC_COLLECT, 'typeof $1 !== "undefined" ? ($.push({ $2: $3 }), $) : $, [])');
+      const code = this.query.code.replace(
+        QUADRATIC_COLLECT,
+        'typeof $1 !== "undefined" ? ($.push({ $2: $3 }), $) : $, [])',
+      );
       this.fn = new Function(`"use strict";return (${code})`)() as Generated;
     }
-    const out = this.fn(aggregateFunctions, builtinFunctions, candidates, queryHelpers, {}, options.parameters, options.maxItemCount, options.continuation, options.compositeIndexes);
+    const out = this.fn(
+      aggregateFunctions,
+      builtinFunctions,
+      candidates,
+      queryHelpers,
+      {},
+      options.parameters,
+      options.maxItemCount,
+      options.continuation,
+      options.compositeIndexes,
+    );
     return out as QueryOutput;
   }
 }

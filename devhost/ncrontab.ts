@@ -57,7 +57,10 @@ export function parseNcrontab(expression: string): Schedule {
 }
 
 /** Resolves `%SETTING%` binding expressions from the environment, as the host does. */
-export function resolveAppSettingExpression(value: string, env: Record<string, string | undefined> = process.env): string {
+export function resolveAppSettingExpression(
+  value: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
   return value.replace(/%([A-Za-z0-9_]+)%/g, (_, name: string) => {
     const v = env[name];
     if (v === undefined) throw new Error(`App setting ${name} referenced by a binding is not set`);

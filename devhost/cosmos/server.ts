@@ -13,7 +13,17 @@ import { storeOf } from './engine';
 import { addCharge, withMeter } from './chargeMeter';
 import { MINIMUM_RU, batchCharge, chargeHeader, pointReadCharge, queryPageCharge } from './requestCharge';
 import type { Throughput } from './throughput';
-import { QuerySyntaxError, batchDocumentsHandler, documentOperations, queryDocumentsHandler, readJsonBody, route, type Json, type LibAccount, type LibCollection } from './library';
+import {
+  QuerySyntaxError,
+  batchDocumentsHandler,
+  documentOperations,
+  queryDocumentsHandler,
+  readJsonBody,
+  route,
+  type Json,
+  type LibAccount,
+  type LibCollection,
+} from './library';
 
 function trueHeader(req: IncomingMessage, name: string): boolean {
   const v = req.headers[name];
@@ -41,13 +51,20 @@ function continuationOf(req: IncomingMessage): { token: string } | null {
   if (typeof raw !== 'string' || !raw) return null;
   try {
     const parsed = JSON.parse(raw) as unknown;
-    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { token?: unknown }).token === 'string' ? (parsed as { token: string }) : null;
+    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { token?: unknown }).token === 'string'
+      ? (parsed as { token: string })
+      : null;
   } catch {
     return null;
   }
 }
 
-async function queryDocuments(account: LibAccount, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<unknown> {
+async function queryDocuments(
+  account: LibAccount,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+): Promise<unknown> {
   if (trueHeader(req, 'x-ms-cosmos-is-query-plan-request')) {
     await readJsonBody(req);
     res.statusCode = 400;
@@ -70,14 +87,25 @@ async function queryDocuments(account: LibAccount, req: IncomingMessage, res: Se
   let result;
   try {
     const query = store.queries.get(body.query);
-    if (!partition && !trueHeader(req, 'x-ms-documentdb-query-enablecrosspartition') && !query.containsPartitionKeys(['/' + store.partitionKeyPath.join('/')])) {
+    if (
+      !partition &&
+      !trueHeader(req, 'x-ms-documentdb-query-enablecrosspartition') &&
+      !query.containsPartitionKeys(['/' + store.partitionKeyPath.join('/')])
+    ) {
       res.statusCode = 400;
       return { message: 'missing partition keys' };
     }
-    result = store.query({ query: body.query, parameters: body.parameters }, { maxItemCount, continuation: continuationOf(req) }, partition);
+    result = store.query(
+      { query: body.query, parameters: body.parameters },
+      { maxItemCount, continuation: continuationOf(req) },
+      partition,
+    );
   } catch (err) {
     res.statusCode = 400;
-    return { code: 'BadRequest', message: err instanceof QuerySyntaxError || err instanceof Error ? err.message : 'Invalid query' };
+    return {
+      code: 'BadRequest',
+      message: err instanceof QuerySyntaxError || err instanceof Error ? err.message : 'Invalid query',
+    };
   }
   if (result.continuation) res.setHeader('x-ms-continuation', JSON.stringify(result.continuation));
   res.setHeader('x-ms-item-count', String(result.result.length));
@@ -96,7 +124,12 @@ const OPERATIONS: Record<Operation, keyof typeof documentOperations> = {
 };
 
 /** A batch of one partition; with the atomic header a failed operation undoes the ones before it. */
-async function batchDocuments(account: LibAccount, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<unknown> {
+async function batchDocuments(
+  account: LibAccount,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+): Promise<unknown> {
   const body = await readJsonBody(req);
   const atomic = trueHeader(req, 'x-ms-cosmos-batch-atomic');
   const continueOnError = trueHeader(req, 'x-ms-cosmos-batch-continue-on-error');
@@ -126,13 +159,23 @@ async function batchDocuments(account: LibAccount, req: IncomingMessage, res: Se
       }
       const operation = OPERATIONS[input.operationType as Operation];
       const { result, meter } = withMeter(() => documentOperations[operation](collection, input));
-      const charge = meter.ru > 0 ? meter.ru : operation === 'readOperation' && result.statusCode === 200 ? pointReadCharge(result.body) : MINIMUM_RU;
+      const charge =
+        meter.ru > 0
+          ? meter.ru
+          : operation === 'readOperation' && result.statusCode === 200
+            ? pointReadCharge(result.body)
+            : MINIMUM_RU;
       charges.push(charge);
       if (result.statusCode >= 400) {
         if (failedAt < 0) failedAt = i;
         out.push({ statusCode: result.statusCode, requestCharge: charge });
       } else {
-        out.push({ statusCode: result.statusCode, requestCharge: charge, eTag: result.body?._etag, resourceBody: result.body });
+        out.push({
+          statusCode: result.statusCode,
+          requestCharge: charge,
+          eTag: result.body?._etag,
+          resourceBody: result.body,
+        });
       }
     }
     if (failedAt >= 0 && atomic) {
@@ -160,7 +203,13 @@ const DOCUMENTS_PATH = /\/colls\/[^/]+\/docs(?:\/|$|\?)/;
  * and container requests and query-plan requests (answered by the gateway in Azure, not a partition).
  */
 function documentContainer(req: IncomingMessage, params: Record<string, string>): string | undefined {
-  if (!params.dbId || !params.collId || !DOCUMENTS_PATH.test(req.url ?? '') || trueHeader(req, 'x-ms-cosmos-is-query-plan-request')) return undefined;
+  if (
+    !params.dbId ||
+    !params.collId ||
+    !DOCUMENTS_PATH.test(req.url ?? '') ||
+    trueHeader(req, 'x-ms-cosmos-is-query-plan-request')
+  )
+    return undefined;
   return `${params.dbId}/${params.collId}`;
 }
 
@@ -168,7 +217,13 @@ function documentContainer(req: IncomingMessage, params: Record<string, string>)
  * The request's charge: what the store and the engine's own handlers metered, else (the library's
  * point-read and read-feed handlers, and requests that changed nothing) a read's charge or the minimum.
  */
-function chargeOf(req: IncomingMessage, res: ServerResponse, params: Record<string, string>, body: unknown, metered: number): number {
+function chargeOf(
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+  body: unknown,
+  metered: number,
+): number {
   if (metered > 0) return metered;
   if (req.method === 'GET' && res.statusCode === 200 && typeof body === 'object' && body !== null) {
     if (params.docId) return pointReadCharge(body as Json);
@@ -180,7 +235,8 @@ function chargeOf(req: IncomingMessage, res: ServerResponse, params: Record<stri
 
 const THROTTLED = {
   code: 'TooManyRequests',
-  message: 'Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later.',
+  message:
+    'Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later.',
 };
 /** Sub-status of a 429 for a container's request-unit budget (`RUBudgetExceeded` in the Cosmos DB SDKs). */
 const RU_BUDGET_EXCEEDED = '3200';
@@ -211,7 +267,8 @@ export function createEngineServer(getEngine: () => Engine | undefined, throughp
         }
         charge = container ? chargeOf(req, res, found.params, body, meter.ru) : MINIMUM_RU;
         if (container) throughput.charge(container, charge);
-        if (res.statusCode > 399 && typeof body === 'object' && body !== null && !(body as Json).message) (body as Json).message = '';
+        if (res.statusCode > 399 && typeof body === 'object' && body !== null && !(body as Json).message)
+          (body as Json).message = '';
       } else {
         res.statusCode = engine ? 400 : 503;
         body = { message: engine ? 'no route' : 'starting' };

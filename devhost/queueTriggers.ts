@@ -48,16 +48,20 @@ export function parseTimeSpanMs(value: string): number {
 
 /** The queue settings of a host.json document, with the Functions host's defaults. */
 export function queueHostSettings(hostJson: unknown): QueueHostSettings {
-  const queues = ((hostJson as { extensions?: { queues?: Record<string, unknown> } } | undefined)?.extensions?.queues ?? {}) as Record<string, unknown>;
+  const queues = ((hostJson as { extensions?: { queues?: Record<string, unknown> } } | undefined)?.extensions?.queues ??
+    {}) as Record<string, unknown>;
   const num = (key: string, fallback: number, min: number, max: number): number => {
     const v = queues[key];
     if (v === undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new Error(`host.json extensions.queues.${key} must be a whole number from ${min} to ${max}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      throw new Error(`host.json extensions.queues.${key} must be a whole number from ${min} to ${max}`);
     return v;
   };
-  const span = (key: string, fallback: number): number => (typeof queues[key] === 'string' ? parseTimeSpanMs(queues[key]) : fallback);
+  const span = (key: string, fallback: number): number =>
+    typeof queues[key] === 'string' ? parseTimeSpanMs(queues[key]) : fallback;
   const encoding = queues.messageEncoding ?? 'base64';
-  if (encoding !== 'base64' && encoding !== 'none') throw new Error('host.json extensions.queues.messageEncoding must be base64 or none');
+  if (encoding !== 'base64' && encoding !== 'none')
+    throw new Error('host.json extensions.queues.messageEncoding must be base64 or none');
   return {
     batchSize: num('batchSize', 16, 1, 32),
     maxDequeueCount: num('maxDequeueCount', 5, 1, 1000),
@@ -131,9 +135,15 @@ class QueueListener {
     while (!this.stopped) {
       let received: DequeuedMessageItem[] = [];
       try {
-        received = (await this.queue.receiveMessages({ numberOfMessages: this.settings.batchSize, visibilityTimeout: LEASE_SECONDS })).receivedMessageItems;
+        received = (
+          await this.queue.receiveMessages({
+            numberOfMessages: this.settings.batchSize,
+            visibilityTimeout: LEASE_SECONDS,
+          })
+        ).receivedMessageItems;
       } catch (err) {
-        if (!this.stopped) this.log('warn', `Queue listener of '${this.fn.name}': receive failed (${(err as Error).name})`);
+        if (!this.stopped)
+          this.log('warn', `Queue listener of '${this.fn.name}': receive failed (${(err as Error).name})`);
       }
       if (received.length > 0) {
         delay = MIN_POLL_MS;
@@ -154,25 +164,41 @@ class QueueListener {
 
   private async invoke(message: DequeuedMessageItem): Promise<void> {
     const ctx = contextFor(this.fn, message, this.log);
-    this.log('info', `Executing '${this.fn.name}' (invocation ${ctx.invocationId}, message ${message.messageId}, dequeue count ${message.dequeueCount})`);
+    this.log(
+      'info',
+      `Executing '${this.fn.name}' (invocation ${ctx.invocationId}, message ${message.messageId}, dequeue count ${message.dequeueCount})`,
+    );
     try {
       await this.fn.handler(decodeMessage(message.messageText, this.settings.messageEncoding), ctx);
       this.log('info', `Executed '${this.fn.name}' (Succeeded, invocation ${ctx.invocationId})`);
       await this.queue.deleteMessage(message.messageId, message.popReceipt);
     } catch (err) {
       this.log('error', `Executed '${this.fn.name}' (Failed, invocation ${ctx.invocationId}): ${(err as Error).name}`);
-      await this.failed(message).catch((e: unknown) => this.log('warn', `Queue listener of '${this.fn.name}': could not release a failed message (${(e as Error).name})`));
+      await this.failed(message).catch((e: unknown) =>
+        this.log(
+          'warn',
+          `Queue listener of '${this.fn.name}': could not release a failed message (${(e as Error).name})`,
+        ),
+      );
     }
   }
 
   private async failed(message: DequeuedMessageItem): Promise<void> {
     if (message.dequeueCount >= this.settings.maxDequeueCount) {
-      this.log('warn', `Message ${message.messageId} has reached MaxDequeueCount of ${this.settings.maxDequeueCount}. Moving message to queue '${this.poison.name}'.`);
+      this.log(
+        'warn',
+        `Message ${message.messageId} has reached MaxDequeueCount of ${this.settings.maxDequeueCount}. Moving message to queue '${this.poison.name}'.`,
+      );
       await this.poison.sendMessage(message.messageText);
       await this.queue.deleteMessage(message.messageId, message.popReceipt);
       return;
     }
-    await this.queue.updateMessage(message.messageId, message.popReceipt, message.messageText, this.settings.visibilityTimeoutSeconds);
+    await this.queue.updateMessage(
+      message.messageId,
+      message.popReceipt,
+      message.messageText,
+      this.settings.visibilityTimeoutSeconds,
+    );
   }
 }
 

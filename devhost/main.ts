@@ -52,7 +52,8 @@ async function main(): Promise<void> {
   const externalCosmos = Boolean(process.env.COSMOS_ENDPOINT);
   const dataDir = externalCosmos ? undefined : cosmosDataDir();
   const ruPerSecond = externalCosmos ? undefined : cosmosRuPerSecond();
-  const { DEFAULT_PORTS, DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, UNREGISTERED_TENANT_ID, DEV_DIRECTORY_USERS } = devData;
+  const { DEFAULT_PORTS, DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, UNREGISTERED_TENANT_ID, DEV_DIRECTORY_USERS } =
+    devData;
   const stack = await startLocalStack({
     ports: {
       host: port('DEV_HOST_PORT', DEFAULT_PORTS.host),
@@ -88,7 +89,8 @@ async function main(): Promise<void> {
     `  Scope                ${SERVICE_SCOPE}`,
     '  Clients:',
     ...Object.values(DEV_CLIENTS).map(
-      (c) => `    ${c.name.padEnd(12)} client_id ${c.clientId}  secret ${c.secret}${c.roles.length ? `  roles ${c.roles.join(',')}` : ''}${'scimIntegration' in c ? `  SCIM integration "${c.scimIntegration}"` : ''}`,
+      (c) =>
+        `    ${c.name.padEnd(12)} client_id ${c.clientId}  secret ${c.secret}${c.roles.length ? `  roles ${c.roles.join(',')}` : ''}${'scimIntegration' in c ? `  SCIM integration "${c.scimIntegration}"` : ''}`,
     ),
     `  Directory users: ${DEV_DIRECTORY_USERS.join(', ')}`,
     '',
@@ -103,7 +105,10 @@ async function main(): Promise<void> {
   ];
   console.log(lines.join('\n'));
   // Under `npm start` npm is the parent: when it goes, however it was stopped, the stack goes too.
-  stopOnSignalOrParentExit(() => stack.stop(), { watchParent: process.env.npm_lifecycle_event !== undefined, log: (m) => console.log(`[host] ${m}`) });
+  stopOnSignalOrParentExit(() => stack.stop(), {
+    watchParent: process.env.npm_lifecycle_event !== undefined,
+    log: (m) => console.log(`[host] ${m}`),
+  });
 }
 
 main().catch((err: unknown) => {

@@ -15,7 +15,19 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts', 'functions/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'error' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      // The console is a browser application built apart; the service serves its built files only.
+      'no-restricted-imports': ['error', { patterns: ['**/console', '**/console/**'] }],
+    },
+  },
+  {
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
   },
   {
     files: ['**/*.js'],

@@ -1,4 +1,4 @@
-/** Two projects: pure unit tests and integration tests over the in-process local stack. */
+/** Unit tests, integration tests over the in-process local stack, and browser tests of the console. */
 const shared = {
   preset: 'ts-jest',
   testEnvironment: 'node',
@@ -15,7 +15,9 @@ module.exports = {
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/e2e/**/*.test.ts'],
+      testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
     },
+    // The administrator console in headless Chromium (npm run test:e2e builds the console first).
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
   ],
 };

@@ -65,6 +65,17 @@ export const SERVICE_GRAPH_CLIENT = {
   secret: 'dev-service-graph-secret',
 };
 
+/** The administrator console's app registration (a single-page application, public client) and its delegated scope. */
+export const CONSOLE_SCOPE_NAME = 'Console.Admin';
+export const CONSOLE_SCOPE = `${SERVICE_APP_ID_URI}/${CONSOLE_SCOPE_NAME}`;
+export const DEV_CONSOLE_CLIENT_ID = 'cccccccc-0000-4000-8000-000000000001';
+
+/** People who can sign in to the console on the identity-provider stand-in: one holds the Admin app role, one does not. */
+export const DEV_CONSOLE_USERS = [
+  { tenantId: DEV_TENANT_ID, upn: 'admin@dev.example.com', displayName: 'Dev Admin', roles: ['Admin'] },
+  { tenantId: DEV_TENANT_ID, upn: 'reader@dev.example.com', displayName: 'Dev Reader (no role)', roles: [] },
+];
+
 export const DEV_DIRECTORY_USERS = ['alice@dev.example.com', 'bob@dev.example.com', 'carol@dev.example.com'];
 
 export const DEFAULT_PORTS = { host: 7071, idp: 7072, directory: 7073, cosmos: 8081, queues: 10001 };

@@ -19,6 +19,7 @@ import {
 } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createCodeFlow, type CodeFlowAnswer, type IdpUser, type SpaRegistration } from './idpCodeFlow';
 
 export interface IdpClient {
   tenantId: string;
@@ -71,24 +72,25 @@ export interface IdpStandIn {
   /** Token requests of the client in the tenant are refused as Entra refuses an application that is not consented there (AADSTS700016). */
   withdrawConsent(tenantId: string, clientId: string): void;
   grantConsent(tenantId: string, clientId: string): void;
+  /** Registers a single-page application (public client) for the authorization-code flow with PKCE. */
+  registerSpa(spa: SpaRegistration): void;
   close(): Promise<void>;
 }
 
-interface Answer {
-  status: number;
-  body: unknown;
-}
+type Answer = CodeFlowAnswer;
 
 const TOKEN_LIFETIME_SECONDS = 3600;
 const DEFAULT_SCOPE_SUFFIX = '/.default';
 const MAX_FORM_BYTES = 64 * 1024;
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 const TENANT_PATH =
-  /^\/([^/]+)\/(oauth2\/v2\.0\/token|discovery\/v2\.0\/keys|v2\.0\/\.well-known\/openid-configuration)$/;
-const ROUTE_METHOD: Record<string, string> = {
-  'oauth2/v2.0/token': 'POST',
-  'discovery/v2.0/keys': 'GET',
-  'v2.0/.well-known/openid-configuration': 'GET',
+  /^\/([^/]+)\/(oauth2\/v2\.0\/token|oauth2\/v2\.0\/authorize|oauth2\/v2\.0\/logout|discovery\/v2\.0\/keys|v2\.0\/\.well-known\/openid-configuration)$/;
+const ROUTE_METHODS: Record<string, string[]> = {
+  'oauth2/v2.0/token': ['POST', 'OPTIONS'],
+  'oauth2/v2.0/authorize': ['GET', 'POST'],
+  'oauth2/v2.0/logout': ['GET'],
+  'discovery/v2.0/keys': ['GET'],
+  'v2.0/.well-known/openid-configuration': ['GET'],
 };
 
 class BodyTooLargeError extends Error {}
@@ -109,11 +111,12 @@ const oauthError = (status: number, error: string, description: string): Answer 
 });
 
 function send(res: http.ServerResponse, answer: Answer): void {
-  const text = JSON.stringify(answer.body);
+  const text = answer.html ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
   res.writeHead(answer.status, {
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': answer.html !== undefined ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     'content-length': Buffer.byteLength(text),
+    ...answer.headers,
   });
   res.end(text);
 }
@@ -193,6 +196,8 @@ export async function startIdpStandIn(opts: {
   host?: string;
   clients: IdpClient[];
   keyFile?: string;
+  /** People who can sign in with the authorization-code flow. */
+  users?: IdpUser[];
 }): Promise<IdpStandIn> {
   const { privateKey, publicKey, kid } = signingKey(opts.keyFile);
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
@@ -202,6 +207,15 @@ export async function startIdpStandIn(opts: {
   const issuer = (tenantId: string) => `${url}/${tenantId}/v2.0`;
   const jwksUri = (tenantId: string) => `${url}/${tenantId}/discovery/v2.0/keys`;
   const tokens = tokenMinter(privateKey, kid, issuer);
+  const codeFlow = createCodeFlow({
+    users: opts.users ?? [],
+    tokens: {
+      user: (o) =>
+        tokens.sign({ ...tokens.userClaims({ ...o, scp: o.scp, roles: o.roles, upn: o.upn }), name: o.name }, kid),
+      idToken: (o) => tokens.sign(tokens.idClaims(o), kid),
+      oidOf: (tenantId, upn) => guidFrom(tenantId.toLowerCase(), upn.toLowerCase()),
+    },
+  });
 
   const withdrawn = new Set<string>();
   const consentKey = (tenantId: string, clientId: string) => `${tenantId.toLowerCase()}|${clientId.toLowerCase()}`;
@@ -211,8 +225,14 @@ export async function startIdpStandIn(opts: {
       return oauthError(400, 'invalid_request', `The request body must be ${FORM_CONTENT_TYPE}`);
     }
     const form = new URLSearchParams(await readBody(req, MAX_FORM_BYTES));
-    if (form.get('grant_type') !== 'client_credentials')
-      return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
+    const grant = form.get('grant_type');
+    if (grant === 'authorization_code' || grant === 'refresh_token') return codeFlow.redeem(tenantId, form);
+    if (grant !== 'client_credentials')
+      return oauthError(
+        400,
+        'unsupported_grant_type',
+        'Supported grants: client_credentials, authorization_code, refresh_token',
+      );
     const client = authenticateClient(clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
     if (!client)
       return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
@@ -264,19 +284,35 @@ export async function startIdpStandIn(opts: {
         issuer: issuer(tenantId),
         jwks_uri: jwksUri(tenantId),
         token_endpoint: `${url}/${tenantId}/oauth2/v2.0/token`,
+        authorization_endpoint: `${url}/${tenantId}/oauth2/v2.0/authorize`,
+        end_session_endpoint: `${url}/${tenantId}/oauth2/v2.0/logout`,
         id_token_signing_alg_values_supported: ['RS256'],
-        response_types_supported: ['token'],
+        response_types_supported: ['code', 'id_token', 'code id_token', 'token'],
+        response_modes_supported: ['query', 'fragment', 'form_post'],
+        code_challenge_methods_supported: ['S256'],
+        scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
         subject_types_supported: ['pairwise'],
-        grant_types_supported: ['client_credentials'],
+        grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
       },
     };
   };
 
   const handle = async (req: http.IncomingMessage): Promise<Answer> => {
     const target = parseTenantPath(req.url);
-    if (!target || ROUTE_METHOD[target.route] !== req.method)
+    if (!target || !ROUTE_METHODS[target.route]?.includes(req.method ?? ''))
       return { status: 404, body: { error: 'not_found', error_description: 'No such endpoint' } };
-    if (target.route === 'oauth2/v2.0/token') return handleToken(target.tenantId, req);
+    const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    if (target.route === 'oauth2/v2.0/authorize') {
+      if (req.method === 'GET') return codeFlow.signInPage(target.tenantId, query);
+      return codeFlow.signIn(target.tenantId, new URLSearchParams(await readBody(req, MAX_FORM_BYTES)));
+    }
+    if (target.route === 'oauth2/v2.0/logout') return codeFlow.endSession(query);
+    if (target.route === 'oauth2/v2.0/token') {
+      const cors = codeFlow.cors(req.headers.origin);
+      if (req.method === 'OPTIONS') return { status: 204, body: undefined, headers: cors };
+      const answer = await handleToken(target.tenantId, req);
+      return { ...answer, headers: { ...answer.headers, ...cors } };
+    }
     return handleGet(target.tenantId, target.route);
   };
 
@@ -308,6 +344,7 @@ export async function startIdpStandIn(opts: {
       void (failing ? failingJwks.add(tenantId.toLowerCase()) : failingJwks.delete(tenantId.toLowerCase())),
     withdrawConsent: (tenantId, clientId) => withdrawn.add(consentKey(tenantId, clientId)),
     grantConsent: (tenantId, clientId) => withdrawn.delete(consentKey(tenantId, clientId)),
+    registerSpa: (spa) => codeFlow.registerSpa(spa),
     close: () => closeServer(server),
   };
 }
@@ -367,6 +404,25 @@ function tokenMinter(privateKey: KeyObject, kid: string, issuer: (tenantId: stri
     };
   };
 
+  const idClaims = (o: { tenantId: string; clientId: string; upn: string; name: string; nonce?: string }) => {
+    const now = Math.floor(Date.now() / 1000);
+    const oid = guidFrom(o.tenantId.toLowerCase(), o.upn.toLowerCase());
+    return {
+      aud: o.clientId,
+      iss: issuer(o.tenantId),
+      iat: now,
+      nbf: now,
+      exp: now + TOKEN_LIFETIME_SECONDS,
+      tid: o.tenantId,
+      oid,
+      sub: guidFrom('sub', oid, o.clientId.toLowerCase()),
+      name: o.name,
+      preferred_username: o.upn,
+      ver: '2.0',
+      ...(o.nonce ? { nonce: o.nonce } : {}),
+    };
+  };
+
   const userClaims = (o: MintUserTokenOptions): Record<string, unknown> => {
     const upn = o.upn ?? 'user@example.com';
     const oid = o.oid ?? guidFrom(o.tenantId.toLowerCase(), upn.toLowerCase());
@@ -378,6 +434,8 @@ function tokenMinter(privateKey: KeyObject, kid: string, issuer: (tenantId: stri
 
   return {
     sign,
+    userClaims,
+    idClaims,
     app: (o: MintAppTokenOptions) => sign(appClaims(o), kid),
     user: (o: MintUserTokenOptions) => sign(userClaims(o), kid),
   };

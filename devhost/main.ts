@@ -52,8 +52,15 @@ async function main(): Promise<void> {
   const externalCosmos = Boolean(process.env.COSMOS_ENDPOINT);
   const dataDir = externalCosmos ? undefined : cosmosDataDir();
   const ruPerSecond = externalCosmos ? undefined : cosmosRuPerSecond();
-  const { DEFAULT_PORTS, DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, UNREGISTERED_TENANT_ID, DEV_DIRECTORY_USERS } =
-    devData;
+  const {
+    DEFAULT_PORTS,
+    DEV_CLIENTS,
+    DEV_CONSOLE_USERS,
+    DEV_TENANT_ID,
+    SERVICE_SCOPE,
+    UNREGISTERED_TENANT_ID,
+    DEV_DIRECTORY_USERS,
+  } = devData;
   const stack = await startLocalStack({
     ports: {
       host: port('DEV_HOST_PORT', DEFAULT_PORTS.host),
@@ -74,6 +81,7 @@ async function main(): Promise<void> {
     '',
     'Business Identity Provisioning Service — local stack',
     '',
+    `  Console             ${base}/console/   (sign in as ${DEV_CONSOLE_USERS.map((u) => u.upn).join(' or ')}; the second has no Admin role)`,
     `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql)`,
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,

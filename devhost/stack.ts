@@ -13,6 +13,8 @@ import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn
 import { requireFunctionFolder, startDevHost, type DevHost, type HostLog } from './host';
 import {
   DEV_CLIENTS,
+  DEV_CONSOLE_CLIENT_ID,
+  DEV_CONSOLE_USERS,
   DEV_DIRECTORY_USERS,
   DEV_TENANT_ID,
   SERVICE_APP_ID_URI,
@@ -67,6 +69,7 @@ const SETTINGS_WE_SET = [
   'GRAPH_CLIENT_SECRET',
   'GRAPHQL_INTROSPECTION',
   'BACKGROUND_QUEUE',
+  'CONSOLE_CLIENT_ID',
 ];
 
 function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
@@ -111,6 +114,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     const idp = await startIdpStandIn({
       port: ports.idp,
       keyFile: options.idpKeyFile,
+      users: DEV_CONSOLE_USERS,
       clients: [
         ...allClients.map(({ tenantId, clientId, secret, roles }) => ({ tenantId, clientId, secret, roles })),
         ...serviceClients,
@@ -138,6 +142,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       BACKGROUND_QUEUE: queues.connectionString,
       RETENTION_SCHEDULE: '0 0 2 * * *',
       RESOLVE_PENDING_LINKS_SCHEDULE: '0 */5 * * * *',
+      CONSOLE_CLIENT_ID: DEV_CONSOLE_CLIENT_ID,
       ...options.env,
     };
     Object.assign(process.env, env);
@@ -152,6 +157,8 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     });
     started.push(() => host.close());
     process.env.PUBLIC_BASE_URL = env.PUBLIC_BASE_URL = host.url.replace('127.0.0.1', 'localhost');
+    // The console's redirect URI, registered as a single-page application redirect URI is on Entra ID.
+    idp.registerSpa({ clientId: DEV_CONSOLE_CLIENT_ID, redirectUris: [`${env.PUBLIC_BASE_URL}/console/`] });
     disposeServices();
 
     await seedDevData();

@@ -42,6 +42,9 @@ param publicBaseUrl string = ''
 @description('IMPORT_MAX_DELETE_RATIO: refuse an import that would delete more than this share of a source, e.g. 0.2; empty = no limit.')
 param importMaxDeleteRatio string = ''
 
+@description('Client id of the administrator console\'s single-page application registration (infra/scripts/create-entra-app.sh prints it); empty leaves the console unconfigured.')
+param consoleClientId string = ''
+
 @allowed([
   'serverless'
   'autoscale'
@@ -97,6 +100,7 @@ module resources 'modules/resources.bicep' = {
     graphCertificateName: graphCertificateName
     publicBaseUrl: publicBaseUrl
     importMaxDeleteRatio: importMaxDeleteRatio
+    consoleClientId: consoleClientId
     cosmosThroughputMode: cosmosThroughputMode
     cosmosAutoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
     cosmosPublicNetworkAccess: cosmosPublicNetworkAccess

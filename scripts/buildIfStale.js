@@ -52,3 +52,23 @@ if (builtAt() < sourcesAt) {
   const assets = spawnSync(process.execPath, [path.join(__dirname, 'copy-assets.js')], { cwd: root, stdio: 'inherit' });
   if (assets.status !== 0) process.exit(assets.status ?? 1);
 }
+
+// The administrator console (console/ -> dist/console-app/), built with Vite when its sources changed.
+const consoleIndex = path.join(root, 'dist', 'console-app', 'index.html');
+const consoleBuiltAt = (() => {
+  try {
+    return fs.statSync(consoleIndex).mtimeMs;
+  } catch {
+    return -1;
+  }
+})();
+const consoleSourcesAt = Math.max(...['console', 'package-lock.json'].map((s) => newest(path.join(root, s))));
+if (consoleBuiltAt < consoleSourcesAt) {
+  process.stderr.write('Building the console (dist/console-app)…\n');
+  const vite = spawnSync(
+    process.execPath,
+    [require.resolve('vite/bin/vite.js'), 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (vite.status !== 0) process.exit(vite.status ?? 1);
+}

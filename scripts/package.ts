@@ -1,7 +1,8 @@
 /*
  * `npm run package`: bundles every function into one file (esbuild, minified, Node 22),
  * lays out the app the Functions host loads (host.json, package.json with main, index.js,
- * schema.graphql) under build/app, and zips it to build/package.zip for azd / zip deploy.
+ * schema.graphql, and the built administrator console under console-app/) under build/app, and zips it to
+ * build/package.zip for azd / zip deploy.
  * Prints the bundle size and the cold module-load time.
  */
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { writeZip } from './zip';
+import { CONSOLE_FOLDER } from '../lib/http/consoleHttp';
 
 /** The project folder: the nearest parent with host.json (works from scripts/ and from dist/scripts/). */
 function projectRoot(from: string): string {
@@ -53,6 +55,11 @@ export async function buildApp(
   });
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
+  // The console's built files (npm run build makes them); the console function serves them from here.
+  const consoleBuild = path.join(ROOT, 'dist', CONSOLE_FOLDER);
+  if (!fs.existsSync(path.join(consoleBuild, 'index.html')))
+    throw new Error('The console is not built: run npm run build (it builds dist/console-app)');
+  fs.cpSync(consoleBuild, path.join(outDir, CONSOLE_FOLDER), { recursive: true });
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
   fs.writeFileSync(
     path.join(outDir, 'package.json'),
@@ -65,11 +72,19 @@ export async function buildApp(
   return { dir: outDir, bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size };
 }
 
-export function zipApp(dir: string, zipPath: string): number {
-  const files = fs
-    .readdirSync(dir)
-    .filter((f) => !f.endsWith('.map'))
+/** Files under dir (relative, `/`-separated), in name order. */
+function filesUnder(dir: string, prefix = ''): string[] {
+  return fs
+    .readdirSync(path.join(dir, prefix), { withFileTypes: true })
+    .flatMap((e) => {
+      const rel = prefix ? `${prefix}/${e.name}` : e.name;
+      return e.isDirectory() ? filesUnder(dir, rel) : [rel];
+    })
     .sort();
+}
+
+export function zipApp(dir: string, zipPath: string): number {
+  const files = filesUnder(dir).filter((f) => !f.endsWith('.map'));
   const zip = writeZip(files.map((name) => ({ name, data: fs.readFileSync(path.join(dir, name)) })));
   fs.writeFileSync(zipPath, zip);
   return zip.length;

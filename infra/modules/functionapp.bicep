@@ -27,6 +27,7 @@ param graphCertificateName string
 param keyVaultName string
 param publicBaseUrl string
 param importMaxDeleteRatio string
+param consoleClientId string
 param maximumInstanceCount int
 param instanceMemoryMB int
 
@@ -119,6 +120,10 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'IMPORT_MAX_IDENTITIES', value: '250000' }
         { name: 'ASSOCIATION_MAX_PAIRS', value: '20000' }
         { name: 'LOG_LEVEL', value: 'info' }
+        // The administrator console (/console): its SPA registration; administrators sign in with any work account
+        // of a registered tenant (the service refuses tokens of other tenants).
+        { name: 'CONSOLE_CLIENT_ID', value: consoleClientId }
+        { name: 'CONSOLE_AUTHORITY_TENANT', value: 'organizations' }
       ]
     }
     functionAppConfig: {

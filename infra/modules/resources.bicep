@@ -9,6 +9,7 @@ param graphCredential string
 param graphCertificateName string
 param publicBaseUrl string
 param importMaxDeleteRatio string
+param consoleClientId string
 param cosmosThroughputMode string
 param cosmosAutoscaleMaxThroughput int
 param cosmosPublicNetworkAccess string
@@ -97,6 +98,7 @@ module functionApp 'functionapp.bicep' = {
     keyVaultName: keyVault.outputs.name
     publicBaseUrl: publicBaseUrl
     importMaxDeleteRatio: importMaxDeleteRatio
+    consoleClientId: consoleClientId
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }

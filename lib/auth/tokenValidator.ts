@@ -16,6 +16,8 @@ export interface Caller {
   roles: string[];
   kind: CallerKind;
   objectId?: string;
+  /** Delegated scopes (`scp`, space-separated in the token) of a user token; empty for app tokens. */
+  scopes: string[];
 }
 
 export type TokenFailure =
@@ -192,7 +194,8 @@ function callerOf(payload: Claims, tenantId: string): Caller {
   if (!clientId) throw new TokenValidationError('malformed', 'The token names no client application');
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
   const kind: CallerKind = payload.scp !== undefined || payload.idtyp === 'user' ? 'user' : 'app';
-  const caller: Caller = { tenantId, clientId: clientId.toLowerCase(), roles, kind };
+  const scopes = typeof payload.scp === 'string' ? payload.scp.split(' ').filter((s) => s !== '') : [];
+  const caller: Caller = { tenantId, clientId: clientId.toLowerCase(), roles, kind, scopes };
   if (typeof payload.oid === 'string') caller.objectId = payload.oid;
   return caller;
 }

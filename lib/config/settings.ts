@@ -47,6 +47,15 @@ export interface Settings {
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
   backgroundQueue: { connectionString?: string; queueServiceUri?: string };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The administrator console (served at /console): its app registration and the API scope it asks for. */
+  console: {
+    /** Client id of the console's single-page application registration; without it the console explains that it is not set up. */
+    clientId?: string;
+    /** The delegated scope the console requests: <App ID URI>/Console.Admin. */
+    apiScope: string;
+    /** The tenant segment of the sign-in authority: `organizations` (any work account) or one tenant id. */
+    authorityTenant: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -167,6 +176,12 @@ function audiences(env: Env, inAzure: boolean): string[] {
   return [clientId, configuredUri];
 }
 
+function consoleApiScope(env: Env): string {
+  const uri = optional(env, 'SERVICE_APP_ID_URI');
+  const clientId = optional(env, 'SERVICE_CLIENT_ID');
+  return `${uri ?? (clientId ? `api://${clientId}` : LOCAL_APP_ID_URI)}/Console.Admin`;
+}
+
 export function loadSettings(env: Env = process.env): Settings {
   const inAzure = hostedInAzure(env);
   const graphCredential = oneOf(
@@ -216,6 +231,11 @@ export function loadSettings(env: Env = process.env): Settings {
           : url(env, 'BACKGROUND_QUEUE__queueServiceUri'),
     },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    console: {
+      clientId: optional(env, 'CONSOLE_CLIENT_ID'),
+      apiScope: consoleApiScope(env),
+      authorityTenant: optional(env, 'CONSOLE_AUTHORITY_TENANT') ?? 'organizations',
+    },
   };
   if (settings.graph.credential === 'clientSecret') {
     if (!settings.graph.clientId)
@@ -287,6 +307,8 @@ export const SETTING_NAMES = [
   'BACKGROUND_QUEUE__credential',
   'RETENTION_SCHEDULE',
   'RESOLVE_PENDING_LINKS_SCHEDULE',
+  'CONSOLE_CLIENT_ID',
+  'CONSOLE_AUTHORITY_TENANT',
 ] as const;
 
 let cached: Settings | undefined;

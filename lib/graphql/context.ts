@@ -23,11 +23,21 @@ export interface GraphQLContext {
 }
 
 export const ADMIN_ROLE = 'Admin';
+/** The delegated scope the administrator console asks for. */
+export const CONSOLE_SCOPE = 'Console.Admin';
+
+/** An app token with the Admin role, or a console user token: the Console.Admin scope and the Admin role assigned to the user. */
+export function isAdministrator(caller: Caller): boolean {
+  if (!caller.roles.includes(ADMIN_ROLE)) return false;
+  if (caller.kind === 'app') return true;
+  return caller.scopes.includes(CONSOLE_SCOPE) && caller.objectId !== undefined;
+}
 
 /**
  * The administrator of a request, from the Authorization header alone: an application token of a
- * registered tenant with the Admin role (spec §5.2: the application permission; delegated user
- * tokens are refused even when they carry the role). Throws the GraphQL auth error otherwise.
+ * registered tenant with the Admin role (spec §5.2: the application permission), or a user signed in
+ * to the administrator console (delegated scope Console.Admin and the Admin app role assigned to the
+ * user). Every other user token is refused. Throws the GraphQL auth error otherwise.
  */
 export async function authenticateAdmin(services: Services, authorization: string | null, log: Logger): Promise<Admin> {
   let caller: Caller;
@@ -41,8 +51,9 @@ export async function authenticateAdmin(services: Services, authorization: strin
     }
     throw err;
   }
-  if (caller.kind !== 'app' || !caller.roles.includes(ADMIN_ROLE)) throw notAuthorized();
-  return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id: caller.clientId } };
+  if (!isAdministrator(caller)) throw notAuthorized();
+  const id = caller.kind === 'user' ? (caller.objectId ?? caller.clientId) : caller.clientId;
+  return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id } };
 }
 
 /** The context of an authenticated request; without an administrator (GraphiQL's page) every field refuses. */

@@ -15,6 +15,15 @@ const STATUS: Record<string, string> = {
   notAsserted: 'NOT_ASSERTED',
 };
 
+export interface LinkEventView {
+  at: string;
+  action: string;
+  actorKind: string;
+  actorId: string;
+  status: string | null;
+  userId: string | null;
+}
+
 /**
  * The GraphQL BusinessIdentity of a stored identity. Personal numbers and document numbers are
  * not part of it (spec §2.1 rule 1: only the creating SCIM integration reads them): only their kinds.
@@ -38,6 +47,11 @@ export function identityView(doc: IdentityDoc, source: string) {
     directoryLinkStatus: STATUS[doc.link.status] ?? 'NOT_ASSERTED',
     directoryLinkSource: linked && doc.link.source ? doc.link.source.toUpperCase() : null,
     directoryLinkedUserId: linked ? (doc.link.userId ?? null) : null,
+    linkedUserPrincipalName: linked ? (doc.link.userPrincipalName ?? doc.link.lookedUpUpn ?? null) : null,
+    conflictHeldBy: null as { source: string; id: string; externalId: string } | null,
+    nextCheckAt:
+      doc.link.status === 'pending' || doc.link.status === 'conflict' ? (doc.link.nextCheckAt ?? null) : null,
+    linkHistory: [] as LinkEventView[],
     created: doc.created,
     lastModified: doc.lastModified,
   };

@@ -8,7 +8,13 @@ import type { ImportIdentityInput } from '../imports/importInput';
 import type { AssociationInput, AssociationOutcome } from '../imports/association';
 import { validateSourceName } from '../imports/importInput';
 import { MAX_LISTED_RUNS, type RunEnd, type RunView } from '../imports/runHistory';
-import { createManualIdentity } from '../identities/manualIdentities';
+import {
+  createManualIdentity,
+  deleteManualIdentity,
+  updateManualIdentity,
+  type ManualIdentityChanges,
+} from '../identities/manualIdentities';
+import { detailedIdentity, sourceSummaries } from './consoleQueries';
 import type { IdentityDoc } from '../identities/model';
 import { badInput } from '../util/domainError';
 
@@ -96,12 +102,19 @@ export const resolvers = {
       const first = typeof args.first === 'number' ? args.first : 50;
       if (first < 1 || first > MAX_PAGE)
         throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
-      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: string };
+      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: string; search?: string };
       const where: string[] = [];
       const params: Array<{ name: string; value: string }> = [];
       if (filter.externalId) {
         where.push('c.externalIdKey = @e');
         params.push({ name: '@e', value: filter.externalId });
+      }
+      if (filter.search) {
+        // Within the source's partition: an externalId, or a UPN asserted or linked (case-insensitive).
+        where.push(
+          '(c.externalIdKey = @q OR LOWER(c.directoryUserPrincipalName) = @ql OR LOWER(c.link.userPrincipalName) = @ql OR LOWER(c.link.lookedUpUpn) = @ql)',
+        );
+        params.push({ name: '@q', value: filter.search }, { name: '@ql', value: filter.search.toLowerCase() });
       }
       if (filter.linkStatus) {
         const status =
@@ -127,6 +140,11 @@ export const resolvers = {
         endCursor: nodes[nodes.length - 1]?.id ?? null,
         hasNextPage: page.items.length > first,
       };
+    }),
+    sources: adminField(async (_args, ctx, { caller }) => sourceSummaries(ctx.services, caller.tenantId)),
+    businessIdentity: adminField(async (args, ctx, { caller }) => {
+      const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, args.source);
+      return detailedIdentity(ctx.services, caller.tenantId, pk, label, String(args.id ?? ''));
     }),
     importRuns: adminField(async (args, ctx, { caller }) => {
       const { pk } = await sourcePartition(ctx.services, caller.tenantId, args.source);
@@ -248,6 +266,40 @@ export const resolvers = {
       const { pk, label } = await sourcePartition(ctx.services, caller.tenantId, i.source);
       const doc = await ctx.services.adminLinks.unlink(caller.tenantId, pk, String(i.id ?? ''), actor);
       return { businessIdentity: identityView(doc, label) };
+    }),
+    updateBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
+      const { id, ...changes } = input(args);
+      const doc = await updateManualIdentity(
+        ctx.services.store,
+        ctx.services.audit,
+        caller.tenantId,
+        id,
+        changes as ManualIdentityChanges,
+        actor,
+      );
+      return { businessIdentity: identityView(doc, 'Manual') };
+    }),
+    deactivateBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
+      const doc = await updateManualIdentity(
+        ctx.services.store,
+        ctx.services.audit,
+        caller.tenantId,
+        input(args).id,
+        { active: false },
+        actor,
+      );
+      return { businessIdentity: identityView(doc, 'Manual') };
+    }),
+    deleteBusinessIdentity: adminField(async (args, ctx, { caller, actor }) => {
+      const doc = await deleteManualIdentity(
+        ctx.services.store,
+        ctx.services.audit,
+        ctx.services.claims,
+        caller.tenantId,
+        input(args).id,
+        actor,
+      );
+      return { id: doc.id };
     }),
     enableScimIntegration: adminField(async (args, ctx, { caller, actor }) => {
       const r = await ctx.services.integrations.setEnabled(caller.tenantId, input(args).id, true, actor);

@@ -50,6 +50,8 @@ export interface DirectoryLink {
   source?: LinkSource;
   /** Object id of the linked directory user. */
   userId?: string;
+  /** Linked: the directory user's UPN when it was linked (administrator links and associations). */
+  userPrincipalName?: string;
   /** The UPN the last look-up was made for (asserted links); a look-up happens only when it changes. */
   lookedUpUpn?: string;
   /** For conflict: the object id of the user that is linked elsewhere. */

@@ -101,11 +101,16 @@ export async function afterLinks(
 }
 
 /** The identity with the new link, as it is written at `now` (its lastModified is the time of this write). */
-export function linkedVersion(identity: IdentityDoc, userId: string, now = new Date().toISOString()): IdentityDoc {
+export function linkedVersion(
+  identity: IdentityDoc,
+  userId: string,
+  now = new Date().toISOString(),
+  userPrincipalName?: string,
+): IdentityDoc {
   const { _etag: _ignored, ...rest } = identity as IdentityDoc & { _etag?: string };
   return {
     ...rest,
-    link: { status: 'linked', source: 'asserted', userId },
+    link: { status: 'linked', source: 'asserted', userId, ...(userPrincipalName ? { userPrincipalName } : {}) },
     lastModified: now,
     version: identity.version + 1,
   };
@@ -203,7 +208,10 @@ export class BatchLinker {
       const now = new Date().toISOString();
       const outcomes = await this.identities.batchReplace(
         pk,
-        group.map(({ candidate, doc }) => ({ doc: linkedVersion(doc, candidate.userId, now), ifMatch: doc._etag })),
+        group.map(({ candidate, doc }) => ({
+          doc: linkedVersion(doc, candidate.userId, now, candidate.pair.userPrincipalName),
+          ifMatch: doc._etag,
+        })),
         { retryThrottled: false },
       );
       // A batch is all or nothing: it is sent again only when every item was throttled.

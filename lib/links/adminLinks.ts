@@ -31,16 +31,17 @@ export class AdminLinks {
     actor: Actor,
   ): Promise<IdentityDoc> {
     const identity = await this.find(pk, id);
-    let userId: string | undefined;
+    let user: { id: string; userPrincipalName: string } | undefined;
     if (typeof target.directoryUserId === 'string' && target.directoryUserId) {
       if (!isGuid(target.directoryUserId))
         throw badInput([{ field: 'input.directoryUserId', problem: 'must be an object id (GUID)' }]);
-      userId = (await this.directory.getById(tenantId, target.directoryUserId))?.id;
+      user = await this.directory.getById(tenantId, target.directoryUserId);
     } else if (typeof target.userPrincipalName === 'string' && target.userPrincipalName) {
-      userId = (await this.directory.findByUpn(tenantId, target.userPrincipalName))?.id;
+      user = await this.directory.findByUpn(tenantId, target.userPrincipalName);
     } else {
       throw badInput([{ field: 'input', problem: 'give directoryUserId or userPrincipalName' }]);
     }
+    const userId = user?.id;
     if (!userId)
       throw new DomainError('DIRECTORY_USER_NOT_FOUND', 'No directory user matches; it may not be synchronized yet');
     if (identity.link.status === 'linked' && identity.link.userId === userId && identity.link.source === 'manual')
@@ -52,6 +53,7 @@ export class AdminLinks {
       );
     }
     const link: DirectoryLink = { status: 'linked', source: 'manual', userId };
+    if (user?.userPrincipalName) link.userPrincipalName = user.userPrincipalName;
     const saved = await this.write(identity, link, () => this.claims.release(tenantId, userId, identity));
     const previous = identity.link.status === 'linked' ? identity.link.userId : undefined;
     if (previous && previous !== userId) await this.claims.release(tenantId, previous, identity);

@@ -146,7 +146,39 @@ describe('authentication and SCIM integrations', () => {
       }
     });
 
-    it('refuses a delegated user token even when its roles include Admin (spec §5.2: the application permission)', async () => {
+    it('accepts a console user token only with the Console.Admin scope and the Admin role, and audits the user', async () => {
+      const user = (scp: string, roles: string[]) =>
+        stack.idp.mintUserToken({
+          tenantId: DEV_TENANT_ID,
+          clientId: DEV_CLIENTS.admin.clientId,
+          audience: SERVICE_APP_ID_URI,
+          scp,
+          roles,
+          upn: 'console-admin@dev.example.com',
+        });
+      const ok = await gql(user('Console.Admin', ['Admin']), LIST);
+      expect(ok.body.errors).toBeUndefined();
+      expect(Array.isArray(ok.body.data?.scimIntegrations)).toBe(true);
+      for (const token of [
+        user('Console.Admin', []),
+        user('Console.Admin', ['Reader']),
+        user('Console.Read', ['Admin']),
+      ]) {
+        const res = await gql(token, LIST);
+        expect(res.body.errors?.map((e) => e.extensions?.code)).toEqual(['AUTH_NOT_AUTHORIZED']);
+        expect(res.body.data).toBeNull();
+      }
+      const other = stack.idp.mintUserToken({
+        tenantId: UNREGISTERED_TENANT_ID,
+        clientId: DEV_CLIENTS.admin.clientId,
+        audience: SERVICE_APP_ID_URI,
+        scp: 'Console.Admin',
+        roles: ['Admin'],
+      });
+      expect((await gql(other, LIST)).body.errors?.[0]?.extensions?.code).toBe('AUTH_NOT_AUTHENTICATED');
+    });
+
+    it('refuses a delegated user token without the console scope even when its roles include Admin', async () => {
       const token = stack.idp.mintUserToken({
         tenantId: DEV_TENANT_ID,
         clientId: DEV_CLIENTS.admin.clientId,

@@ -24,10 +24,22 @@ describe('production package', () => {
     zipApp(appDir, zipPath);
 
     const entries = readZip(fs.readFileSync(zipPath));
-    expect(entries.map((e) => e.name).sort()).toEqual(['host.json', 'index.js', 'package.json', 'schema.graphql']);
+    const names = entries.map((e) => e.name).sort();
+    expect(names.filter((n) => !n.startsWith('console-app/'))).toEqual([
+      'host.json',
+      'index.js',
+      'package.json',
+      'schema.graphql',
+    ]);
+    // The administrator console ships built: index.html and hashed assets.
+    expect(names).toContain('console-app/index.html');
+    expect(names.some((n) => /^console-app\/assets\/[\w-]+-[\w-]{8}\.js$/.test(n))).toBe(true);
     const extracted = path.join(dir, 'extracted');
     fs.mkdirSync(extracted);
-    for (const e of entries) fs.writeFileSync(path.join(extracted, e.name), e.data);
+    for (const e of entries) {
+      fs.mkdirSync(path.dirname(path.join(extracted, e.name)), { recursive: true });
+      fs.writeFileSync(path.join(extracted, e.name), e.data);
+    }
     const host = JSON.parse(fs.readFileSync(path.join(extracted, 'host.json'), 'utf8')) as {
       extensions: { http: { routePrefix: string } };
       logging: { applicationInsights: { samplingSettings: { excludedTypes: string } } };
@@ -43,6 +55,7 @@ describe('production package', () => {
     stack = await startTestStack({ functions: { dir: extracted, extension: '.js' } });
     expect(stack.host.functions.http.sort()).toEqual(
       [
+        'console',
         'graphql',
         'scimFallback',
         'scimResourceTypes',
@@ -63,6 +76,10 @@ describe('production package', () => {
       status: '404',
       schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
     });
+    const consolePage = await call(`${stack.base}/console/`);
+    expect(consolePage.status).toBe(200);
+    expect(consolePage.text).toContain('<div id="root">');
+    expect(consolePage.headers.get('content-security-policy')).toContain("script-src 'self'");
     const created = await call(`${stack.base}/scim/v2/Users`, { method: 'POST', token, json: userBody() });
     expect(created.status).toBe(201);
     const graphql = await call<{ data: { scimIntegrations: unknown[] } }>(`${stack.base}/graphql`, {

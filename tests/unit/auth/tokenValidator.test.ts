@@ -147,6 +147,7 @@ describe('createTokenValidator', () => {
         roles: ['Admin', 'Reader'],
         kind: 'app',
         objectId: OID,
+        scopes: [],
       });
       await h.validate(bearer(sign(claims())));
       expect(h.fetches).toEqual([keysUri(TENANT)]);
@@ -170,6 +171,7 @@ describe('createTokenValidator', () => {
         clientId: CLIENT.toLowerCase(),
         roles: [],
         kind: 'app',
+        scopes: [],
       });
       expect((await h.validate(bearer(sign(claims({ roles: ['Admin', 7, null] }))))).roles).toEqual(['Admin']);
     });
@@ -178,6 +180,12 @@ describe('createTokenValidator', () => {
       const h = harness();
       const caller = await h.validate(bearer(sign(claims({ scp: 'user_impersonation', idtyp: undefined }))));
       expect(caller).toMatchObject({ kind: 'user', objectId: OID, clientId: CLIENT.toLowerCase() });
+    });
+
+    it('reports the delegated scopes of a user token', async () => {
+      const h = harness();
+      const caller = await h.validate(bearer(sign(claims({ scp: 'Console.Admin  other', idtyp: undefined }))));
+      expect(caller.scopes).toEqual(['Console.Admin', 'other']);
     });
 
     it('reports idtyp user without scp as kind user', async () => {

@@ -73,6 +73,7 @@ describe('app settings', () => {
       GRAPH_CERTIFICATE: '',
       IMPORT_MAX_DELETE_RATIO: '',
       BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+      CONSOLE_CLIENT_ID: 'dddddddd-0000-4000-8000-000000000001',
     };
     // What the platform sets on every instance (lib/config/settings.ts hostedInAzure).
     const env: Record<string, string> = { WEBSITE_INSTANCE_ID: 'a1b2c3', WEBSITE_SITE_NAME: 'func-abc' };

@@ -1,0 +1,13 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { FluentProvider, webLightTheme } from '@fluentui/react-components';
+import { Root } from './Root';
+
+const root = createRoot(document.getElementById('root')!);
+root.render(
+  <StrictMode>
+    <FluentProvider theme={webLightTheme}>
+      <Root />
+    </FluentProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,30 @@
+import { Field, Select } from '@fluentui/react-components';
+import type { Send, SourceSummary } from '../api';
+import { useLoad } from '../data';
+
+export function SourcePicker({
+  send,
+  value,
+  onChange,
+  kinds,
+}: {
+  send: Send;
+  value: string | undefined;
+  onChange: (name: string) => void;
+  kinds?: Array<SourceSummary['kind']>;
+}) {
+  const [sources] = useLoad(async () => (await send('sources')).sources, [send]);
+  const items = sources.state === 'done' ? sources.value.filter((s) => !kinds || kinds.includes(s.kind)) : [];
+  return (
+    <Field label="Source">
+      <Select value={value ?? ''} onChange={(_e, d) => onChange(d.value)}>
+        <option value="">Choose a source…</option>
+        {items.map((s) => (
+          <option key={s.name} value={s.name}>
+            {s.displayName}
+          </option>
+        ))}
+      </Select>
+    </Field>
+  );
+}

@@ -1,0 +1,109 @@
+/** The reads behind the administrator console's pages: sources with link counts, and one identity in detail. */
+import type { Services } from '../services';
+import { partitionKey, type IdentityDoc, type LinkStatus } from '../identities/model';
+import { MANUAL_SOURCE_KEY } from '../identities/manualIdentities';
+import { customSourceKey } from '../imports/importer';
+import { IdentityRepository } from '../identities/repository';
+import { identityView, type LinkEventView } from './identityView';
+
+const STATUSES: Array<[LinkStatus, 'linked' | 'pending' | 'conflict' | 'notAsserted']> = [
+  ['linked', 'linked'],
+  ['pending', 'pending'],
+  ['conflict', 'conflict'],
+  ['notAsserted', 'notAsserted'],
+];
+/** Run pointers read to find the custom sources (runs are kept 90 days). */
+const MAX_RUN_POINTERS = 5000;
+
+async function countsOf(services: Services, pk: string) {
+  const identities = services.store.collection<IdentityDoc>('identities');
+  const counts = { total: 0, linked: 0, pending: 0, conflict: 0, notAsserted: 0 };
+  for (const [status, key] of STATUSES) {
+    const page = await identities.queryPartitionPage<number>(pk, 'SELECT VALUE COUNT(1)', 'c.link.status = @s', [
+      { name: '@s', value: status },
+    ]);
+    counts[key] = page.items[0] ?? 0;
+    counts.total += counts[key];
+  }
+  return counts;
+}
+
+/** Custom sources with a run in the last 90 days, from the tenant's run pointers (one partition). */
+async function customSources(services: Services, tenantId: string): Promise<string[]> {
+  const imports = services.store.collection<{ id: string; pk: string; source: string }>('imports');
+  const names = new Set<string>();
+  let continuationToken: string | undefined;
+  let read = 0;
+  do {
+    const page = await imports.queryPartitionPage<{ source: string }>(
+      partitionKey(tenantId, '_runs'),
+      'SELECT c.source',
+      "c.kind = 'runPointer'",
+      [],
+      { maxItemCount: 1000, continuationToken },
+    );
+    for (const item of page.items) names.add(item.source);
+    read += page.items.length;
+    continuationToken = page.continuationToken;
+  } while (continuationToken && read < MAX_RUN_POINTERS);
+  return [...names].sort();
+}
+
+export async function sourceSummaries(services: Services, tenantId: string) {
+  const integrations = await services.integrations.list(tenantId);
+  const sources: Array<{ name: string; kind: 'SCIM' | 'CUSTOM' | 'MANUAL'; displayName: string; pk: string }> = [
+    ...integrations.map((i) => ({
+      name: i.id,
+      kind: 'SCIM' as const,
+      displayName: i.displayName,
+      pk: partitionKey(tenantId, i.id),
+    })),
+    ...(await customSources(services, tenantId)).map((name) => ({
+      name,
+      kind: 'CUSTOM' as const,
+      displayName: name,
+      pk: partitionKey(tenantId, customSourceKey(name)),
+    })),
+    { name: 'Manual', kind: 'MANUAL', displayName: 'Manual', pk: partitionKey(tenantId, MANUAL_SOURCE_KEY) },
+  ];
+  return Promise.all(sources.map(async ({ pk, ...s }) => ({ ...s, counts: await countsOf(services, pk) })));
+}
+
+/** The `source` argument that addresses an identity's source. */
+export function sourceLabelOf(doc: Pick<IdentityDoc, 'sourceKind' | 'sourceKey'>): string {
+  if (doc.sourceKind === 'manual') return 'Manual';
+  if (doc.sourceKind === 'custom') return doc.sourceKey.replace(/^src:/, '');
+  return doc.sourceKey;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** One identity with its linked user's UPN (asked of the directory when not stored), who holds the user of a conflict, and its link history. */
+export async function detailedIdentity(services: Services, tenantId: string, pk: string, label: string, id: string) {
+  const doc = await new IdentityRepository(services.store).get(pk, id);
+  if (!doc) return null;
+  const view = identityView(doc, label);
+  if (doc.link.status === 'linked' && doc.link.userId && !view.linkedUserPrincipalName) {
+    const user = await services.directory.getById(tenantId, doc.link.userId).catch(() => undefined);
+    view.linkedUserPrincipalName = user?.userPrincipalName ?? null;
+  }
+  if (doc.link.status === 'conflict' && doc.link.conflictUserId) {
+    const claim = await services.claims.get(tenantId, doc.link.conflictUserId);
+    const holder = claim
+      ? await services.store.collection<IdentityDoc>('identities').read(claim.identityPk, claim.identityId)
+      : undefined;
+    if (holder) view.conflictHeldBy = { source: sourceLabelOf(holder), id: holder.id, externalId: holder.externalId };
+  }
+  const entries = await services.audit.list(tenantId, doc.id);
+  view.linkHistory = entries
+    .filter((e) => e.action.startsWith('link.'))
+    .map((e): LinkEventView => ({
+      at: e.at,
+      action: e.action,
+      actorKind: e.actor.kind,
+      actorId: e.actor.id,
+      status: text(e.after?.status),
+      userId: text(e.after?.userId),
+    }));
+  return view;
+}

@@ -1,0 +1,155 @@
+/**
+ * The administrator console at /console: the built single-page application (static files with hashed
+ * names under assets/, cached for a year; index.html never cached), its sign-in configuration
+ * (config.json, from the settings), under a strict Content-Security-Policy: scripts and styles only from
+ * the service, connections only to the service and the sign-in authority, no frames of the service.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { settings, type Settings } from '../config/settings';
+import { correlationIdOf, loggerFor } from './request';
+
+/** The folder of the built console (console-app/ beside the bundle, or dist/console-app/ of the project). */
+export const CONSOLE_FOLDER = 'console-app';
+const INDEX = 'index.html';
+const YEAR_SECONDS = 365 * 86_400;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The folder holding the built console, looked for upwards from this module; undefined when it was not built. */
+export function findConsoleFolder(from: string = __dirname): string | undefined {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    for (const candidate of [path.join(dir, CONSOLE_FOLDER), path.join(dir, 'dist', CONSOLE_FOLDER)])
+      if (fs.existsSync(path.join(candidate, INDEX))) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** The console's CSP: no inline script, nothing from a third party; connect only to the service and the authority. */
+export function consoleCsp(s: Pick<Settings, 'auth'>): string {
+  const authority = originOf(s.auth.authority);
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    // Fluent UI writes its atomic CSS rules at run time (CSSOM); no script runs from a style.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ${authority}`,
+    // MSAL renews tokens silently in a hidden frame of the authority.
+    `frame-src ${authority}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+export interface ConsoleConfig {
+  configured: boolean;
+  clientId: string | null;
+  /** The sign-in authority, e.g. https://login.microsoftonline.com/organizations. */
+  authority: string;
+  /** The delegated scope of the service the console asks for. */
+  apiScope: string;
+  /**
+   * Endpoints of an authority that is not HTTPS (the local identity provider): MSAL discovers metadata only
+   * over HTTPS, so the console hands it these. Null for Entra ID, whose metadata MSAL discovers itself.
+   */
+  authorityMetadata: Record<string, string> | null;
+}
+
+export function consoleConfig(s: Pick<Settings, 'auth' | 'console'>): ConsoleConfig {
+  const base = s.auth.authority.replace(/\/+$/, '');
+  const tenant = s.console.authorityTenant;
+  const authority = `${base}/${tenant}`;
+  const local = base.startsWith('http:');
+  return {
+    configured: s.console.clientId !== undefined,
+    clientId: s.console.clientId ?? null,
+    authority,
+    apiScope: s.console.apiScope,
+    authorityMetadata: local
+      ? {
+          issuer: `${base}/{tenantid}/v2.0`,
+          authorization_endpoint: `${authority}/oauth2/v2.0/authorize`,
+          token_endpoint: `${authority}/oauth2/v2.0/token`,
+          end_session_endpoint: `${authority}/oauth2/v2.0/logout`,
+          jwks_uri: `${authority}/discovery/v2.0/keys`,
+        }
+      : null,
+  };
+}
+
+function headers(csp: string, contentType: string, cacheControl: string): Record<string, string> {
+  return {
+    'content-type': contentType,
+    'cache-control': cacheControl,
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+  };
+}
+
+const notFound = (csp: string): HttpResponseInit => ({
+  status: 404,
+  headers: headers(csp, 'text/plain; charset=utf-8', 'no-store'),
+  body: 'Not found',
+});
+
+/** Serves /console and everything under it. */
+export async function handleConsole(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+  const s = settings();
+  const csp = consoleCsp(s);
+  const log = loggerFor(context, { correlationId: correlationIdOf(request, context) });
+  const { pathname } = new URL(request.url);
+  if (/^\/console$/i.test(pathname))
+    return { status: 301, headers: { location: '/console/', 'cache-control': 'no-store' } };
+  const rest = decodeURIComponent(pathname.replace(/^\/console\/?/i, ''));
+  if (rest === 'config.json')
+    return {
+      status: 200,
+      headers: headers(csp, TYPES['.json']!, 'no-cache'),
+      body: JSON.stringify(consoleConfig(s)),
+    };
+  const folder = findConsoleFolder();
+  if (!folder) {
+    log.warn('console not built', {});
+    return {
+      status: 503,
+      headers: headers(csp, 'text/plain; charset=utf-8', 'no-store'),
+      body: 'The console is not part of this build (npm run build builds it).',
+    };
+  }
+  const isAsset = rest.startsWith('assets/');
+  // Files with an extension must exist; any other path is a page of the single-page application.
+  const file = isAsset || path.extname(rest) !== '' ? path.resolve(folder, rest) : path.join(folder, INDEX);
+  if (!file.startsWith(folder + path.sep) || rest.split('/').includes('..')) return notFound(csp);
+  let body: Buffer;
+  try {
+    body = await fs.promises.readFile(file);
+  } catch {
+    return notFound(csp);
+  }
+  const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+  const cache = isAsset ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache';
+  return { status: 200, headers: headers(csp, type, cache), body: request.method === 'HEAD' ? undefined : body };
+}

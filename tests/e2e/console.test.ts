@@ -1,0 +1,326 @@
+/**
+ * The administrator console in a real browser (headless Chromium) against the in-process stack: sign-in
+ * through the identity-provider stand-in (authorization code + PKCE), every page, accessibility (axe-core),
+ * both viewport sizes, and that no GraphQL response the console receives carries a personal or document number.
+ */
+import type { Page, Response } from 'playwright-core';
+import { startTestStack, call, type TestStack } from '../support/stack';
+import { scim, userBody } from '../support/scim';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
+import { services } from '../../lib/services';
+import { launchBrowser, screenshot, seriousViolations, type Browser } from './browser';
+
+const CPR = '0101901234';
+const CPR_DASHED = '010190-1234';
+const PASSPORT = 'P1234567';
+const MANUAL_CPR = '0202805678';
+const SECRETS = [CPR, CPR_DASHED, PASSPORT, MANUAL_CPR];
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+describe('administrator console (browser)', () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let integrationId: string;
+  const graphqlBodies: string[] = [];
+  const cspViolations: string[] = [];
+
+  const watch = (page: Page) => {
+    page.on('response', (res: Response) => {
+      if (new URL(res.url()).pathname === '/graphql')
+        void res.text().then(
+          (t) => graphqlBodies.push(t),
+          () => undefined,
+        );
+    });
+    page.on('console', (m) => {
+      if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+  };
+
+  /** Opens the console in a new tab and signs in as the named dev user on the stand-in's sign-in page. */
+  const signIn = async (who: 'Dev Admin' | 'Dev Reader (no role)', viewport = DESKTOP, path = '/console/') => {
+    const page = await browser.page(viewport);
+    watch(page);
+    await page.goto(`${stack.base}${path}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: new RegExp(`^${who.replace(/[()]/g, '\\$&')}`) }).click();
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).waitFor();
+    // A deep link survives the sign-in round trip.
+    await page.waitForURL(`${stack.base}${path}`);
+    return page;
+  };
+  const graphql = async (query: string, variables: Record<string, unknown>) =>
+    (
+      await call<{ data?: unknown; errors?: unknown[] }>(`${stack.base}/graphql`, {
+        method: 'POST',
+        token: await stack.token(DEV_CLIENTS.admin),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      })
+    ).body;
+  const go = async (page: Page, section: string) => {
+    await page.getByRole('tab', { name: section, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: section }).waitFor();
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    browser = await launchBrowser();
+    integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('serves the console under a strict CSP: no inline or third-party script, hashed assets cached, index.html not', async () => {
+    const res = await call(`${stack.base}/console/`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*(unsafe-inline|unsafe-eval|https?:)/);
+    expect(csp).toContain(`connect-src 'self' ${new URL(stack.idp.url).origin}`);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    const scripts = [...res.text.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      expect(src).toMatch(/^\/console\/assets\/[\w-]+-[\w-]{8}\.js$/);
+      const asset = await call(`${stack.base}${src}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
+    expect((await call(`${stack.base}/console/assets/missing-00000000.js`)).status).toBe(404);
+    expect((await call(`${stack.base}/console/../graphql`)).status).not.toBe(500);
+  });
+
+  it('signs the dev admin in with the authorization-code flow and shows the overview; no token in localStorage', async () => {
+    const page = await signIn('Dev Admin');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByText('Dev SCIM', { exact: true }).first().waitFor();
+    await screenshot(page, 'console-overview');
+    const local = await page.evaluate(() => JSON.stringify({ ...window.localStorage }));
+    expect(local).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/);
+    const session = await page.evaluate(() => JSON.stringify({ ...window.sessionStorage }));
+    expect(session).toMatch(/accesstoken/i);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('refuses the user without the Admin role with a clear page', async () => {
+    const page = await signIn('Dev Reader (no role)');
+    await page.getByRole('heading', { name: 'You are not an administrator of this service' }).waitFor();
+    expect(await page.getByRole('tab', { name: 'Overview' }).count()).toBe(0);
+    await screenshot(page, 'console-refused');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a SCIM integration, disables and enables it', async () => {
+    const page = await signIn('Dev Admin');
+    await go(page, 'SCIM integrations');
+    await page.getByLabel('Display name').fill('Payroll SCIM');
+    await page.getByLabel('Client (application) id').fill('dddddddd-0000-4000-8000-000000000001');
+    await page.getByRole('button', { name: 'Create integration' }).click();
+    const row = page.getByRole('row', { name: /Payroll SCIM/ });
+    await row.getByText('Enabled').waitFor();
+    await page.getByRole('button', { name: 'Disable Payroll SCIM' }).click();
+    await row.getByText('Disabled').waitFor();
+    await page.getByRole('button', { name: 'Enable Payroll SCIM' }).click();
+    await row.getByText('Enabled').waitFor();
+    const created = (await services().integrations.list(DEV_TENANT_ID)).find((i) => i.displayName === 'Payroll SCIM');
+    expect(created?.enabled).toBe(true);
+    await screenshot(page, 'console-integrations');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a SCIM User as it arrives, found by its UPN, with only the kinds of its numbers', async () => {
+    const upn = 'alice@dev.example.com';
+    const created = await scim(stack, await stack.token(DEV_CLIENTS.scim)).create(
+      userBody(
+        { externalId: 'HR-ALICE' },
+        {
+          directoryUserPrincipalName: upn,
+          personalNumbers: [{ type: 'DkCpr', value: CPR_DASHED }],
+          identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: PASSPORT }],
+        },
+      ),
+    );
+    expect(created.status).toBe(201);
+    const page = await signIn('Dev Admin', DESKTOP, `/console/identities?source=${integrationId}`);
+    await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor();
+    await page.getByLabel('externalId or UPN').fill(upn.toUpperCase());
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'HR-ALICE' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Anna Berg' }).waitFor();
+    await page.getByText('Danish CPR number').waitFor();
+    await page.getByText('Passport').first().waitFor();
+    const text = await page.locator('main').innerText();
+    for (const s of SECRETS) expect(text).not.toContain(s);
+    await screenshot(page, 'console-identity');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('links and unlinks an identity manually, with confirmation, and shows the link history', async () => {
+    const imported = await graphql(
+      'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
+      {
+        i: {
+          source: 'HR-nightly',
+          identities: [{ externalId: 'N-1', affiliationType: 'EMPLOYMENT', firstName: 'Bo', lastName: 'Bak' }],
+        },
+      },
+    );
+    expect(imported.errors).toBeUndefined();
+    const page = await signIn('Dev Admin', DESKTOP, '/console/identities?source=HR-nightly');
+    await page.getByRole('link', { name: 'N-1' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Bo Bak' }).waitFor();
+    await page.getByLabel('Directory user (UPN)').fill('bob@dev.example.com');
+    await page.getByRole('button', { name: 'Link', exact: true }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByText('Link N-1 to bob@dev.example.com?').waitFor();
+    await dialog.getByRole('button', { name: 'Link' }).click();
+    await page.getByText('bob@dev.example.com', { exact: false }).first().waitFor();
+    await page.getByRole('table', { name: 'Link history' }).getByText('link.manualLinked').waitFor();
+    await page.getByText('Linked', { exact: true }).first().waitFor();
+    await page.getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('table', { name: 'Link history' }).getByText('link.unlinked').waitFor();
+    await page.getByText('Not asserted', { exact: true }).first().waitFor();
+    await page.close();
+  });
+
+  it('shows a conflict: which identity holds the directory user, and when it is checked next', async () => {
+    const client = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    const holder = await client.create(
+      userBody({ externalId: 'HOLDS-CAROL' }, { directoryUserPrincipalName: 'carol@dev.example.com' }),
+    );
+    const second = await client.create(
+      userBody({ externalId: 'WANTS-CAROL' }, { directoryUserPrincipalName: 'carol@dev.example.com' }),
+    );
+    expect([holder.status, second.status]).toEqual([201, 201]);
+    const page = await signIn('Dev Admin', DESKTOP, `/console/identities?source=${integrationId}`);
+    await page.getByLabel('Link status').selectOption('CONFLICT');
+    await page.getByRole('link', { name: 'WANTS-CAROL' }).click();
+    await page.getByText('Conflict', { exact: true }).first().waitFor();
+    await page.getByRole('link', { name: /HOLDS-CAROL in/ }).waitFor();
+    await page.getByText('Checked next').waitFor();
+    await screenshot(page, 'console-conflict');
+    await page.getByRole('link', { name: /HOLDS-CAROL in/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Anna Berg' }).waitFor();
+    await page.getByText('carol@dev.example.com').first().waitFor();
+    await page.close();
+  });
+
+  it('shows a run after an import, with its counts', async () => {
+    const imported = await graphql(
+      'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created runId } }',
+      {
+        i: {
+          source: 'Payroll',
+          identities: [
+            {
+              externalId: 'P-1',
+              affiliationType: 'EMPLOYMENT',
+              firstName: 'Ida',
+              lastName: 'Holm',
+              personalNumbers: [{ type: 'DK_CPR', value: CPR }],
+            },
+            { externalId: 'P-2', affiliationType: 'OTHER', firstName: 'Ole', lastName: 'Lund' },
+          ],
+        },
+      },
+    );
+    expect(imported.errors).toBeUndefined();
+    const page = await signIn('Dev Admin', DESKTOP, '/console/runs?source=Payroll');
+    const runs = page.getByRole('table', { name: 'Runs' });
+    await runs.getByText('COMPLETED').waitFor();
+    await runs.getByText('created 2, updated 0, deleted 0, unchanged 0').waitFor();
+    await screenshot(page, 'console-runs');
+    await go(page, 'Overview');
+    await page.getByRole('link', { name: 'Payroll', exact: true }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('creates, edits, deactivates and deletes a Manual identity', async () => {
+    const page = await signIn('Dev Admin', DESKTOP, '/console/manual');
+    await page.getByRole('heading', { level: 1, name: 'Manual identities' }).waitFor();
+    await page.getByLabel('externalId').fill('M-CONSULTANT');
+    await page.getByLabel('First name').fill('Kim');
+    await page.getByLabel('Last name').fill('Vang');
+    await page.getByLabel('CPR number (write-only)').fill(MANUAL_CPR);
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('row', { name: /M-CONSULTANT/ }).waitFor();
+    await page.getByRole('button', { name: 'Edit M-CONSULTANT' }).click();
+    await page.getByLabel('Last name').fill('Vangsgaard');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('row', { name: /Kim Vangsgaard/ }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate M-CONSULTANT' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Deactivate' }).click();
+    await page.getByText('M-CONSULTANT deactivated').waitFor();
+    const stored = (
+      await services()
+        .store.collection<{ id: string; pk: string; externalId: string; active: boolean; inactiveSince?: string }>(
+          'identities',
+        )
+        .queryPage({
+          query: "SELECT * FROM c WHERE c.externalId = 'M-CONSULTANT'",
+        })
+    ).items[0];
+    expect(stored?.active).toBe(false);
+    expect(stored?.inactiveSince).toEqual(expect.any(String));
+    await screenshot(page, 'console-manual');
+    await page.getByRole('button', { name: 'Delete M-CONSULTANT' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('M-CONSULTANT deleted').waitFor();
+    expect(await page.getByRole('row', { name: /M-CONSULTANT/ }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('is usable on a phone (390×844) and at 1280×800: navigation reachable, no serious accessibility violation', async () => {
+    for (const [name, viewport] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
+      const page = await signIn('Dev Admin', viewport);
+      for (const section of ['SCIM integrations', 'Identities', 'Runs', 'Manual identities', 'Overview']) {
+        await go(page, section);
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(width).toBeLessThanOrEqual(viewport.width);
+        expect(await seriousViolations(page)).toEqual([]);
+      }
+      if (name === 'phone') await screenshot(page, 'console-phone');
+      await page.close();
+    }
+  });
+
+  it('can be driven from the keyboard: sign in and move between sections without a mouse', async () => {
+    const page = await browser.page(DESKTOP);
+    watch(page);
+    await page.goto(`${stack.base}/console/`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: /^Dev Admin/ }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('tab', { name: 'Overview' }).focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'SCIM integrations' }).waitFor();
+    await page.close();
+  });
+
+  it('never receives a personal number or document number in a GraphQL response, and breaks no CSP rule', () => {
+    expect(graphqlBodies.length).toBeGreaterThan(20);
+    expect(graphqlBodies.some((b) => b.includes('DK_CPR'))).toBe(true); // the kinds are there
+    for (const body of graphqlBodies) for (const s of SECRETS) expect(body).not.toContain(s);
+    expect(cspViolations).toEqual([]);
+  });
+});

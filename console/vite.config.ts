@@ -20,6 +20,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     include: ['tests/**/*.test.tsx', 'tests/**/*.test.ts'],
+    setupFiles: ['tests/setup.ts'],
     root: __dirname,
   },
 });

@@ -19,6 +19,7 @@ import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { StatusBadge } from './IdentitiesPage';
 import { Confirm } from './Confirm';
+import { useSourceNames } from './SourcePicker';
 
 const KIND: Record<string, string> = {
   DK_CPR: 'Danish CPR number',
@@ -33,6 +34,8 @@ export function IdentityPage({ send, source, id }: { send: Send; source: string;
     [send, source, id],
   );
   const [upn, setUpn] = useState('');
+  const nameOf = useSourceNames(send);
+  const sourceName = nameOf(source);
   const [error, setError] = useState<Error | null>(null);
   const act = async (work: () => Promise<unknown>) => {
     setError(null);
@@ -50,7 +53,7 @@ export function IdentityPage({ send, source, id }: { send: Send; source: string;
         i && (
           <>
             <Link href="#" onClick={(e) => (e.preventDefault(), navigate({ page: 'identities', source: i.source }))}>
-              ← Identities of {i.source}
+              ← Identities of {sourceName}
             </Link>
             <Title2 as="h1">
               {i.firstName} {i.lastName}
@@ -59,7 +62,7 @@ export function IdentityPage({ send, source, id }: { send: Send; source: string;
               <dt>externalId</dt>
               <dd className={styles.mono}>{i.externalId}</dd>
               <dt>Source</dt>
-              <dd>{i.source}</dd>
+              <dd>{sourceName}</dd>
               {i.userName && (
                 <>
                   <dt>userName</dt>
@@ -100,7 +103,7 @@ export function IdentityPage({ send, source, id }: { send: Send; source: string;
                         navigate({ page: 'identity', source: i.conflictHeldBy!.source, id: i.conflictHeldBy!.id })
                       )}
                     >
-                      {i.conflictHeldBy.externalId} in {i.conflictHeldBy.source}
+                      {i.conflictHeldBy.externalId} in {nameOf(i.conflictHeldBy.source)}
                     </Link>{' '}
                     holds this directory user
                   </dd>

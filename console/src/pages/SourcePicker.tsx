@@ -2,6 +2,13 @@ import { Field, Select } from '@fluentui/react-components';
 import type { Send, SourceSummary } from '../api';
 import { useLoad } from '../data';
 
+/** Display names of sources (a SCIM integration's name instead of its id). */
+export function useSourceNames(send: Send): (source: string) => string {
+  const [sources] = useLoad(async () => (await send('sources')).sources, [send]);
+  return (source) =>
+    (sources.state === 'done' ? sources.value.find((s) => s.name === source)?.displayName : undefined) ?? source;
+}
+
 export function SourcePicker({
   send,
   value,

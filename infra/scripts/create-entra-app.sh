@@ -7,6 +7,9 @@
 #     template, attached to the Function App), so the service gets Graph tokens in customer tenants with no
 #     secret or certificate (GRAPH_CREDENTIAL=managedIdentity). The identity outlives the Function App, so
 #     re-creating the app needs no new run of this script.
+#   - the administrator console: delegated scope Console.Admin, the SPA redirect URI <console url>/console/
+#     (authorization code + PKCE; the console's client id is this application's), and optionally the Admin
+#     role assigned to a first administrator (user)
 #   - optionally a certificate credential (GRAPH_CREDENTIAL=certificate) and a web redirect URI
 # Safe to run again: it finds the application by its App ID URI and updates it; the Admin role keeps its id.
 # Needs: Azure CLI signed in (`az login`) to the operator's tenant as a user allowed to register applications.
@@ -23,6 +26,9 @@ usage: infra/scripts/create-entra-app.sh [options]
   --name <display name>    (default: Business Identity Provisioning Service)
   --certificate <file>     also add this PEM/CER public certificate as a credential (certificate mode)
   --redirect-uri <url>     web redirect URI the admin-consent page returns to (e.g. the service URL)
+  --console-url <url>      public base URL of the service; registers <url>/console/ as the console's SPA
+                           redirect URI (default: `azd env get-value SERVICE_API_URI`)
+  --admin-user <upn>       assign the Admin app role to this user of the operator's tenant (console sign-in)
   --dry-run                print the az commands instead of running them
 USAGE
 }
@@ -36,6 +42,8 @@ app_id_uri=''
 mi_principal=''
 certificate=''
 redirect_uri=''
+console_url=''
+admin_user=''
 dry_run=false
 
 while [ $# -gt 0 ]; do
@@ -45,6 +53,8 @@ while [ $# -gt 0 ]; do
     --name) name=${2:?}; shift 2 ;;
     --certificate) certificate=${2:?}; shift 2 ;;
     --redirect-uri) redirect_uri=${2:?}; shift 2 ;;
+    --console-url) console_url=${2:?}; shift 2 ;;
+    --admin-user) admin_user=${2:?}; shift 2 ;;
     --dry-run) dry_run=true; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -60,6 +70,8 @@ az_() {
       *" ad app list "*) : ;;
       *" ad app create "*) echo '<app-id>' ;;
       *"appRoles"*) : ;;
+      *"oauth2PermissionScopes"*) : ;;
+      *" ad user show "*) echo '<admin-user-object-id>' ;;
       *" ad app show "*) echo '<app-object-id>' ;;
       *" ad sp show "*) echo '<service-principal-id>' ;;
       *" GET "*"/federatedIdentityCredentials"*) echo '0' ;;
@@ -84,6 +96,9 @@ if [ -z "$mi_principal" ]; then
   if $dry_run; then mi_principal='<graph-identity-principal-id>'
   else echo 'The Graph identity is unknown: run `azd provision` first or pass --mi-principal-id.' >&2; exit 2
   fi
+fi
+if [ -z "$console_url" ] && command -v azd >/dev/null 2>&1; then
+  console_url=$(azd env get-value SERVICE_API_URI 2>/dev/null || true)
 fi
 if [ -n "$certificate" ] && [ ! -r "$certificate" ] && ! $dry_run; then
   echo "Cannot read certificate file $certificate" >&2; exit 2
@@ -122,6 +137,18 @@ if [ -n "$redirect_uri" ]; then
   az_ ad app update --id "$app_id" --web-redirect-uris "$redirect_uri"
 fi
 
+# 4b. The administrator console: the delegated scope Console.Admin (an existing scope keeps its id), and the
+#     console's SPA redirect URI (a public client: authorization code with PKCE, no secret).
+scope_id=$(az_ ad app show --id "$app_id" --query "api.oauth2PermissionScopes[?value=='Console.Admin'].id | [0]" -o tsv)
+[ -n "$scope_id" ] || scope_id=$(new_uuid)
+az_ rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$object_id" \
+  --headers Content-Type=application/json \
+  --body "{\"api\":{\"requestedAccessTokenVersion\":2,\"oauth2PermissionScopes\":[{\"id\":\"$scope_id\",\"value\":\"Console.Admin\",\"type\":\"Admin\",\"isEnabled\":true,\"adminConsentDisplayName\":\"Administer business identities (console)\",\"adminConsentDescription\":\"Lets the administrator console call the service as the signed-in user; the user also needs the Admin app role.\",\"userConsentDisplayName\":\"Administer business identities (console)\",\"userConsentDescription\":\"Use the administrator console as you.\"}]}}"
+if [ -n "$console_url" ]; then
+  az_ rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$object_id" \
+    --headers Content-Type=application/json --body "{\"spa\":{\"redirectUris\":[\"${console_url%/}/console/\"]}}"
+fi
+
 # 5. Federated identity credential: the user-assigned Graph identity may act as this application.
 fic_body="{\"name\":\"$FIC_NAME\",\"issuer\":\"https://login.microsoftonline.com/$tenant/v2.0\",\"subject\":\"$mi_principal\",\"audiences\":[\"api://AzureADTokenExchange\"],\"description\":\"User-assigned Graph identity of the deployment\"}"
 fic_uri="https://graph.microsoft.com/v1.0/applications/$object_id/federatedIdentityCredentials"
@@ -140,8 +167,18 @@ if [ -n "$certificate" ]; then
 fi
 
 # 7. The service principal in the operator's tenant (customers get theirs through consent).
-if [ -z "$(az_ ad sp show --id "$app_id" --query id -o tsv 2>/dev/null || true)" ]; then
-  az_ ad sp create --id "$app_id" >/dev/null
+sp_id=$(az_ ad sp show --id "$app_id" --query id -o tsv 2>/dev/null || true)
+if [ -z "$sp_id" ]; then
+  sp_id=$(az_ ad sp create --id "$app_id" --query id -o tsv)
+fi
+
+# 8. Optional: the Admin app role for a first console administrator (a user of the operator's tenant).
+if [ -n "$admin_user" ]; then
+  user_id=$(az_ ad user show --id "$admin_user" --query id -o tsv)
+  az_ rest --method POST --uri "https://graph.microsoft.com/v1.0/servicePrincipals/$sp_id/appRoleAssignedTo" \
+    --headers Content-Type=application/json \
+    --body "{\"principalId\":\"$user_id\",\"resourceId\":\"$sp_id\",\"appRoleId\":\"$role_id\"}" >/dev/null || \
+    echo "The Admin role may already be assigned to $admin_user" >&2
 fi
 
 cat <<EOF
@@ -152,8 +189,12 @@ Service application ready.
   Admin app role id:                          $role_id
   federated credential subject:               $mi_principal
 
+  console scope:                              $app_id_uri/Console.Admin (id $scope_id)
+  console redirect URI:                       ${console_url:-<none: pass --console-url>}${console_url:+/console/}
+
 Point the deployment at it:
   azd env set GRAPH_CLIENT_ID $app_id
+  azd env set CONSOLE_CLIENT_ID $app_id
   azd provision
 (SERVICE_APP_ID_URI stays empty: v2.0 tokens carry the appId as audience, whichever scope was asked for.)
 

@@ -179,7 +179,8 @@ function audiences(env: Env, inAzure: boolean): string[] {
 function consoleApiScope(env: Env): string {
   const uri = optional(env, 'SERVICE_APP_ID_URI');
   const clientId = optional(env, 'SERVICE_CLIENT_ID');
-  return `${uri ?? (clientId ? `api://${clientId}` : LOCAL_APP_ID_URI)}/Console.Admin`;
+  // Entra accepts the application id as the resource of a scope, whatever its App ID URI is.
+  return `${uri ?? clientId ?? LOCAL_APP_ID_URI}/Console.Admin`;
 }
 
 export function loadSettings(env: Env = process.env): Settings {

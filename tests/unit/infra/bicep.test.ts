@@ -515,4 +515,17 @@ describe('azd project', () => {
     expect(script).toMatch(/\\"allowedMemberTypes\\":\[\\"Application\\",\\"User\\"\]/);
     expect(script).toMatch(/\\"value\\":\\"Admin\\"/);
   });
+
+  it('registers the administrator console: delegated scope, SPA redirect URI, Admin role assignment', () => {
+    const script = fs.readFileSync(path.join(ROOT, 'infra', 'scripts', 'create-entra-app.sh'), 'utf8');
+    expect(script).toMatch(/oauth2PermissionScopes.*\\"value\\":\\"Console\.Admin\\"/);
+    expect(script).toContain('{\\"spa\\":{\\"redirectUris\\":[\\"${console_url%/}/console/\\"]}}');
+    expect(script).toContain('/appRoleAssignedTo');
+    expect(script).toContain('azd env set CONSOLE_CLIENT_ID $app_id');
+    const params = JSON.parse(readInfra('main.parameters.json')) as { parameters: Record<string, { value: unknown }> };
+    expect(params.parameters.consoleClientId?.value).toBe('${CONSOLE_CLIENT_ID}');
+    expect(uncomment(readInfra('modules/functionapp.bicep'))).toContain(
+      "{ name: 'CONSOLE_CLIENT_ID', value: consoleClientId }",
+    );
+  });
 });

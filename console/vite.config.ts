@@ -16,6 +16,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 2000,
     sourcemap: false,
+    rollupOptions: {
+      input: { console: path.resolve(__dirname, 'index.html'), graphiql: path.resolve(__dirname, 'graphiql.html') },
+    },
   },
   test: {
     environment: 'jsdom',

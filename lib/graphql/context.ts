@@ -56,7 +56,7 @@ export async function authenticateAdmin(services: Services, authorization: strin
   return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id } };
 }
 
-/** The context of an authenticated request; without an administrator (GraphiQL's page) every field refuses. */
+/** The context of an authenticated request; without an administrator every field refuses. */
 export function createContext(
   services: Services,
   admin: Admin | undefined,

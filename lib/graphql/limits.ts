@@ -13,6 +13,12 @@ import {
 } from 'graphql';
 
 export const MAX_DEPTH = 10;
+/**
+ * Introspection (`__schema`, `__type` at the root; only where introspection is on) may go deeper: GraphiQL's
+ * standard query nests `ofType` seven times. It stays bounded, as the schema's own types are.
+ */
+export const MAX_INTROSPECTION_DEPTH = 16;
+const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
 export const MAX_ALIASES = 20;
 /** Field selections in one document; graphql-js's overlapping-fields check costs the square of them. */
 export const MAX_FIELDS = 500;
@@ -75,7 +81,14 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
           .definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
           .map((f) => [f.name.value, f]),
       );
-      if (depthOf(node.selectionSet, fragments, new Set()) > MAX_DEPTH) {
+      const roots = node.selectionSet.selections;
+      const isIntrospection = (s: (typeof roots)[number]) =>
+        s.kind === Kind.FIELD && INTROSPECTION_ROOTS.has(s.name.value);
+      const introspection = roots.filter(isIntrospection);
+      const rest = roots.filter((s) => !isIntrospection(s));
+      const depth = (selections: typeof roots) =>
+        depthOf({ kind: Kind.SELECTION_SET, selections }, fragments, new Set());
+      if (depth(rest) > MAX_DEPTH || depth(introspection) > MAX_INTROSPECTION_DEPTH) {
         context.reportError(
           new GraphQLError(`A query may be at most ${MAX_DEPTH} levels deep`, {
             extensions: { code: 'QUERY_TOO_COMPLEX' },

@@ -68,7 +68,8 @@ export function createGraphQLServer(options: { introspection: boolean; maxBodyBy
   return createYoga<GraphQLContext, object>({
     schema: createSchema<GraphQLContext>({ typeDefs, resolvers }),
     graphqlEndpoint: '/graphql',
-    graphiql: options.introspection,
+    // GraphiQL is served with the console's files (no CDN, the console's CSP); see lib/http/graphqlHttp.ts.
+    graphiql: false,
     landingPage: false,
     // Unexpected errors reach the client as "Unexpected error." without internals.
     maskedErrors: true,

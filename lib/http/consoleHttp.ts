@@ -50,7 +50,7 @@ export function consoleCsp(s: Pick<Settings, 'auth'>): string {
     // Fluent UI writes its atomic CSS rules at run time (CSSOM); no script runs from a style.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
-    "font-src 'self'",
+    "font-src 'self' data:",
     `connect-src 'self' ${authority}`,
     // MSAL renews tokens silently in a hidden frame of the authority.
     `frame-src ${authority}`,

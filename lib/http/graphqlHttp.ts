@@ -58,15 +58,20 @@ function errorCodesOf(contentType: string | undefined, body: Uint8Array): string
   }
 }
 
-/** GraphiQL's page (local stack only) is the one thing served without a token: it carries no data. */
+/**
+ * A browser opening /graphql (local stack, introspection on) is sent to GraphiQL, which is served with the
+ * console's files under the console's CSP and signs in like the console. Header names are case-insensitive.
+ */
 function isGraphiQLPage(request: HttpRequest, svc: Services): boolean {
   return (
     svc.settings.graphqlIntrospection &&
     request.method === 'GET' &&
     !request.query.has('query') &&
-    (request.headers.get('accept') ?? '').includes('text/html')
+    (request.headers.get('accept') ?? '').toLowerCase().includes('text/html')
   );
 }
+
+export const GRAPHIQL_PATH = '/console/graphiql.html';
 
 /** The administrator, or the GraphQL error that answers the request; decided from the headers alone. */
 async function admin(request: HttpRequest, svc: Services, log: Logger): Promise<Admin | GraphQLError> {
@@ -104,13 +109,15 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
       errorResponse(400, [badRequest('Send exactly one Authorization header')], correlationId, false),
       BAD_REQUEST,
     );
-  let who: Admin | undefined;
-  if (!isGraphiQLPage(request, svc)) {
-    const found = await admin(request, svc, log);
-    if (found instanceof GraphQLError)
-      return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
-    who = found;
-  }
+  if (isGraphiQLPage(request, svc))
+    return done(
+      { status: 302, headers: { ...SECURITY_HEADERS, location: GRAPHIQL_PATH, 'x-correlation-id': correlationId } },
+      undefined,
+    );
+  const found = await admin(request, svc, log);
+  if (found instanceof GraphQLError)
+    return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
+  const who: Admin = found;
 
   let body: string | undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -148,10 +155,8 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     createContext(svc, who, log, correlationId),
   );
   const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
-  response.headers.forEach((value, key) => (out[key] = value));
-  // GraphiQL (local only) needs to run its own scripts.
-  if (out['content-security-policy'] && out['content-type']?.startsWith('text/html'))
-    delete out['content-security-policy'];
+  // Names lower-cased, so the service's own security headers are replaced, never doubled in another case.
+  response.headers.forEach((value, key) => (out[key.toLowerCase()] = value));
   const bytes = new Uint8Array(await response.arrayBuffer());
   const errorCodes = errorCodesOf(out['content-type'], bytes);
   if (response.status !== 200 && response.status !== 413) {

@@ -317,6 +317,30 @@ describe('administrator console (browser)', () => {
     await page.close();
   });
 
+  it("opens GraphiQL from /graphql: the service's own files, signed in like the console, under the CSP", async () => {
+    const page = await browser.page(DESKTOP);
+    watch(page);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    const introspection = page.waitForResponse(
+      async (r) =>
+        new URL(r.url()).pathname === '/graphql' &&
+        r.request().method() === 'POST' &&
+        (await r.text()).includes('__schema'),
+    );
+    await page.goto(`${stack.base}/graphql`);
+    await page.getByRole('button', { name: /^Dev Admin/ }).click();
+    await page.waitForURL(`${stack.base}/console/graphiql.html`);
+    await page.locator('.graphiql-container').waitFor();
+    expect((await introspection).status()).toBe(200);
+    const csp = (await call(`${stack.base}/console/graphiql.html`)).headers.get('content-security-policy');
+    expect(csp).toContain("script-src 'self'");
+    const origins = new Set(requested.map((u) => new URL(u).origin));
+    expect([...origins].sort()).toEqual([new URL(stack.base).origin, new URL(stack.idp.url).origin].sort());
+    await screenshot(page, 'console-graphiql');
+    await page.close();
+  });
+
   it('never receives a personal number or document number in a GraphQL response, and breaks no CSP rule', () => {
     expect(graphqlBodies.length).toBeGreaterThan(20);
     expect(graphqlBodies.some((b) => b.includes('DK_CPR'))).toBe(true); // the kinds are there

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { settings, type Settings } from '../config/settings';
 import { correlationIdOf, loggerFor } from './request';
+import type { Logger } from '../log/logger';
 
 /** The folder of the built console (console-app/ beside the bundle, or dist/console-app/ of the project). */
 export const CONSOLE_FOLDER = 'console-app';
@@ -115,41 +116,73 @@ const notFound = (csp: string): HttpResponseInit => ({
   body: 'Not found',
 });
 
+/** Where the built console was found (looked for until it is). */
+let folderFound: string | undefined;
+
 /** Serves /console and everything under it. */
 export async function handleConsole(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+  const log = loggerFor(context, { correlationId: correlationIdOf(request, context) });
+  const { response, kind } = await consoleResponse(request, log);
+  // The kind of file and the status only: never the path, which the caller chose.
+  log.info('console request', { status: response.status ?? 200, kind });
+  return response;
+}
+
+async function consoleResponse(
+  request: HttpRequest,
+  log: Logger,
+): Promise<{ response: HttpResponseInit; kind: 'page' | 'asset' | 'config' | 'other' }> {
   const s = settings();
   const csp = consoleCsp(s);
-  const log = loggerFor(context, { correlationId: correlationIdOf(request, context) });
   const { pathname } = new URL(request.url);
   if (/^\/console$/i.test(pathname))
-    return { status: 301, headers: { location: '/console/', 'cache-control': 'no-store' } };
-  const rest = decodeURIComponent(pathname.replace(/^\/console\/?/i, ''));
+    return {
+      response: { status: 301, headers: { location: '/console/', 'cache-control': 'no-store' } },
+      kind: 'page',
+    };
+  let rest: string;
+  try {
+    rest = decodeURIComponent(pathname.replace(/^\/console\/?/i, ''));
+  } catch {
+    return { response: notFound(csp), kind: 'other' };
+  }
   if (rest === 'config.json')
     return {
-      status: 200,
-      headers: headers(csp, TYPES['.json']!, 'no-cache'),
-      body: JSON.stringify(consoleConfig(s)),
+      response: {
+        status: 200,
+        headers: headers(csp, TYPES['.json']!, 'no-cache'),
+        body: JSON.stringify(consoleConfig(s)),
+      },
+      kind: 'config',
     };
-  const folder = findConsoleFolder();
+  folderFound ??= findConsoleFolder();
+  const folder = folderFound;
   if (!folder) {
     log.warn('console not built', {});
     return {
-      status: 503,
-      headers: headers(csp, 'text/plain; charset=utf-8', 'no-store'),
-      body: 'The console is not part of this build (npm run build builds it).',
+      response: {
+        status: 503,
+        headers: headers(csp, 'text/plain; charset=utf-8', 'no-store'),
+        body: 'The console is not part of this build (npm run build builds it).',
+      },
+      kind: 'other',
     };
   }
   const isAsset = rest.startsWith('assets/');
+  const kind = isAsset ? 'asset' : 'page';
   // Files with an extension must exist; any other path is a page of the single-page application.
   const file = isAsset || path.extname(rest) !== '' ? path.resolve(folder, rest) : path.join(folder, INDEX);
-  if (!file.startsWith(folder + path.sep) || rest.split('/').includes('..')) return notFound(csp);
+  if (!file.startsWith(folder + path.sep) || rest.split('/').includes('..')) return { response: notFound(csp), kind };
   let body: Buffer;
   try {
     body = await fs.promises.readFile(file);
   } catch {
-    return notFound(csp);
+    return { response: notFound(csp), kind };
   }
   const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
   const cache = isAsset ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache';
-  return { status: 200, headers: headers(csp, type, cache), body: request.method === 'HEAD' ? undefined : body };
+  return {
+    response: { status: 200, headers: headers(csp, type, cache), body: request.method === 'HEAD' ? undefined : body },
+    kind,
+  };
 }

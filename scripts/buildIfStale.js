@@ -67,7 +67,14 @@ if (consoleBuiltAt < consoleSourcesAt) {
   process.stderr.write('Building the console (dist/console-app)…\n');
   const vite = spawnSync(
     process.execPath,
-    [require.resolve('vite/bin/vite.js'), 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+    [
+      path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'console/vite.config.ts',
+      '--logLevel',
+      'warn',
+    ],
     { cwd: root, stdio: 'inherit' },
   );
   if (vite.status !== 0) process.exit(vite.status ?? 1);

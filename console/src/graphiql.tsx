@@ -7,6 +7,7 @@ import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';
 import './index.css';
+import './graphiql.css';
 import type { PublicClientApplication } from '@azure/msal-browser';
 import { createMsal, loadConfig, type ConsoleConfig } from './auth';
 

@@ -33,7 +33,7 @@ function isNode(x: unknown): x is Json {
   return typeof x === 'object' && x !== null;
 }
 
-function memberPath(node: unknown, root: string): string[] | undefined {
+export function memberPath(node: unknown, root: string): string[] | undefined {
   if (!isNode(node)) return undefined;
   if (node.type === 'identifier') return node.name === root ? [] : undefined;
   if (node.type !== 'scalar_member_expression') return undefined;

@@ -3,7 +3,15 @@
  * with operation counting, error mapping and a fault-injection seam for tests.
  */
 import https from 'node:https';
-import type { Container, Database, ItemDefinition, JSONObject, OperationInput, SqlQuerySpec } from '@azure/cosmos';
+import type {
+  Container,
+  Database,
+  IndexingPolicy,
+  ItemDefinition,
+  JSONObject,
+  OperationInput,
+  SqlQuerySpec,
+} from '@azure/cosmos';
 import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential } from '@azure/identity';
 import { CONTAINERS, type ContainerName } from './containers';
@@ -348,8 +356,8 @@ export class Store {
   }
 
   /**
-   * Creates the database and containers when missing, and turns time to live on or off where a
-   * container's setting differs (local stack and operator tooling; Bicep does it in Azure).
+   * Creates the database and containers when missing, and sets time to live and the indexing policy
+   * where a container's setting differs (local stack and operator tooling; Bicep does it in Azure).
    */
   async ensureSchema(): Promise<void> {
     const { database } = await this.client.databases.createIfNotExists({ id: this.database.id });
@@ -358,7 +366,13 @@ export class Store {
         structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0],
       );
       const wanted = 'defaultTtl' in def ? def.defaultTtl : undefined;
-      if (resource && resource.defaultTtl !== wanted) await container.replace({ ...resource, defaultTtl: wanted });
+      const policyChanged = resource && indexingKey(resource.indexingPolicy) !== indexingKey(def.indexingPolicy);
+      if (resource && (resource.defaultTtl !== wanted || policyChanged))
+        await container.replace({
+          ...resource,
+          defaultTtl: wanted,
+          indexingPolicy: structuredClone(def.indexingPolicy),
+        });
     }
   }
 
@@ -393,4 +407,14 @@ const NOT_WRITTEN_WITH_BATCH = new StoreError('unavailable', 'Another item of th
 function batchFailure(outcome: unknown): StoreError {
   const mapped = typeof outcome === 'number' ? toStoreError({ code: outcome }) : outcome;
   return mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch write failed', 1000);
+}
+
+/** What decides which queries an indexing policy serves (the server adds defaults when it echoes a policy back). */
+function indexingKey(policy: IndexingPolicy | undefined): string {
+  const paths = (list: Array<{ path: string }> | undefined) => (list ?? []).map((p) => p.path).sort();
+  return JSON.stringify([
+    paths(policy?.includedPaths),
+    paths(policy?.excludedPaths),
+    (policy?.compositeIndexes ?? []).map((c) => c.map((p) => `${p.path} ${p.order ?? 'ascending'}`)),
+  ]);
 }

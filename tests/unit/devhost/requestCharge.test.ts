@@ -10,6 +10,7 @@ import {
   queryPageCharge,
   replaceCharge,
   sizeOf,
+  writeChargeOfSize,
 } from '../../../devhost/cosmos/requestCharge';
 import { Throughput } from '../../../devhost/cosmos/throughput';
 
@@ -39,30 +40,55 @@ describe('request-unit model', () => {
     expect(createCharge(itemOf(16 * 1024))).toBeCloseTo(9.52 + 0.6, 5);
   });
 
-  it('counts indexed terms by the container policy: array elements, nested paths, excluded paths and system properties', () => {
+  it('counts indexed terms by the container policy: queried paths only, composites, id always, system properties never', () => {
     const policy = CONTAINERS.identities.indexingPolicy;
     const doc = {
       id: 'i',
       pk: 'p',
+      externalIdKey: 'e',
       names: { first: 'A', last: 'B' },
       tags: ['x', 'y'],
+      link: { status: 'linked', userId: 'u' },
       personalNumbers: [{ type: 'DK_CPR', value: '0101851234' }],
       _etag: 'e',
       _ts: 1,
     };
     expect(indexTerms(doc, policy).sort()).toEqual([
+      '#0=["linked","i"]',
+      '#1=["e","i"]',
+      'externalIdKey="e"',
       'id="i"',
+      'link/status="linked"',
+      'pk="p"',
+    ]);
+    expect(indexTerms(doc, { indexingMode: 'none' })).toEqual([]);
+    expect(indexTerms(doc).sort()).toEqual([
+      'externalIdKey="e"',
+      'id="i"',
+      'link/status="linked"',
+      'link/userId="u"',
       'names/first="A"',
       'names/last="B"',
+      'personalNumbers/[]/type="DK_CPR"',
+      'personalNumbers/[]/value="0101851234"',
       'pk="p"',
       'tags/[]="x"',
       'tags/[]="y"',
     ]);
-    expect(indexTerms(doc, { indexingMode: 'none' })).toEqual([]);
     expect(indexTerms(doc, { includedPaths: [{ path: '/names/*' }], excludedPaths: [{ path: '/*' }] }).sort()).toEqual([
+      'id="i"',
       'names/first="A"',
       'names/last="B"',
     ]);
+  });
+
+  it('a replace that changes a composite index path pays for the composite term too', () => {
+    const policy = CONTAINERS.identities.indexingPolicy;
+    const old = { id: 'i', pk: 'p', link: { status: 'pending' }, note: 'x' };
+    const size = writeChargeOfSize(sizeOf(old)) * 2;
+    expect(replaceCharge(old, { ...old, note: 'y' }, policy)).toBeCloseTo(size, 5);
+    // link/status old and new, and the (link/status, id) composite old and new.
+    expect(replaceCharge(old, { ...old, link: { status: 'linked' } }, policy)).toBeCloseTo(size + 4 * 0.2, 5);
   });
 
   it('a replace deletes and inserts the item (size charge twice) plus the index terms that changed', () => {
@@ -97,10 +123,8 @@ describe('request-unit model', () => {
       return b;
     });
     expect(both.meter.ru).toBeCloseTo(createCharge(both.result, policy) + deleteCharge(one.result, policy), 5);
-    expect(withMeter(() => store.replace({ ...both.result, n: 3 }, both.result)).meter.ru).toBeCloseTo(
-      2 * 4.95 + 2 * 0.2,
-      5,
-    );
+    // `n` is not a queried path: replacing it costs the size charge only.
+    expect(withMeter(() => store.replace({ ...both.result, n: 3 }, both.result)).meter.ru).toBeCloseTo(2 * 4.95, 5);
   });
 });
 

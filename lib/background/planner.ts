@@ -2,11 +2,12 @@
  * The timers only plan: they enqueue one unit of background work per tenant that may have work,
  * and queue-triggered invocations do the units (scaling out with the queue). Pending links are
  * planned for every registered tenant (a tenant without due identities costs one indexed query);
- * retention for every tenant that has identities whose sensitive data is due for deletion.
+ * retention for every identities partition (tenant and source) that has identities whose sensitive
+ * data is due for deletion, found with one single-item query per such partition.
  */
 import type { Store } from '../store/store';
 import type { TenantRegistry } from '../tenants/tenantRegistry';
-import { tenantsWithExpiredSensitiveData } from '../identities/retention';
+import { partitionsWithExpiredSensitiveData } from '../identities/retention';
 import { forEachBounded } from '../util/concurrency';
 import type { WorkQueue } from './workQueue';
 
@@ -24,7 +25,9 @@ export async function planRetention(
   inactiveDays: number,
   now = new Date(),
 ): Promise<{ units: number }> {
-  const tenantIds = await tenantsWithExpiredSensitiveData(store, inactiveDays, now);
-  await forEachBounded(tenantIds, SEND_CONCURRENCY, (tenantId) => queue.send({ kind: 'retention', tenantId }));
-  return { units: tenantIds.length };
+  const due = await partitionsWithExpiredSensitiveData(store, inactiveDays, now);
+  await forEachBounded(due, SEND_CONCURRENCY, (d) =>
+    queue.send({ kind: 'retention', tenantId: d.tenantId, partition: d.pk }),
+  );
+  return { units: due.length };
 }

@@ -10,7 +10,11 @@ import type { DirectoryClient } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
 import type { BackoffPolicy } from '../links/linkBackoff';
 import { resolveTenantPendingLinks, type PendingUnitResult } from '../links/pendingLinks';
-import { purgeTenantExpiredSensitiveData, type RetentionResult } from '../identities/retention';
+import {
+  partitionsWithExpiredSensitiveData,
+  purgePartitionExpiredSensitiveData,
+  type RetentionResult,
+} from '../identities/retention';
 import { MAX_DEFERRALS, type BackgroundWork } from './backgroundWork';
 import { deferralFor, type Deferral } from './deferral';
 import type { WorkQueue } from './workQueue';
@@ -36,15 +40,27 @@ export type WorkOutcome =
 export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
   const after = work.after ?? '';
   if (work.kind === 'retention') {
-    const result = await purgeTenantExpiredSensitiveData(
+    if (work.partition === undefined) {
+      // A tenant-wide unit (planned before units named their partition): one unit per due partition.
+      const due = await partitionsWithExpiredSensitiveData(deps.store, deps.retentionInactiveDays, now, work.tenantId);
+      for (const d of due) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, partition: d.pk });
+      return { done: 'retention', result: { examined: 0, purged: 0, skipped: 0 }, continued: due.length > 0 };
+    }
+    const result = await purgePartitionExpiredSensitiveData(
       deps.store,
-      work.tenantId,
+      work.partition,
       deps.retentionInactiveDays,
       after,
       RETENTION_UNIT_LIMIT,
       now,
     );
-    if (result.next) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, after: result.next });
+    if (result.next)
+      await deps.queue.send({
+        kind: 'retention',
+        tenantId: work.tenantId,
+        partition: work.partition,
+        after: result.next,
+      });
     return { done: 'retention', result, continued: result.next !== undefined };
   }
   let result: PendingUnitResult;

@@ -56,8 +56,8 @@ export const CONTAINERS = {
       [
         [asc('/link/status'), asc('/id')],
         [asc('/externalIdKey'), asc('/id')],
-        [asc('/active'), asc('/id')],
-        [asc('/active'), asc('/pk')],
+        [asc('/hasSensitive'), asc('/active'), asc('/id')],
+        [asc('/hasSensitive'), asc('/active'), asc('/pk')],
       ],
     ),
   },

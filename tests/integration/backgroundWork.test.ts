@@ -10,7 +10,10 @@ import { newIdentityDoc, type DirectoryLink, type IdentityDoc } from '../../lib/
 import { uuid7 } from '../../lib/util/uuid7';
 import { BACKGROUND_POISON_QUEUE_NAME, BACKGROUND_QUEUE_NAME } from '../../lib/background/backgroundWork';
 import { runBackgroundWork } from '../../lib/background/runWork';
-import { encodeWork } from '../../lib/background/workQueue';
+import { encodeWork, type WorkQueue } from '../../lib/background/workQueue';
+import { planRetention } from '../../lib/background/planner';
+import type { BackgroundWork } from '../../lib/background/backgroundWork';
+import { diffCounters, storeCounters } from '../../lib/store/metrics';
 
 const TENANT_B = 'b1b1b1b1-0000-4000-8000-00000000000b';
 const TENANT_THROTTLED = 'c1c1c1c1-0000-4000-8000-00000000000c';
@@ -269,5 +272,55 @@ describe('background work on the queue', () => {
       version: active.version,
     });
     expect(stack.logs.some((l) => l.includes('retention planned') && l.includes('"units":2'))).toBe(true);
+  });
+
+  it('retention planning reads one item per due partition, not every due identity; units name their partition', async () => {
+    const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString();
+    const due = (tenantId: string, sourceKey: string) =>
+      newIdentityDoc({
+        id: uuid7(),
+        tenantId,
+        sourceKind: 'custom',
+        sourceKey,
+        attributes: {
+          externalId: uuid7(),
+          givenName: 'R',
+          familyName: 'S',
+          active: false,
+          affiliationType: 'employment' as const,
+          personalNumbers: [{ type: 'DkCpr' as const, value: '0101901234' }],
+          identityDocumentReferences: [],
+        },
+        now: longAgo,
+      });
+    const many = Array.from({ length: 40 }, () => due(TENANT_B, 'src:plan-a'));
+    await services().identities.batchCreate(many[0]!.pk, many);
+    const other = due(TENANT_B, 'src:plan-b');
+    await services().identities.create(other);
+    const sent: BackgroundWork[] = [];
+    const queue: WorkQueue = { send: async (work) => void sent.push(work) } as WorkQueue;
+    const before = storeCounters();
+    const planned = await planRetention(services().store, queue, 90);
+    const cost = diffCounters(storeCounters(), before);
+    const mine = sent.filter((w) => w.partition === many[0]!.pk || w.partition === other.pk);
+    expect(mine).toEqual([
+      { kind: 'retention', tenantId: TENANT_B, partition: many[0]!.pk },
+      { kind: 'retention', tenantId: TENANT_B, partition: other.pk },
+    ]);
+    // One single-item query per due partition and one that finds no more.
+    expect(cost.queries).toBe(planned.units + 1);
+    expect(cost.itemsReturned).toBe(planned.units);
+
+    // A unit purges in its own partition only, in bounded pages that continue where they stopped.
+    const units: BackgroundWork[] = [];
+    const unitQueue: WorkQueue = { send: async (work) => void units.push(work) } as WorkQueue;
+    const deps = { ...workDeps(services()), queue: unitQueue };
+    const outcome = await runBackgroundWork(deps, mine[0]!);
+    expect(outcome).toMatchObject({ done: 'retention', result: { purged: 40 }, continued: false });
+    expect((await services().identities.get(other.pk, other.id))?.hasSensitive).toBe(true);
+    // A tenant-wide unit (as planned before units named a partition) enqueues one unit per due partition.
+    const wide = await runBackgroundWork(deps, { kind: 'retention', tenantId: TENANT_B });
+    expect(wide).toMatchObject({ done: 'retention', continued: true });
+    expect(units).toEqual([{ kind: 'retention', tenantId: TENANT_B, partition: other.pk }]);
   });
 });

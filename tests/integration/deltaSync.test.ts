@@ -2,10 +2,10 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc, partitionKey } from '../../lib/identities/model';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
-import { purgeTenantExpiredSensitiveData } from '../../lib/identities/retention';
+import { purgePartitionExpiredSensitiveData } from '../../lib/identities/retention';
 
 /** `filter=meta.lastModified gt …` (spec §4.1 rule 1) must find every change, also during long background runs. */
 describe('delta sync: meta.lastModified is the time of each write', () => {
@@ -131,7 +131,9 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
     );
     const runClock = new Date(Date.now() + 200 * 86_400_000); // a run whose clock says 200 days on
     const before = Date.now();
-    const result = await purgeTenantExpiredSensitiveData(services().store, DEV_TENANT_ID, 90, '', 500, runClock);
+    const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!;
+    const pk = partitionKey(DEV_TENANT_ID, integration.id);
+    const result = await purgePartitionExpiredSensitiveData(services().store, pk, 90, '', 500, runClock);
     expect(result.purged).toBeGreaterThanOrEqual(1);
     const after = (
       await call<ScimUser>(`${stack.base}/scim/v2/Users/${res.body.id}`, { token: await stack.token(DEV_CLIENTS.scim) })

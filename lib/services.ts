@@ -7,7 +7,8 @@ import { createStore, type Store } from './store/store';
 import { TenantRegistry } from './tenants/tenantRegistry';
 import { ScimIntegrations } from './integrations/scimIntegrations';
 import { AuditLog } from './audit/auditLog';
-import { createTokenValidator } from './auth/tokenValidator';
+import { createTokenValidator, type TokenValidator } from './auth/tokenValidator';
+import { rememberVerifiedTokens } from './auth/verifiedTokens';
 import { IdentityRepository } from './identities/repository';
 import { DirectoryClient } from './directory/directoryClient';
 import { createGraphTokenProvider } from './directory/graphTokens';
@@ -29,7 +30,7 @@ export interface Services {
   tenants: TenantRegistry;
   integrations: ScimIntegrations;
   audit: AuditLog;
-  tokens: ReturnType<typeof createTokenValidator>;
+  tokens: TokenValidator;
   identities: IdentityRepository;
   directory: DirectoryClient;
   claims: LinkClaims;
@@ -74,11 +75,14 @@ export function services(): Services {
     audit,
     tenants,
     integrations: new ScimIntegrations(store, audit),
-    tokens: createTokenValidator({
-      authority: s.auth.authority,
-      audiences: s.auth.audiences,
-      isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId),
-    }),
+    tokens: rememberVerifiedTokens(
+      createTokenValidator({
+        authority: s.auth.authority,
+        audiences: s.auth.audiences,
+        isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId),
+      }),
+      { isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId) },
+    ),
   };
   return current;
 }

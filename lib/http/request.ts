@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, InvocationContext } from '@azure/functions';
-import { createLogger, type Logger, type LogSink } from '../log/logger';
+import { createLogger, type Logger, type LogLevel, type LogSink } from '../log/logger';
+import { services } from '../services';
 
 const CORRELATION = /^[A-Za-z0-9._:-]{1,64}$/;
 /** A run of digits shaped like a personal number (a caller could send one as its id; it would reach the logs). */
@@ -18,7 +19,19 @@ export function correlationIdOf(request: HttpRequest, context: InvocationContext
   return context.invocationId && context.invocationId !== 'unknown' ? context.invocationId : randomUUID();
 }
 
-/** A logger that writes through the invocation context, so the host attaches its own ids too. */
+/** LOG_LEVEL; 'info' while the settings cannot be read (the failure is reported where they are used). */
+function configuredLevel(): LogLevel {
+  try {
+    return services().settings.logLevel;
+  } catch {
+    return 'info';
+  }
+}
+
+/**
+ * A logger that writes through the invocation context, so the host attaches its own ids too.
+ * Lines below LOG_LEVEL are dropped before anything is formatted.
+ */
 export function loggerFor(context: InvocationContext, fields: Record<string, string>): Logger {
   const sink: LogSink = (level, line) => {
     if (level === 'error') context.error(line);
@@ -26,7 +39,7 @@ export function loggerFor(context: InvocationContext, fields: Record<string, str
     else if (level === 'debug') context.debug(line);
     else context.info(line);
   };
-  return createLogger(sink, { function: context.functionName, ...fields });
+  return createLogger(sink, { function: context.functionName, ...fields }, configuredLevel());
 }
 
 /** Headers every response carries. */

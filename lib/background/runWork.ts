@@ -44,24 +44,21 @@ export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, no
       // A tenant-wide unit (planned before units named their partition): one unit per due partition.
       const due = await partitionsWithExpiredSensitiveData(deps.store, deps.retentionInactiveDays, now, work.tenantId);
       for (const d of due) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, partition: d.pk });
-      return { done: 'retention', result: { examined: 0, purged: 0, skipped: 0 }, continued: due.length > 0 };
+      return {
+        done: 'retention',
+        result: { examined: 0, purged: 0, skipped: 0, more: false },
+        continued: due.length > 0,
+      };
     }
     const result = await purgePartitionExpiredSensitiveData(
       deps.store,
       work.partition,
       deps.retentionInactiveDays,
-      after,
       RETENTION_UNIT_LIMIT,
       now,
     );
-    if (result.next)
-      await deps.queue.send({
-        kind: 'retention',
-        tenantId: work.tenantId,
-        partition: work.partition,
-        after: result.next,
-      });
-    return { done: 'retention', result, continued: result.next !== undefined };
+    if (result.more) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, partition: work.partition });
+    return { done: 'retention', result, continued: result.more };
   }
   let result: PendingUnitResult;
   try {

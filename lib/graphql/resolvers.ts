@@ -118,7 +118,8 @@ export const resolvers = {
       const page = await ctx.services.store
         .collection<IdentityDoc>('identities')
         .queryPartitionPage<IdentityDoc>(pk, `SELECT TOP ${first + 1} *`, where.join(' AND '), params, {
-          orderBy: 'c.id',
+          // externalId is unique in the source: at most one identity, no order (and no composite index) needed.
+          ...(filter.externalId ? {} : { orderBy: 'c.id' }),
           maxItemCount: first + 1,
         });
       const nodes = page.items.slice(0, first);

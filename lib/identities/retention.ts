@@ -6,12 +6,16 @@ export interface RetentionResult {
   examined: number;
   purged: number;
   skipped: number;
-  /** More expired identities may follow: continue after this identity id. */
-  next?: string;
+  /** More expired identities may follow: run the unit again. */
+  more: boolean;
 }
 
-/** Inactive identities that hold sensitive data, past the cutoff (served by the composite (hasSensitive, active, …)). */
-const DUE = 'c.hasSensitive = true AND c.active = false AND c.inactiveSince <= @cutoff';
+/**
+ * Identities that hold sensitive data and have been inactive since before the cutoff. `inactiveSince`
+ * exists only while an identity is inactive (a reactivation removes it), and every purge checks
+ * `active` again before it writes.
+ */
+const DUE = 'c.hasSensitive = true AND c.inactiveSince <= @cutoff';
 /** Partitions the planner looks for before it stops (a safety bound; far beyond any real count of sources). */
 const MAX_PLANNED_PARTITIONS = 100_000;
 
@@ -65,38 +69,35 @@ export async function partitionsWithExpiredSensitiveData(
 
 /**
  * One unit of retention: deletes personal numbers and document references of at most `limit`
- * identities of one partition (tenant and source) inactive for at least `inactiveDays`, in id order
- * after `after`. The query names its partition. Idempotent; re-checks each identity before writing,
- * so a reactivation that races with it wins.
+ * identities of one partition (tenant and source) inactive for at least `inactiveDays`. The query
+ * names its partition and needs no order: a purged identity no longer matches it, so the next run
+ * of the unit finds the ones still due. Idempotent; re-checks each identity before writing, so a
+ * reactivation that races with it wins.
  */
 export async function purgePartitionExpiredSensitiveData(
   store: Store,
   pk: string,
   inactiveDays: number,
-  after: string,
   limit: number,
   now: Date = new Date(),
 ): Promise<RetentionResult> {
   const cutoff = retentionCutoff(inactiveDays, now);
   const identities = store.collection<IdentityDoc>('identities');
-  const result: RetentionResult = { examined: 0, purged: 0, skipped: 0 };
+  const result: RetentionResult = { examined: 0, purged: 0, skipped: 0, more: false };
   const page = await identities.queryPartitionPage<string>(
     pk,
     `SELECT TOP ${limit + 1} VALUE c.id`,
-    `${DUE} AND c.id > @after`,
-    [
-      { name: '@cutoff', value: cutoff },
-      { name: '@after', value: after },
-    ],
-    { orderBy: 'c.id', maxItemCount: limit + 1 },
+    DUE,
+    [{ name: '@cutoff', value: cutoff }],
+    { maxItemCount: limit + 1 },
   );
-  const ids = page.items.slice(0, limit);
-  for (const id of ids) {
+  for (const id of page.items.slice(0, limit)) {
     result.examined++;
     if (await purgeOne(store, pk, id, cutoff)) result.purged++;
     else result.skipped++;
   }
-  if (page.items.length > limit) result.next = ids.at(-1);
+  // Identities that could not be purged stay due: without progress the next planner run takes them up.
+  result.more = page.items.length > limit && result.purged > 0;
   return result;
 }
 

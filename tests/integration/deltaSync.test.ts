@@ -133,7 +133,7 @@ describe('delta sync: meta.lastModified is the time of each write', () => {
     const before = Date.now();
     const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!;
     const pk = partitionKey(DEV_TENANT_ID, integration.id);
-    const result = await purgePartitionExpiredSensitiveData(services().store, pk, 90, '', 500, runClock);
+    const result = await purgePartitionExpiredSensitiveData(services().store, pk, 90, 500, runClock);
     expect(result.purged).toBeGreaterThanOrEqual(1);
     const after = (
       await call<ScimUser>(`${stack.base}/scim/v2/Users/${res.body.id}`, { token: await stack.token(DEV_CLIENTS.scim) })

@@ -25,7 +25,7 @@ describe('index coverage of a query', () => {
     expect(gapsOf('SELECT * FROM c WHERE c.pk = @pk AND c.givenName = @v')).toEqual([
       'filter on /givenName is not indexed (the query scans its partitions)',
     ]);
-    expect(gapsOf('SELECT * FROM c WHERE IS_DEFINED(c.personalNumbers) OR c.active = true')).toEqual([
+    expect(gapsOf('SELECT * FROM c WHERE IS_DEFINED(c.personalNumbers) OR c.hasSensitive = true')).toEqual([
       'filter on /personalNumbers is not indexed (the query scans its partitions)',
     ]);
   });

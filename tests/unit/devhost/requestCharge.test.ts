@@ -55,7 +55,6 @@ describe('request-unit model', () => {
     };
     expect(indexTerms(doc, policy).sort()).toEqual([
       '#0=["linked","i"]',
-      '#1=["e","i"]',
       'externalIdKey="e"',
       'id="i"',
       'link/status="linked"',

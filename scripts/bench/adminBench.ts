@@ -298,4 +298,4 @@ async function main(): Promise<void> {
   printTable(retention);
 }
 
-runBench(main);
+runBench('admin', main);

@@ -248,4 +248,4 @@ async function main(): Promise<void> {
   printTable(ruRows);
 }
 
-runBench(main);
+runBench('import', main);

@@ -174,4 +174,4 @@ async function main(): Promise<void> {
   }
 }
 
-runBench(main);
+runBench('links', main);

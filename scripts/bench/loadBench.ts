@@ -272,4 +272,4 @@ async function main(): Promise<void> {
   printTable(rows);
 }
 
-runBench(main);
+runBench('load', main);

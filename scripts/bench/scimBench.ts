@@ -207,4 +207,4 @@ async function main(): Promise<void> {
   );
 }
 
-runBench(main);
+runBench('scim', main);

@@ -1,7 +1,7 @@
 /**
  * The seam between the Functions host and the SCIM API: authentication, the caller's
  * integration, rate limit, body parsing, and the mapping of every failure to a SCIM
- * Error response. Functions in functions/scim* are thin handlers inside it.
+ * Error response. The handlers in scimUsersHandlers.ts and scimDiscoveryHandlers.ts run inside it.
  */
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { services } from '../services';

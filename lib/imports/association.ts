@@ -18,6 +18,7 @@ import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
+import type { AssociationInput } from './associationInput';
 import {
   afterLinks,
   BatchLinker,
@@ -28,10 +29,7 @@ import {
   type LinkCandidate,
 } from './associationBatches';
 
-export interface AssociationInput {
-  externalId: string;
-  userPrincipalName: string;
-}
+export type { AssociationInput };
 
 export interface AssociationResult {
   associated: number;

@@ -91,7 +91,7 @@ export function shownName(name: string): string {
   return /^[A-Za-z_$][\w$-]{0,63}$/.test(name) ? `'${name}'` : '(name not shown)';
 }
 
-export const readOnlyError = (path: string): ScimError => new ScimError(400, 'mutability', `${path} is read-only`);
+export const readOnlyError = (path: string): ScimError => ScimError.mutability(`${path} is read-only`);
 
 export const unknownExtensionAttributeError = (name: string): ScimError =>
   invalidSyntax(`Unknown attribute ${shownName(name)} in the service extension ${EXT}`);

@@ -26,8 +26,7 @@ const MAX_WRITE_ATTEMPTS = 60;
 const backoff = (attempt: number): Promise<void> =>
   new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
 
-const uniqueness = () =>
-  new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName or externalId');
+const uniqueness = () => ScimError.uniqueness('Another User of the integration has the same userName or externalId');
 
 export class ScimUsers {
   constructor(
@@ -162,7 +161,7 @@ export class ScimUsers {
         await planned.abandoned();
         if (err instanceof UniquenessError) throw uniqueness();
         if (isStoreError(err, 'preconditionFailed')) {
-          if (ifMatch) throw new ScimError(412, undefined, 'The User changed after the version in If-Match');
+          if (ifMatch) throw ScimError.preconditionFailed('The User changed after the version in If-Match');
           await backoff(attempt);
           continue;
         }
@@ -175,9 +174,9 @@ export class ScimUsers {
   /** The 409 of a create the unique keys refused, naming the attribute another User holds. */
   private async explainConflict(pk: string, attrs: IdentityAttributes): Promise<ScimError> {
     if (await this.repo.findOne(pk, 'externalIdKey', attrs.externalId))
-      return new ScimError(409, 'uniqueness', 'Another User of the integration has the same externalId');
+      return ScimError.uniqueness('Another User of the integration has the same externalId');
     if (await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId)))
-      return new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName');
+      return ScimError.uniqueness('Another User of the integration has the same userName');
     return uniqueness();
   }
 
@@ -218,8 +217,7 @@ const OPTIONAL_KEYS = [
   'directoryUserPrincipalName',
 ] as const;
 
-const busy = () =>
-  new ScimError(503, undefined, 'The User is being changed by other requests; retry', { 'retry-after': '1' });
+const busy = () => ScimError.unavailable('The User is being changed by other requests; retry', 1);
 
 function stripEtag<T extends { _etag?: string }>(doc: T): Omit<T, '_etag'> {
   const { _etag: _, ...rest } = doc;

@@ -14,7 +14,8 @@ import type { AuditLog, Actor } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded, MAX_CHANGED_ATTEMPTS } from '../util/concurrency';
-import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
+import { validateSourceName } from './importInput';
+import { IDENTITY_LIMITS, isUpnShaped } from '../identities/rules';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
@@ -46,8 +47,6 @@ export interface AssociationOutcome extends AssociationResult {
   sendAgain: string[];
 }
 
-const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const MAX_UPN_LENGTH = 1024;
 /** Pairs done one by one at once (those a batch handed back); each is a read, a claim, a replace and an audit entry. */
 export const ASSOCIATION_PARALLELISM = 64;
 /** Parts of new links (PAIRS_PER_PART pairs, written in batches of 100) in flight at once. */
@@ -60,13 +59,9 @@ const UPNS_PER_LOOKUP = UPNS_PER_FILTER * REQUESTS_PER_BATCH;
 /** Graph `$batch` requests in flight at once. */
 const LOOKUP_PARALLELISM = 4;
 
-export function isUpnShaped(upn: string): boolean {
-  return upn.length <= MAX_UPN_LENGTH && UPN_SHAPE.test(upn);
-}
-
 /** An externalId no identity can have (empty or longer than an import accepts): the pair is unknown, not a bad list. */
 function isPossibleExternalId(externalId: string): boolean {
-  return externalId !== '' && externalId.length <= MAX_EXTERNAL_ID_LENGTH;
+  return externalId !== '' && externalId.length <= IDENTITY_LIMITS.externalId;
 }
 
 /** The rules of the list as a whole; a single pair's malformed value only makes that pair unknown. */

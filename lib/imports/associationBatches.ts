@@ -9,6 +9,7 @@
  */
 import type { Collection, Store, WithEtag } from '../store/store';
 import type { IdentityDoc } from '../identities/model';
+import { nextIdentityVersion } from '../identities/rules';
 import type { LinkClaims } from '../links/claims';
 import type { Actor, AuditInput, AuditLog } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
@@ -102,13 +103,7 @@ export async function afterLinks(
 
 /** The identity with the new link, as it is written at `now` (its lastModified is the time of this write). */
 export function linkedVersion(identity: IdentityDoc, userId: string, now = new Date().toISOString()): IdentityDoc {
-  const { _etag: _ignored, ...rest } = identity as IdentityDoc & { _etag?: string };
-  return {
-    ...rest,
-    link: { status: 'linked', source: 'asserted', userId },
-    lastModified: now,
-    version: identity.version + 1,
-  };
+  return nextIdentityVersion(identity, { link: { status: 'linked', source: 'asserted', userId } }, now);
 }
 
 export class BatchLinker {

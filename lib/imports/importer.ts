@@ -5,8 +5,9 @@
  * may be under way carry no hash) and after them, so a failure at any point leaves a state that
  * the next run of the same import converges from.
  */
-import type { IdentityAttributes, IdentityDoc } from '../identities/model';
-import { hasSensitiveData, newIdentityDoc, partitionKey } from '../identities/model';
+import type { IdentityDoc } from '../identities/model';
+import { partitionKey } from '../identities/model';
+import { newIdentityDoc, nextIdentityVersion } from '../identities/rules';
 import { IdentityRepository, UniquenessError } from '../identities/repository';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
@@ -238,17 +239,6 @@ function newDoc(tenantId: string, source: string, id: string, v: ValidImportIden
   });
 }
 
-const OPTIONAL: Array<keyof IdentityAttributes> = ['birthDate', 'nationality', 'personalEmail', 'personalPhone'];
-
 function updatedDoc(current: IdentityDoc, v: ValidImportIdentity, now: string): IdentityDoc {
-  const next: IdentityDoc = {
-    ...current,
-    ...v.attributes,
-    lastModified: now,
-    version: current.version + 1,
-    hasSensitive: hasSensitiveData(v.attributes),
-    contentHash: v.hash,
-  };
-  for (const key of OPTIONAL) if (v.attributes[key] === undefined) delete next[key];
-  return next;
+  return nextIdentityVersion(current, { attributes: v.attributes, contentHash: v.hash }, now);
 }

@@ -3,6 +3,7 @@ import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
+import { nextIdentityVersion } from '../identities/rules';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError, badInput } from '../util/domainError';
@@ -97,10 +98,7 @@ export class AdminLinks {
   ): Promise<IdentityDoc> {
     const { _etag, ...rest } = identity;
     try {
-      return await this.repo.replace(
-        { ...rest, link, lastModified: new Date().toISOString(), version: identity.version + 1 },
-        _etag,
-      );
+      return await this.repo.replace(nextIdentityVersion(rest, { link }, new Date().toISOString()), _etag);
     } catch (err) {
       await onFailure();
       if (isStoreError(err, 'preconditionFailed'))

@@ -2,7 +2,7 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
 import { purgeTenantExpiredSensitiveData } from '../../lib/identities/retention';

@@ -10,6 +10,7 @@ import { IdentityRepository } from '../identities/repository';
 import { DirectoryUnavailableError, type DirectoryClient, type DirectoryUser } from '../directory/directoryClient';
 import { REQUESTS_PER_BATCH, UPNS_PER_FILTER } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
+import { afterAssociationClaim, associationAction } from '../links/linkStateMachine';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
@@ -176,7 +177,7 @@ export class Associator {
       if (!identity) record(a, 'unknownExternalId');
       else if (lookup.unavailable.has(upn)) failed(a, 'directory');
       else if (!user) record(a, 'unknownUpn');
-      else if (identity.link.status === 'linked' && identity.link.userId === user.id) record(a, 'unchanged');
+      else if (associationAction(identity.link, user.id) === 'unchanged') record(a, 'unchanged');
       // A user named by more than one pair is decided one by one, after the batches (one of them may conflict).
       else if (batchedUsers.has(user.id)) oneByOne.push({ pair: a, identityId: identity.id });
       else {
@@ -342,8 +343,11 @@ export class Associator {
     actor: Actor,
     log: Logger | undefined,
   ): Promise<'associated' | 'unchanged' | 'conflict'> {
-    if (identity.link.status === 'linked' && identity.link.userId === userId) return 'unchanged';
-    if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') return 'conflict';
+    if (associationAction(identity.link, userId) === 'unchanged') return 'unchanged';
+    if (
+      afterAssociationClaim(identity.link, userId, await this.claims.claim(tenantId, userId, identity)) === 'conflict'
+    )
+      return 'conflict';
     try {
       await this.replaceStamped(identity, userId);
     } catch (err) {

@@ -16,7 +16,8 @@ import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded, MAX_CHANGED_ATTEMPTS } from '../util/concurrency';
 import { validateSourceName } from './importInput';
-import { IDENTITY_LIMITS, isUpnShaped } from '../identities/rules';
+import { isUpnShaped } from '../identities/rules';
+import { classifyPairs, isPossibleExternalId, type AssociationPair } from './pairClassification';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
@@ -30,10 +31,7 @@ import {
   type LinkCandidate,
 } from './associationBatches';
 
-export interface AssociationInput {
-  externalId: string;
-  userPrincipalName: string;
-}
+export type AssociationInput = AssociationPair;
 
 export interface AssociationResult {
   associated: number;
@@ -59,11 +57,6 @@ const QUERY_PARALLELISM = 4;
 const UPNS_PER_LOOKUP = UPNS_PER_FILTER * REQUESTS_PER_BATCH;
 /** Graph `$batch` requests in flight at once. */
 const LOOKUP_PARALLELISM = 4;
-
-/** An externalId no identity can have (empty or longer than an import accepts): the pair is unknown, not a bad list. */
-function isPossibleExternalId(externalId: string): boolean {
-  return externalId !== '' && externalId.length <= IDENTITY_LIMITS.externalId;
-}
 
 /** The rules of the list as a whole; a single pair's malformed value only makes that pair unknown. */
 export function validateAssociations(associations: AssociationInput[]): void {
@@ -137,18 +130,15 @@ export class Associator {
       conflictingUserPrincipalNames: [],
       sendAgain: [],
     };
-    const pairs = associations.filter((a) => {
-      if (isPossibleExternalId(a.externalId)) return true;
-      outcome.unknownExternalIds.push(a.externalId);
-      return false;
-    });
+    const pairs = associations.filter((a) => isPossibleExternalId(a.externalId));
     const lookup = await this.lookUp(
       tenantId,
       pairs.filter((a) => isUpnShaped(a.userPrincipalName)).map((a) => a.userPrincipalName),
     );
     const stored = await this.readLinks(pk, pairs);
+    const classified = classifyPairs(associations, stored, lookup);
 
-    const unknownUpns = new Set<string>();
+    const unknownUpns = new Set<string>(classified.unknownUserPrincipalNames);
     const conflicting = new Set<string>();
     const failures = new Map<string, number>();
     const failed = (a: AssociationInput, kind: string) => {
@@ -161,30 +151,16 @@ export class Associator {
       else if (result === 'conflict') conflicting.add(a.userPrincipalName);
       else outcome[result]++;
     };
+    outcome.unknownExternalIds.push(...classified.unknownExternalIds);
+    outcome.unchanged += classified.unchanged;
+    for (const a of classified.directoryUnavailable) failed(a, 'directory');
 
     // A pair whose link already stands is known from the query; new links are written part by part in batches.
-    const oneByOne: Array<{ pair: AssociationInput; identityId?: string }> = [];
-    const candidates: LinkCandidate[] = [];
-    const batchedUsers = new Set<string>();
-    for (const a of pairs) {
-      if (stored.unread.has(a.externalId)) {
-        oneByOne.push({ pair: a });
-        continue;
-      }
-      const identity = stored.links.get(a.externalId);
-      const upn = a.userPrincipalName.toLowerCase();
-      const user = isUpnShaped(a.userPrincipalName) ? lookup.users.get(upn) : undefined;
-      if (!identity) record(a, 'unknownExternalId');
-      else if (lookup.unavailable.has(upn)) failed(a, 'directory');
-      else if (!user) record(a, 'unknownUpn');
-      else if (associationAction(identity.link, user.id) === 'unchanged') record(a, 'unchanged');
-      // A user named by more than one pair is decided one by one, after the batches (one of them may conflict).
-      else if (batchedUsers.has(user.id)) oneByOne.push({ pair: a, identityId: identity.id });
-      else {
-        batchedUsers.add(user.id);
-        candidates.push({ pair: a, identityId: identity.id, userId: user.id, doc: identity.doc });
-      }
-    }
+    const oneByOne: Array<{ pair: AssociationInput; identityId?: string }> = [...classified.oneByOne];
+    const candidates: LinkCandidate[] = classified.toLink.map((c) => ({
+      ...c,
+      doc: stored.links.get(c.pair.externalId)?.doc,
+    }));
     const parts: LinkCandidate[][] = [];
     for (let i = 0; i < candidates.length; i += PAIRS_PER_PART) parts.push(candidates.slice(i, i + PAIRS_PER_PART));
     await forEachBounded(parts, PART_PARALLELISM, async (part) => {

@@ -18,7 +18,7 @@ import { isStoreError, type StoreError } from '../store/errors';
 import { MAX_BATCH_OPERATIONS } from '../store/batches';
 import { DomainError } from '../util/domainError';
 import { withTransientRetry } from './transientRetry';
-import type { AssociationInput } from './association';
+import type { AssociationPair as AssociationInput } from './pairClassification';
 
 /** A pair whose identity is to be linked to a user it does not link to now. */
 export interface LinkCandidate {

@@ -96,6 +96,25 @@ export function newIdentityDoc(o: {
   };
 }
 
+/** The attributes a source wrote, as stored (absent optional attributes are undefined). */
+export function attributesOf(doc: IdentityDoc): IdentityAttributes {
+  return {
+    externalId: doc.externalId,
+    userName: doc.userName,
+    givenName: doc.givenName,
+    familyName: doc.familyName,
+    active: doc.active,
+    affiliationType: doc.affiliationType,
+    birthDate: doc.birthDate,
+    nationality: doc.nationality,
+    personalEmail: doc.personalEmail,
+    personalPhone: doc.personalPhone,
+    personalNumbers: doc.personalNumbers,
+    identityDocumentReferences: doc.identityDocumentReferences,
+    directoryUserPrincipalName: doc.directoryUserPrincipalName,
+  };
+}
+
 /** What a write changes: new attributes (a save or an import), a new link, the import's content hash. */
 export interface IdentityChange {
   attributes?: IdentityAttributes;

@@ -6,7 +6,7 @@
  */
 import type { IdentityAttributes, IdentityDoc } from '../identities/model';
 import { partitionKey } from '../identities/model';
-import { newIdentityDoc, nextIdentityVersion, userNameKeyOf } from '../identities/rules';
+import { attributesOf, newIdentityDoc, nextIdentityVersion, userNameKeyOf } from '../identities/rules';
 import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
@@ -185,24 +185,6 @@ export class ScimUsers {
 
 const busy = () =>
   new ScimError(503, undefined, 'The User is being changed by other requests; retry', { 'retry-after': '1' });
-
-export function attributesOf(doc: IdentityDoc): IdentityAttributes {
-  return {
-    externalId: doc.externalId,
-    userName: doc.userName,
-    givenName: doc.givenName,
-    familyName: doc.familyName,
-    active: doc.active,
-    affiliationType: doc.affiliationType,
-    birthDate: doc.birthDate,
-    nationality: doc.nationality,
-    personalEmail: doc.personalEmail,
-    personalPhone: doc.personalPhone,
-    personalNumbers: doc.personalNumbers,
-    identityDocumentReferences: doc.identityDocumentReferences,
-    directoryUserPrincipalName: doc.directoryUserPrincipalName,
-  };
-}
 
 function sameAttributes(doc: IdentityDoc, next: IdentityAttributes): boolean {
   return JSON.stringify(canonical(attributesOf(doc))) === JSON.stringify(canonical(next));

@@ -1,5 +1,6 @@
 import type { IdentityAttributes, IdentityDoc } from '../../../lib/identities/model';
 import {
+  attributesOf,
   IDENTITY_LIMITS,
   inactiveSinceAfter,
   isUpnShaped,
@@ -197,6 +198,13 @@ describe('nextIdentityVersion', () => {
 
   it('carries the import content hash', () => {
     expect(nextIdentityVersion(created(), { attributes: attributes(), contentHash: 'h2' }, T1).contentHash).toBe('h2');
+  });
+
+  it('a version with the attributes as stored changes only the version and lastModified', () => {
+    for (const current of [created(), created({ active: false, userName: undefined, birthDate: undefined })]) {
+      const next = nextIdentityVersion(current, { attributes: attributesOf(current) }, T1);
+      expect(next).toEqual({ ...current, version: 2, lastModified: T1 });
+    }
   });
 
   it('does not change the current version', () => {

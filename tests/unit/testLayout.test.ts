@@ -1,6 +1,7 @@
 /**
  * Unit tests mirror the code they test: tests/unit/<folder>/<module>.test.ts, or <module>.<topic>.test.ts for a
- * second file on one module, tests lib/<folder>/<module>.ts (devhost/... for tests/unit/devhost/...). The
+ * second file on one module, tests lib/<folder>/<module>.ts (devhost/, functions/ and scripts/ for tests under
+ * tests/unit/devhost/, tests/unit/functions/ and tests/unit/scripts/). The
  * exceptions are listed here: tests of files that are not TypeScript modules, and this test.
  */
 import fs from 'node:fs';
@@ -25,7 +26,8 @@ export function moduleOf(testFile: string): string {
   const dir = path.posix.dirname(testFile);
   const moduleName = path.posix.basename(testFile, '.test.ts').split('.')[0] ?? '';
   const folder = dir === '.' ? '' : `${dir}/`;
-  return folder.startsWith('devhost/') ? `${folder}${moduleName}.ts` : `lib/${folder}${moduleName}.ts`;
+  const outsideLib = ['devhost/', 'functions/', 'scripts/'].some((top) => folder.startsWith(top));
+  return outsideLib ? `${folder}${moduleName}.ts` : `lib/${folder}${moduleName}.ts`;
 }
 
 describe('unit test layout', () => {
@@ -33,9 +35,10 @@ describe('unit test layout', () => {
     expect(moduleOf('scim/userInput.test.ts')).toBe('lib/scim/userInput.ts');
     expect(moduleOf('config/settings.productionAudience.test.ts')).toBe('lib/config/settings.ts');
     expect(moduleOf('devhost/cosmos/journal.test.ts')).toBe('devhost/cosmos/journal.ts');
+    expect(moduleOf('functions/scimUsers.test.ts')).toBe('functions/scimUsers.ts');
   });
 
-  it('every unit test file mirrors a module of lib/ or devhost/', () => {
+  it('every unit test file mirrors a module', () => {
     const files = testFiles(UNIT).filter(
       (f) => !NOT_MODULES.some((x) => (x.endsWith('/') ? f.startsWith(x) : f === x)),
     );

@@ -8,9 +8,9 @@ import {
   figuresMarkdown,
   renderBenchResult,
   writeBenchResult,
-} from '../../../scripts/bench/resultFile';
+} from '../../../../scripts/bench/resultFile';
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 describe('benchmark result files', () => {
   it('start with the command, the time, the core count and the Node.js version, then the figures', () => {

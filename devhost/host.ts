@@ -15,11 +15,12 @@ import type { RegisteredFunction } from './functionsCore';
 import { registeredFunctions } from './functionsCore';
 import { matchRoute, parseRouteTemplate, type RouteTemplate } from './routeTemplate';
 import { parseNcrontab, resolveAppSettingExpression, type Schedule } from './ncrontab';
+import type { HostLog } from './hostLog';
 import { queueHostSettings, startQueueTriggers, type QueueTriggerFunction, type QueueTriggers } from './queueTriggers';
 
 const MAX_BODY_BYTES = 100 * 1024 * 1024; // the Functions host's request limit
 
-export type HostLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+export type { HostLog };
 
 interface HttpFunction {
   name: string;

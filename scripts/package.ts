@@ -23,16 +23,21 @@ function projectRoot(from: string): string {
 
 export const ROOT = projectRoot(__dirname);
 
-export async function buildApp(
-  outDir = path.join(ROOT, 'build', 'app'),
-): Promise<{ dir: string; bundleBytes: number }> {
+/** The built app: its folder, the bundle's size, and the project files and packages the bundle holds (relative to ROOT). */
+export interface BuiltApp {
+  dir: string;
+  bundleBytes: number;
+  inputs: string[];
+}
+
+export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promise<BuiltApp> {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
   const functionFiles = fs
     .readdirSync(path.join(ROOT, 'functions'))
     .filter((f) => f.endsWith('.ts'))
     .sort();
-  await build({
+  const built = await build({
     stdin: {
       contents: functionFiles.map((f) => `import './functions/${f.replace(/\.ts$/, '')}';`).join('\n'),
       resolveDir: ROOT,
@@ -50,6 +55,8 @@ export async function buildApp(
     external: ['@azure/functions-core'],
     outfile: path.join(outDir, 'index.js'),
     logLevel: 'warning',
+    absWorkingDir: ROOT,
+    metafile: true,
   });
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
@@ -62,7 +69,11 @@ export async function buildApp(
       2,
     ) + '\n',
   );
-  return { dir: outDir, bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size };
+  return {
+    dir: outDir,
+    bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size,
+    inputs: Object.keys(built.metafile.inputs).sort(),
+  };
 }
 
 export function zipApp(dir: string, zipPath: string): number {

@@ -13,15 +13,10 @@ import { addCharge } from './chargeMeter';
 import { createCharge, deleteCharge, replaceCharge, type IndexingPolicy } from './requestCharge';
 import { coverageGaps, describeGaps, hasGaps, queryIndexNeeds, type CoverageGaps } from './indexCoverage';
 import { ExpiryQueue, expiresAt } from './expiry';
+import { partitionKeyOf, type IndexedDocuments, type Partition } from './partition';
 
-export interface Partition {
-  key: string;
-  docs: Map<string, Json>;
-  /** Ids in ascending order (keyset paging, id ranges). */
-  ids: SortedIds;
-  /** Unique-key path -> value key -> id. */
-  unique: Map<string, Map<string, string>>;
-}
+export type { Partition };
+export { partitionKeyOf };
 
 export type DocumentChange = { t: 'put'; doc: Json; rc: number } | { t: 'del'; pk: unknown; id: string };
 
@@ -35,11 +30,6 @@ class EngineError extends Error {
   }
 }
 
-/** Partition map key of a partition-key value (strings as themselves, anything else as JSON). */
-export function partitionKeyOf(value: unknown): string {
-  return typeof value === 'string' ? `s${value}` : `j${JSON.stringify(value ?? null)}`;
-}
-
 function uniqueValueKey(v: unknown): string {
   return v === undefined || v === null ? 'z' : typeof v === 'string' ? `s${v}` : `j${JSON.stringify(v)}`;
 }
@@ -49,7 +39,7 @@ interface Transaction {
   changes: DocumentChange[];
 }
 
-export class DocumentStore {
+export class DocumentStore implements IndexedDocuments {
   readonly partitions = new Map<string, Partition>();
   readonly equality = new Map<string, EqualityIndex>();
   readonly sorted = new Map<string, SortedIndex>();

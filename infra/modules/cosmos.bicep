@@ -1,5 +1,5 @@
 // Cosmos DB for NoSQL: the database and the containers of lib/store/containers.ts.
-// infra/cosmos-containers.json is generated from that file (command in README "Build, package, deploy")
+// infra/cosmos-containers.json is generated from that file (command in docs/operations.md "Build and package")
 // and tests/unit/infra fails when the two differ, so ids, partition keys, unique keys and indexing
 // policies are defined once. Unique keys cannot change after a container exists: a change to them
 // needs a new container and a copy.

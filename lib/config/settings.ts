@@ -252,42 +252,308 @@ export function loadSettings(env: Env = process.env): Settings {
   return settings;
 }
 
+/** Where a setting is read: by the service (in Azure, locally, or both), or by the local stack only. */
+export type SettingScope = 'Azure and local' | 'Azure' | 'local' | 'local stack';
+
+export interface SettingDescription {
+  name: string;
+  /** The default as a reader sees it (a value in backticks, or a word in parentheses). */
+  default: string;
+  meaning: string;
+  appliesTo: SettingScope;
+  /** Set on the Function App by the template (`infra/modules/functionapp.bicep`; checked by tests/unit/infra). */
+  deployed: boolean;
+}
+
 /**
- * Names of every setting read above; the infrastructure test checks each is deployed. BACKGROUND_QUEUE
+ * Every setting the service and the local stack read, one row each: docs/configuration.md is rendered from
+ * this table (`npm run docs:config`) and the infrastructure test checks every deployed one is set.
+ */
+export const SETTINGS: readonly SettingDescription[] = [
+  {
+    name: 'PUBLIC_BASE_URL',
+    default: '(required)',
+    meaning: 'base URL of the service; used in `scimEndpoint` and `meta.location`',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_ENDPOINT',
+    default: '(required)',
+    meaning: 'Cosmos DB account endpoint',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_KEY',
+    default: '(none)',
+    meaning: 'account key; leave empty in Azure to use the managed identity',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_DATABASE',
+    default: '`business-identities`',
+    meaning: 'database name',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'AUTH_AUTHORITY',
+    default: '`https://login.microsoftonline.com`',
+    meaning: 'token issuer authority (`<authority>/<tenant>/v2.0`)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'SERVICE_APP_ID_URI',
+    default: 'local: `api://business-identity-service`; Azure: (none)',
+    meaning:
+      'accepted token audience besides the client id. In Azure only a tenant-unique URI (`api://<app or tenant id>/…`, or a verified domain) and only when set; the service refuses to start with `api://business-identity-service` there',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'SERVICE_CLIENT_ID',
+    default: '(none; required in Azure)',
+    meaning:
+      "the service application's client id, the `aud` of every v2.0 token; in Azure the audience that is always accepted",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_BASE_URL',
+    default: '`https://graph.microsoft.com`',
+    meaning: 'Microsoft Graph',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_CREDENTIAL',
+    default: '`managedIdentity`',
+    meaning: '`managedIdentity` (federated client assertion), `certificate`, or `clientSecret` (local)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_CLIENT_ID',
+    default: '(none)',
+    meaning: "the service's multi-tenant application id",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
+    default: '(none; required in Azure in `managedIdentity` mode)',
+    meaning:
+      "client id of the user-assigned managed identity that is the application's federated credential (`ManagedIdentityCredential({ clientId })`, for Graph only)",
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  { name: 'GRAPH_CLIENT_SECRET', default: '(none)', meaning: 'local stack only', appliesTo: 'local', deployed: true },
+  {
+    name: 'GRAPH_CERTIFICATE',
+    default: '(none)',
+    meaning:
+      '`certificate` mode: the PEM (private key and certificate); in Azure a Key Vault reference to the certificate',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_CERTIFICATE_PATH',
+    default: '(none)',
+    meaning: '`certificate` mode on hosts that can place the PEM on disk (instead of `GRAPH_CERTIFICATE`)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'RETENTION_INACTIVE_DAYS',
+    default: '`90`',
+    meaning: 'days inactive before personal numbers and document references are deleted',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'RETENTION_SCHEDULE',
+    default: '`0 0 2 * * *`',
+    meaning: 'NCRONTAB of the retention timer',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'RESOLVE_PENDING_LINKS_SCHEDULE',
+    default: '`0 */5 * * * *`',
+    meaning: 'NCRONTAB of the pending-link timer',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'PENDING_LINK_BATCH_LIMIT',
+    default: '`300`',
+    meaning:
+      'due pending/conflict identities one unit of background work examines (one tenant; a continuation goes on after them)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'PENDING_LINK_BACKOFF_SECONDS',
+    default: '`300`',
+    meaning:
+      'wait after the first unchanged check of a pending/conflict identity; doubles with each further one (`0` = no back-off)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'PENDING_LINK_BACKOFF_MAX_SECONDS',
+    default: '`14400`',
+    meaning: 'longest wait between checks of one identity',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'BACKGROUND_QUEUE__queueServiceUri',
+    default: '(none; set in Azure)',
+    meaning:
+      'queue service of the storage account (identity-based connection of `backgroundWork` and of the planners, with `BACKGROUND_QUEUE__credential` = `managedidentity`)',
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  {
+    name: 'BACKGROUND_QUEUE__credential',
+    default: '(none; set in Azure)',
+    meaning: "`managedidentity`: the queue connection above signs in with the app's managed identity",
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  {
+    name: 'BACKGROUND_QUEUE',
+    default: '(local stack: Azurite)',
+    meaning: 'a connection string instead (local only; Azure uses the identity-based setting)',
+    appliesTo: 'local',
+    deployed: false,
+  },
+  {
+    name: 'SCIM_RATE_LIMIT_PER_SECOND',
+    default: '`50`',
+    meaning: 'requests per second per integration per instance (429 beyond)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'SCIM_MAX_BODY_BYTES',
+    default: '`1048576`',
+    meaning: 'largest SCIM request body (413 beyond)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_MAX_BODY_BYTES',
+    default: '`104857600`',
+    meaning:
+      'largest GraphQL request body of an administrator (requests without an administrator token are refused before the body is read)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_INTROSPECTION',
+    default: '`false`',
+    meaning:
+      'introspection and GraphiQL (on in the local stack); the GraphiQL page loads without a token, every query (introspection too) needs an administrator token (set the `Authorization` header in GraphiQL)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'IMPORT_MAX_DELETE_RATIO',
+    default: '(off)',
+    meaning: 'refuse an import that would delete more than this share of the source',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'IMPORT_MAX_IDENTITIES',
+    default: '`250000`',
+    meaning: 'largest import set',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'ASSOCIATION_MAX_PAIRS',
+    default: '`20000`',
+    meaning: 'largest association list per call (`ASSOCIATION_TOO_LARGE` beyond; send parts)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: '`info`',
+    meaning: '`debug`, `info`, `warn`, `error`',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'DEV_COSMOS_DATA_DIR',
+    default: '`.local/cosmos`',
+    meaning: "folder of the local engine's data",
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_IN_MEMORY',
+    default: '`false`',
+    meaning: '`true` (or `npm start -- --in-memory`) starts the engine empty and keeps nothing',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_RU_PER_SECOND',
+    default: '(unlimited)',
+    meaning:
+      'request units per second per container of the local engine; beyond it `429` with `x-ms-retry-after-ms`, like Cosmos DB (5,000 = a serverless container)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_HOST_PORT',
+    default: '`7071`',
+    meaning: 'port of the dev host (the functions)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_IDP_PORT',
+    default: '`7072`',
+    meaning: 'port of the identity-provider stand-in',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_DIRECTORY_PORT',
+    default: '`7073`',
+    meaning: 'port of the directory (Microsoft Graph) stand-in',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_PORT',
+    default: '`8081`',
+    meaning: 'port of the Cosmos DB-compatible engine (also where `npm run ops` looks for the local stack)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_QUEUE_PORT',
+    default: '`10001`',
+    meaning: 'port of the Azurite queue service',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+];
+
+/**
+ * Names of every setting the template deploys; the infrastructure test checks each is set. BACKGROUND_QUEUE
  * (a connection string) is local only: in Azure the queue connection is identity-based.
  */
-export const SETTING_NAMES = [
-  'PUBLIC_BASE_URL',
-  'COSMOS_ENDPOINT',
-  'COSMOS_KEY',
-  'COSMOS_DATABASE',
-  'AUTH_AUTHORITY',
-  'SERVICE_APP_ID_URI',
-  'SERVICE_CLIENT_ID',
-  'GRAPH_BASE_URL',
-  'GRAPH_CREDENTIAL',
-  'GRAPH_CLIENT_ID',
-  'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
-  'GRAPH_CLIENT_SECRET',
-  'GRAPH_CERTIFICATE',
-  'GRAPH_CERTIFICATE_PATH',
-  'RETENTION_INACTIVE_DAYS',
-  'SCIM_RATE_LIMIT_PER_SECOND',
-  'SCIM_MAX_BODY_BYTES',
-  'GRAPHQL_MAX_BODY_BYTES',
-  'GRAPHQL_INTROSPECTION',
-  'IMPORT_MAX_DELETE_RATIO',
-  'IMPORT_MAX_IDENTITIES',
-  'ASSOCIATION_MAX_PAIRS',
-  'PENDING_LINK_BATCH_LIMIT',
-  'LOG_LEVEL',
-  'PENDING_LINK_BACKOFF_SECONDS',
-  'PENDING_LINK_BACKOFF_MAX_SECONDS',
-  'BACKGROUND_QUEUE__queueServiceUri',
-  'BACKGROUND_QUEUE__credential',
-  'RETENTION_SCHEDULE',
-  'RESOLVE_PENDING_LINKS_SCHEDULE',
-] as const;
+export const SETTING_NAMES: readonly string[] = SETTINGS.filter((s) => s.deployed).map((s) => s.name);
 
 let cached: Settings | undefined;
 

@@ -4,7 +4,8 @@ import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
 import { validateImportSet, type ImportIdentityInput } from '../imports/importInput';
-import { newIdentityDoc, type IdentityDoc } from './model';
+import type { IdentityDoc } from './model';
+import { newIdentityDoc } from './rules';
 import { IdentityRepository, UniquenessError } from './repository';
 
 export const MANUAL_SOURCE_KEY = 'manual';

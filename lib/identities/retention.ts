@@ -1,6 +1,7 @@
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
+import { attributesOf, nextIdentityVersion } from './rules';
 
 export interface RetentionResult {
   examined: number;
@@ -108,17 +109,9 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
     if (!doc || doc.active || !doc.inactiveSince || doc.inactiveSince > cutoff || !doc.hasSensitive) return false;
     const { _etag, ...rest } = doc;
     try {
-      await identities.replace(
-        {
-          ...rest,
-          personalNumbers: [],
-          identityDocumentReferences: [],
-          hasSensitive: false,
-          version: doc.version + 1,
-          lastModified: new Date().toISOString(),
-        }, // the time of this write
-        _etag,
-      );
+      const purged = { ...attributesOf(rest), personalNumbers: [], identityDocumentReferences: [] };
+      // lastModified is the time of this write, not the run's clock.
+      await identities.replace(nextIdentityVersion(rest, { attributes: purged }, new Date().toISOString()), _etag);
       return true;
     } catch (err) {
       if (!isStoreError(err, 'preconditionFailed')) throw err;

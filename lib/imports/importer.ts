@@ -5,8 +5,9 @@
  * may be under way carry no hash) and after them, so a failure at any point leaves a state that
  * the next run of the same import converges from.
  */
-import type { IdentityAttributes, IdentityDoc } from '../identities/model';
-import { hasSensitiveData, newIdentityDoc, partitionKey } from '../identities/model';
+import type { IdentityDoc } from '../identities/model';
+import { partitionKey } from '../identities/model';
+import { newIdentityDoc, nextIdentityVersion } from '../identities/rules';
 import { IdentityRepository, UniquenessError } from '../identities/repository';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
@@ -21,6 +22,7 @@ import {
   type ValidImportIdentity,
 } from './importInput';
 import { ImportManifest } from './manifest';
+import { exceedsDeleteLimit, planImport, type PlannedWrite } from './importPlan';
 import { acquireImportLease } from './importLease';
 
 export interface ImportCounts {
@@ -95,40 +97,32 @@ export class Importer {
     counts: ImportCounts,
   ): Promise<ImportCounts> {
     const manifest = await ImportManifest.load(this.store, pk);
-    const writes: Array<{ v: ValidImportIdentity; id: string; known: boolean }> = [];
-    const incoming = new Set<string>();
-    for (const v of valid) {
-      incoming.add(v.attributes.externalId);
-      const entry = manifest.entries.get(v.attributes.externalId);
-      if (entry && entry.hash === v.hash) counts.unchanged++;
-      else writes.push({ v, id: entry?.id ?? uuid7(), known: entry !== undefined });
-    }
-    const deletions = [...manifest.entries].filter(([externalId]) => !incoming.has(externalId));
-    if (
-      this.maxDeleteRatio !== undefined &&
-      manifest.entries.size > 0 &&
-      deletions.length / manifest.entries.size > this.maxDeleteRatio
-    ) {
+    const plan = planImport(manifest.entries, valid, uuid7);
+    counts.unchanged += plan.unchanged;
+    if (exceedsDeleteLimit(plan, manifest.entries.size, this.maxDeleteRatio)) {
       throw new DomainError(
         'IMPORT_DELETE_LIMIT_EXCEEDED',
-        `The import would delete ${deletions.length} of ${manifest.entries.size} identities of the source, more than IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+        `The import would delete ${plan.deletions.length} of ${manifest.entries.size} identities of the source, more than IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
       );
     }
-    if (writes.length === 0 && deletions.length === 0) return counts;
+    const writes = [...plan.creates, ...plan.updates];
+    if (writes.length === 0 && plan.deletions.length === 0) return counts;
 
     // Intent first: entries of identities about to be written lose their hash.
-    for (const w of writes) manifest.entries.set(w.v.attributes.externalId, { id: w.id, hash: null });
-    const touched = [...writes.map((w) => w.v.attributes.externalId), ...deletions.map(([e]) => e)];
+    for (const w of writes) manifest.entries.set(w.identity.attributes.externalId, { id: w.id, hash: null });
+    const touched = [
+      ...writes.map((w) => w.identity.attributes.externalId),
+      ...plan.deletions.map((d) => d.externalId),
+    ];
     await manifest.save(touched);
 
-    const writeOne = async (w: { v: ValidImportIdentity; id: string }) => {
-      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.v));
+    const writeOne = async (w: PlannedWrite) => {
+      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity));
       counts[outcome.result]++;
-      manifest.entries.set(w.v.attributes.externalId, { id: outcome.id, hash: w.v.hash });
+      manifest.entries.set(w.identity.attributes.externalId, { id: outcome.id, hash: w.identity.hash });
     };
-    const fresh = writes.filter((w) => !w.known);
-    const batches: Array<typeof fresh> = [];
-    for (let i = 0; i < fresh.length; i += CREATE_BATCH) batches.push(fresh.slice(i, i + CREATE_BATCH));
+    const batches: PlannedWrite[][] = [];
+    for (let i = 0; i < plan.creates.length; i += CREATE_BATCH) batches.push(plan.creates.slice(i, i + CREATE_BATCH));
     try {
       // New identities in batches; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
       await forEachBounded(batches, CREATE_BATCH_PARALLELISM, async (batch) => {
@@ -136,26 +130,22 @@ export class Importer {
         const outcomes = await this.repo
           .batchCreate(
             pk,
-            batch.map((w) => newDoc(tenantId, source, w.id, w.v, now)),
+            batch.map((w) => newDoc(tenantId, source, w.id, w.identity, now)),
           )
           .catch(() => batch.map(() => 'retry' as const));
-        const retry: typeof batch = [];
+        const retry: PlannedWrite[] = [];
         outcomes.forEach((o, i) => {
           const w = batch[i];
           if (!w) return;
           if (o === 'created') {
             counts.created++;
-            manifest.entries.set(w.v.attributes.externalId, { id: w.id, hash: w.v.hash });
+            manifest.entries.set(w.identity.attributes.externalId, { id: w.id, hash: w.identity.hash });
           } else retry.push(w);
         });
         await forEachBounded(retry, WRITE_PARALLELISM, writeOne);
       });
-      await forEachBounded(
-        writes.filter((w) => w.known),
-        WRITE_PARALLELISM,
-        writeOne,
-      );
-      await forEachBounded(deletions, WRITE_PARALLELISM, async ([externalId, entry]) => {
+      await forEachBounded(plan.updates, WRITE_PARALLELISM, writeOne);
+      await forEachBounded(plan.deletions, WRITE_PARALLELISM, async ({ externalId, entry }) => {
         if (await withThrottleRetry(() => this.remove(tenantId, pk, entry.id))) counts.deleted++;
         manifest.entries.delete(externalId);
       });
@@ -238,17 +228,6 @@ function newDoc(tenantId: string, source: string, id: string, v: ValidImportIden
   });
 }
 
-const OPTIONAL: Array<keyof IdentityAttributes> = ['birthDate', 'nationality', 'personalEmail', 'personalPhone'];
-
 function updatedDoc(current: IdentityDoc, v: ValidImportIdentity, now: string): IdentityDoc {
-  const next: IdentityDoc = {
-    ...current,
-    ...v.attributes,
-    lastModified: now,
-    version: current.version + 1,
-    hasSensitive: hasSensitiveData(v.attributes),
-    contentHash: v.hash,
-  };
-  for (const key of OPTIONAL) if (v.attributes[key] === undefined) delete next[key];
-  return next;
+  return nextIdentityVersion(current, { attributes: v.attributes, contentHash: v.hash }, now);
 }

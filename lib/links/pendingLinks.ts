@@ -8,6 +8,7 @@
  * throws before anything is written, so the unit can be retried later as it was.
  */
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
+import { nextIdentityVersion } from '../identities/rules';
 import type { Store, WithEtag } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { DirectoryClient } from '../directory/directoryClient';
@@ -130,12 +131,7 @@ async function write(store: Store, c: Candidate, link: DirectoryLink): Promise<O
   const { _etag, ...rest } = c;
   const outcome: Outcome =
     link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflicts' : 'stillPending';
-  return replaceIfUnchanged(
-    store,
-    { ...rest, link, lastModified: new Date().toISOString(), version: c.version + 1 },
-    _etag,
-    outcome,
-  );
+  return replaceIfUnchanged(store, nextIdentityVersion(rest, { link }, new Date().toISOString()), _etag, outcome);
 }
 
 async function replaceIfUnchanged(store: Store, doc: IdentityDoc, etag: string, outcome: Outcome): Promise<Outcome> {

@@ -58,8 +58,8 @@ type Target =
 
 type ListTarget = Extract<Target, { kind: 'list' }>;
 
-const invalidPath = (detail: string): ScimError => new ScimError(400, 'invalidPath', detail);
-const noTarget = (detail: string): ScimError => new ScimError(400, 'noTarget', detail);
+const invalidPath = (detail: string): ScimError => ScimError.invalidPath(detail);
+const noTarget = (detail: string): ScimError => ScimError.noTarget(detail);
 
 /** personalNumbers holds one number per type (spec §2.1), so an added item replaces the one of its type. */
 const ONE_PER_TYPE = new Set(['personalNumbers']);

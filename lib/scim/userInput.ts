@@ -25,6 +25,7 @@ import {
   normalizeE164,
 } from '../identities/formats';
 import type { FormatResult } from '../identities/formats';
+import { IDENTITY_LIMITS as L, isUpnShaped } from '../identities/rules';
 import { CORE_ATTRIBUTES, CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
 import type { AttributeDefinition } from './schema';
 import { ScimError, invalidSyntax, invalidValue } from './errors';
@@ -91,7 +92,7 @@ export function shownName(name: string): string {
   return /^[A-Za-z_$][\w$-]{0,63}$/.test(name) ? `'${name}'` : '(name not shown)';
 }
 
-export const readOnlyError = (path: string): ScimError => new ScimError(400, 'mutability', `${path} is read-only`);
+export const readOnlyError = (path: string): ScimError => ScimError.mutability(`${path} is read-only`);
 
 export const unknownExtensionAttributeError = (name: string): ScimError =>
   invalidSyntax(`Unknown attribute ${shownName(name)} in the service extension ${EXT}`);
@@ -223,8 +224,6 @@ export function canonicalizeUser(body: unknown, mode: CanonicalizeMode = 'put'):
 
 // ---- step 2: validation ------------------------------------------------------------------
 
-const UPN_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
-
 const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: string }> = new Map([
   [
     'cpr',
@@ -246,10 +245,7 @@ const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: str
     },
   ],
   ['plausibleEmail', { check: isPlausibleEmail, problem: 'must be an email address (local@domain)' }],
-  [
-    'upn',
-    { check: (v: string) => UPN_SHAPE.test(v), problem: 'must be a user principal name (name@domain, no spaces)' },
-  ],
+  ['upn', { check: isUpnShaped, problem: 'must be a user principal name (name@domain, no spaces)' }],
 ]);
 
 interface ValidatedUser {
@@ -288,12 +284,12 @@ const USER_SCHEMA = {
   type: 'object',
   required: ['externalId', 'userName', 'name', EXT],
   properties: {
-    externalId: text(256),
-    userName: text(256),
+    externalId: text(L.externalId),
+    userName: text(L.userName),
     name: {
       type: 'object',
       required: ['givenName', 'familyName'],
-      properties: { givenName: text(128), familyName: text(128) },
+      properties: { givenName: text(L.name), familyName: text(L.name) },
     },
     active: { type: 'boolean' },
     [EXT]: {
@@ -303,18 +299,18 @@ const USER_SCHEMA = {
         affiliationType: { type: 'string', enum: [...AFFILIATION_TYPES] },
         birthDate: formatted('localDate'),
         nationality: formatted('countryCode'),
-        personalEmail: text(200, 'plausibleEmail'),
+        personalEmail: text(L.personalEmail, 'plausibleEmail'),
         personalPhone: formatted('e164'),
-        personalNumbers: listOf(10, ['type', 'value'], {
+        personalNumbers: listOf(L.personalNumbers, ['type', 'value'], {
           type: { type: 'string', enum: [...PERSONAL_NUMBER_TYPES] },
           value: formatted('cpr'),
         }),
-        identityDocumentReferences: listOf(20, ['type', 'issuingCountry', 'documentNumber'], {
+        identityDocumentReferences: listOf(L.identityDocumentReferences, ['type', 'issuingCountry', 'documentNumber'], {
           type: { type: 'string', enum: [...DOCUMENT_TYPES] },
           issuingCountry: formatted('countryCode'),
-          documentNumber: text(64),
+          documentNumber: text(L.documentNumber),
         }),
-        directoryUserPrincipalName: text(1024, 'upn'),
+        directoryUserPrincipalName: text(L.userPrincipalName, 'upn'),
       },
     },
   },

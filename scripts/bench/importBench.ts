@@ -244,8 +244,8 @@ async function main(): Promise<void> {
   printTable(rows);
   console.log('\nAssociation (store requests: point reads, query pages, single writes and transactional batches)');
   printTable(associationRows);
-  console.log('\nRequest units charged by the local engine (Cosmos DB model; see README)');
+  console.log('\nRequest units charged by the local engine (Cosmos DB model; see docs/local-stack.md)');
   printTable(ruRows);
 }
 
-runBench(main);
+runBench('import', main);

@@ -12,7 +12,8 @@
 import { printTable, startBenchStack, runBench, type Stack } from './harness';
 import { SERVICE_GRAPH_CLIENT } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, type IdentityDoc } from '../../lib/identities/model';
+import { type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
@@ -174,4 +175,4 @@ async function main(): Promise<void> {
   }
 }
 
-runBench(main);
+runBench('links', main);

@@ -20,7 +20,8 @@ import {
 } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -207,4 +208,4 @@ async function main(): Promise<void> {
   );
 }
 
-runBench(main);
+runBench('scim', main);

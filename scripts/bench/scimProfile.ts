@@ -5,15 +5,15 @@
  * sample is put in the category of the nearest frame on its stack that belongs to a known part
  * (product code by module, the Cosmos SDK, the local Functions host, the local Cosmos engine, the
  * benchmark's own HTTP client, the runtime), and the CPU time per request is the process's CPU time
- * over the measured rounds divided by the requests. Writes docs/performance/bench-profile.md.
+ * over the measured rounds divided by the requests. The figures go to docs/performance/bench-profile.md.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { expectStatus, printTable, runBench, startBenchStack, tokenFor } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 
 const USERS = Number(process.env.BENCH_USERS ?? 1000);
@@ -229,32 +229,9 @@ async function main(): Promise<void> {
       `product code ${product.toFixed(3)} ms per request.`,
     ].join(' ');
     console.log(`\n${summary}`);
-    const table = (rs: Array<Record<string, string>>) => {
-      const cols = Object.keys(rs[0] ?? {});
-      return [
-        `| ${cols.join(' | ')} |`,
-        `| ${cols.map(() => '---').join(' | ')} |`,
-        ...rs.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`),
-      ].join('\n');
-    };
-    const out = path.join(__dirname, '..', '..', '..', 'docs', 'performance', 'bench-profile.md');
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(
-      out,
-      [
-        '# bench:profile — where a SCIM request’s CPU time goes',
-        '',
-        `Written by \`npm run bench:profile\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}). ${summary}`,
-        '',
-        table(rows),
-        '',
-        table(kindRows),
-        '',
-      ].join('\n'),
-    );
   } finally {
     await stack.stop();
   }
 }
 
-runBench(main);
+runBench('profile', main);

@@ -19,7 +19,11 @@ describe('production package', () => {
   });
 
   it('zips a bundle whose functions load in the dev host and serve requests', async () => {
-    const { dir: appDir } = await buildApp(path.join(dir, 'app'));
+    const { dir: appDir, inputs } = await buildApp(path.join(dir, 'app'));
+    // The bundle holds the functions and lib/, and nothing of the local stack, the tools or the tests.
+    expect(inputs.filter((f) => /^(devhost|scripts|tests)\//.test(f))).toEqual([]);
+    expect(inputs).toEqual(expect.arrayContaining(['functions/scimUsersCreate.ts', 'lib/services.ts']));
+    expect(inputs.filter((f) => f.startsWith('lib/')).length).toBeGreaterThan(50);
     const zipPath = path.join(dir, 'package.zip');
     zipApp(appDir, zipPath);
 

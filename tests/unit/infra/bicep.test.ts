@@ -150,7 +150,7 @@ describe('Cosmos DB', () => {
   const cosmos = uncomment(readInfra('modules/cosmos.bicep'));
 
   it('creates exactly the containers of the code, with their keys and indexing', () => {
-    // On failure regenerate infra/cosmos-containers.json with the command in README ("Build, package, deploy").
+    // On failure regenerate infra/cosmos-containers.json with the command in docs/operations.md ("Build and package").
     expect(JSON.parse(readInfra('cosmos-containers.json'))).toEqual(
       JSON.parse(JSON.stringify(Object.values(CONTAINERS))),
     );

@@ -1,4 +1,14 @@
-import { afterBackgroundCheck, afterLookup, saveAction, withoutAssertion } from '../../../lib/links/linkStateMachine';
+import {
+  afterAssociationClaim,
+  afterBackgroundCheck,
+  afterLookup,
+  afterManualClaim,
+  associationAction,
+  manualLinkAction,
+  saveAction,
+  unlinked,
+  withoutAssertion,
+} from '../../../lib/links/linkStateMachine';
 import type { DirectoryLink } from '../../../lib/identities/model';
 
 const ALICE = 'aaaa0000-0000-4000-8000-00000000a11c';
@@ -98,5 +108,83 @@ describe('spec §3.3 directoryLinkStatus', () => {
     const same = afterLookup(manual, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'claimed');
     expect(same.effects).toEqual([{ kind: 'audit', action: 'link.manualReplacedByAsserted' }]);
     expect(same.link.source).toBe('asserted');
+  });
+});
+
+describe('spec §3.4 association pairs', () => {
+  const pending: DirectoryLink = { status: 'pending', lookedUpUpn: 'x@dev.example.com' };
+
+  it('a pair whose identity links to the user already is unchanged, whatever the source of the link', () => {
+    expect(associationAction(linkedAsserted(ALICE, 'a@dev.example.com'), ALICE)).toBe('unchanged');
+    expect(associationAction(linkedManual(ALICE), ALICE)).toBe('unchanged');
+    for (const previous of [{ status: 'notAsserted' } as DirectoryLink, pending, linkedManual(BOB)])
+      expect(associationAction(previous, ALICE)).toBe('claim');
+  });
+
+  it('a user another identity holds is a conflict; nothing changes', () => {
+    expect(afterAssociationClaim(pending, ALICE, 'heldByOther')).toBe('conflict');
+  });
+
+  it('a claimed user becomes an asserted link, audited as link.associated', () => {
+    expect(afterAssociationClaim({ status: 'notAsserted' }, ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'asserted', userId: ALICE },
+      effects: [{ kind: 'audit', action: 'link.associated' }],
+    });
+  });
+
+  it('linking to another user releases the user linked before', () => {
+    expect(afterAssociationClaim(linkedManual(BOB), ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'asserted', userId: ALICE },
+      effects: [
+        { kind: 'releaseClaim', userId: BOB },
+        { kind: 'audit', action: 'link.associated' },
+      ],
+    });
+  });
+});
+
+describe('administrator links and unlinks', () => {
+  it('a manual link to the user the identity has a manual link to already changes nothing', () => {
+    expect(manualLinkAction(linkedManual(ALICE), ALICE)).toBe('keep');
+    // An asserted link to the same user becomes manual; any other link is replaced.
+    expect(manualLinkAction(linkedAsserted(ALICE, 'a@dev.example.com'), ALICE)).toBe('claim');
+    expect(manualLinkAction(linkedManual(BOB), ALICE)).toBe('claim');
+    expect(manualLinkAction({ status: 'conflict', conflictUserId: ALICE }, ALICE)).toBe('claim');
+  });
+
+  it('a user another identity holds is refused', () => {
+    expect(afterManualClaim({ status: 'notAsserted' }, ALICE, 'heldByOther')).toBe('heldByOther');
+  });
+
+  it('a claimed user becomes a manual link; the user linked before is released; audited as link.manualLinked', () => {
+    expect(afterManualClaim(linkedAsserted(BOB, 'b@dev.example.com'), ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'manual', userId: ALICE },
+      effects: [
+        { kind: 'releaseClaim', userId: BOB },
+        { kind: 'audit', action: 'link.manualLinked' },
+      ],
+    });
+    // The same user, asserted before: kept claimed, now manual.
+    expect(afterManualClaim(linkedAsserted(ALICE, 'a@dev.example.com'), ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'manual', userId: ALICE },
+      effects: [{ kind: 'audit', action: 'link.manualLinked' }],
+    });
+  });
+
+  it('unlinking a linked identity leaves no assertion and releases its user; anything else is left as it is', () => {
+    for (const previous of [linkedManual(ALICE), linkedAsserted(ALICE, 'a@dev.example.com')])
+      expect(unlinked(previous)).toEqual({
+        link: { status: 'notAsserted' },
+        effects: [
+          { kind: 'releaseClaim', userId: ALICE },
+          { kind: 'audit', action: 'link.unlinked' },
+        ],
+      });
+    for (const previous of [
+      { status: 'notAsserted' } as DirectoryLink,
+      { status: 'pending', lookedUpUpn: 'x@dev.example.com' } as DirectoryLink,
+      { status: 'conflict', lookedUpUpn: 'x@dev.example.com', conflictUserId: ALICE } as DirectoryLink,
+    ])
+      expect(unlinked(previous)).toBeUndefined();
   });
 });

@@ -3,8 +3,8 @@
  * evaluator are the result (plus the one that tells a page has a successor), not the partition or
  * the container.
  */
-import { Engine, storeOf } from '../../../devhost/cosmos/engine';
-import type { DocumentStore } from '../../../devhost/cosmos/documentStore';
+import { Engine, storeOf } from '../../../../devhost/cosmos/engine';
+import type { DocumentStore } from '../../../../devhost/cosmos/documentStore';
 
 const N = 5000;
 const id = (i: number) => `0190${String(i).padStart(8, '0')}-0000-7000-8000-000000000000`;

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Engine, storeOf } from '../../../devhost/cosmos/engine';
+import { Engine, storeOf } from '../../../../devhost/cosmos/engine';
 
 describe('journal layout', () => {
   let dir: string;

@@ -7,7 +7,7 @@ import {
   sizeOf,
   writeChargeOfSize,
   type IndexingPolicy,
-} from '../../../devhost/cosmos/requestCharge';
+} from '../../../../devhost/cosmos/requestCharge';
 
 /** The definition: the symmetric difference of the two items' term sets. */
 function byTermSets(old: Record<string, unknown>, doc: Record<string, unknown>, policy: IndexingPolicy): number {

@@ -4,9 +4,9 @@
  * Queries answer as before: keyset order, id ranges, equality on a replaced value.
  */
 import { randomUUID } from 'node:crypto';
-import { Engine, storeOf } from '../../../devhost/cosmos/engine';
-import { SortedIds } from '../../../devhost/cosmos/indexes';
-import type { DocumentStore } from '../../../devhost/cosmos/documentStore';
+import { Engine, storeOf } from '../../../../devhost/cosmos/engine';
+import { SortedIds } from '../../../../devhost/cosmos/indexes';
+import type { DocumentStore } from '../../../../devhost/cosmos/documentStore';
 
 function store(): DocumentStore {
   const engine = new Engine('127.0.0.1', 1);

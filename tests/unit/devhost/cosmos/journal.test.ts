@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { linesOf } from '../../../devhost/cosmos/journal';
+import { linesOf } from '../../../../devhost/cosmos/journal';
 
 describe('journal lines', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journal-lines-'));

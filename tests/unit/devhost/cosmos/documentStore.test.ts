@@ -2,8 +2,8 @@
  * A write the journal cannot take is undone, so a write that was not acknowledged never stays visible.
  * Time to live as in Cosmos DB: expired items are invisible at once and deleted (journaled).
  */
-import { Engine, storeOf } from '../../../devhost/cosmos/engine';
-import type { DocumentStore, DocumentChange } from '../../../devhost/cosmos/documentStore';
+import { Engine, storeOf } from '../../../../devhost/cosmos/engine';
+import type { DocumentStore, DocumentChange } from '../../../../devhost/cosmos/documentStore';
 
 function store(settings: Record<string, unknown> = {}): DocumentStore {
   const engine = new Engine('127.0.0.1', 1);

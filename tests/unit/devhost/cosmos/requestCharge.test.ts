@@ -1,7 +1,7 @@
 /** The local engine's request-unit model (Microsoft's published figures) and its per-container budget. */
-import { CONTAINERS } from '../../../lib/store/containers';
-import { Engine, storeOf } from '../../../devhost/cosmos/engine';
-import { withMeter } from '../../../devhost/cosmos/chargeMeter';
+import { CONTAINERS } from '../../../../lib/store/containers';
+import { Engine, storeOf } from '../../../../devhost/cosmos/engine';
+import { withMeter } from '../../../../devhost/cosmos/chargeMeter';
 import {
   createCharge,
   deleteCharge,
@@ -11,8 +11,8 @@ import {
   replaceCharge,
   sizeOf,
   writeChargeOfSize,
-} from '../../../devhost/cosmos/requestCharge';
-import { Throughput } from '../../../devhost/cosmos/throughput';
+} from '../../../../devhost/cosmos/requestCharge';
+import { Throughput } from '../../../../devhost/cosmos/throughput';
 
 /** An item of exactly `bytes` JSON bytes with three scalar properties (id, pk, text). */
 function itemOf(bytes: number, id = 'a'): Record<string, unknown> {

@@ -1,10 +1,10 @@
 /** The local engine serves a query only as far as the container's indexing policy does, and records what it lacked. */
-import { CONTAINERS } from '../../../lib/store/containers';
-import { Engine, storeOf } from '../../../devhost/cosmos/engine';
-import { withMeter } from '../../../devhost/cosmos/chargeMeter';
-import { coverageGaps, describeGaps, queryIndexNeeds } from '../../../devhost/cosmos/indexCoverage';
-import { parseQuery } from '../../../devhost/cosmos/library';
-import type { IndexingPolicy } from '../../../devhost/cosmos/requestCharge';
+import { CONTAINERS } from '../../../../lib/store/containers';
+import { Engine, storeOf } from '../../../../devhost/cosmos/engine';
+import { withMeter } from '../../../../devhost/cosmos/chargeMeter';
+import { coverageGaps, describeGaps, queryIndexNeeds } from '../../../../devhost/cosmos/indexCoverage';
+import { parseQuery } from '../../../../devhost/cosmos/library';
+import type { IndexingPolicy } from '../../../../devhost/cosmos/requestCharge';
 
 const identities = CONTAINERS.identities.indexingPolicy as IndexingPolicy;
 const gapsOf = (sql: string, policy: IndexingPolicy = identities) =>

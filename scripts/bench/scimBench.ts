@@ -190,7 +190,7 @@ async function main(): Promise<void> {
   const dataMb = MB(fs.readdirSync(dataDir).reduce((a, f) => a + fs.statSync(path.join(dataDir, f)).size, 0));
   fs.rmSync(dataDir, { recursive: true, force: true });
 
-  const table = requestRows(results);
+  const table = requestRows(results, { requestCharge: true });
   printTable(table);
   const largest = results[SIZES.length - 1];
   for (const small of [results[0], results[SIZES.length]]) {

@@ -1,7 +1,7 @@
 /**
- * The timers only plan: they enqueue one unit of background work per tenant that may have work,
- * and queue-triggered invocations do the units (scaling out with the queue). Pending links are
- * planned for every registered tenant (a tenant without due identities costs one indexed query);
+ * The timers only plan: they enqueue units of background work (per tenant for pending links, per
+ * identity partition for retention), and queue-triggered invocations do the units (scaling out with
+ * the queue). Pending links are planned for every registered tenant (a tenant without due identities costs one indexed query);
  * retention for every identities partition (tenant and source) that has identities whose sensitive
  * data is due for deletion, found with one single-item query per such partition.
  */

@@ -63,7 +63,7 @@ export async function planPendingLinksRun(_timer: Timer, context: InvocationCont
   });
 }
 
-/** Plans one unit of retention work per tenant with identities inactive past the retention period. */
+/** Plans one unit of retention work per identity partition with identities inactive past the retention period. */
 export async function planRetentionRun(_timer: Timer, context: InvocationContext): Promise<void> {
   const log = loggerForTimer(context);
   const svc = services();

@@ -288,6 +288,29 @@ export function runQuery(
     if (typeof rtd === 'string' && (!idFrom || rtd > idFrom.value)) idFrom = { value: rtd, inclusive: true };
   }
   const plan: Plan = { shape, conditions, understood, need, idFrom, idRange };
+  if (
+    partitions.length > 1 &&
+    understood &&
+    top !== undefined &&
+    shape.orderAscendingBy &&
+    samePath(shape.orderAscendingBy, store.partitionKeyPath)
+  ) {
+    // ORDER BY the partition key with TOP (a walk over partitions, as a composite index ending in the
+    // key serves it): partitions in key order, stopping once TOP matches are found.
+    // String keys are `s<value>`: their order is the values' ordinal order.
+    const ordered = [...partitions].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const candidates: Json[] = [];
+    let found = 0;
+    for (const p of ordered) {
+      if (found >= top) break;
+      for (const doc of candidatesIn(store, p, plan))
+        if (matches(doc, conditions)) {
+          candidates.push(doc);
+          found++;
+        }
+    }
+    return run(candidates);
+  }
   return run(partitions.flatMap((p) => candidatesIn(store, p, plan)));
 }
 

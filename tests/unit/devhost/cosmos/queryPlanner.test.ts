@@ -239,3 +239,36 @@ describe('local engine: a filtered keyset page at growing partition sizes', () =
     expect(page(1000, 'conflict', '').ids.slice(0, 3)).toEqual([id(2), id(102), id(202)]);
   });
 });
+
+describe('local engine: ORDER BY the partition key', () => {
+  const store = storeWith(['p2', 'p1']);
+  const examined = (f: () => { result: unknown[] }): { result: unknown[]; examined: number } => {
+    const before = store.examined;
+    const out = f();
+    return { result: out.result, examined: store.examined - before };
+  };
+
+  it('TOP with ORDER BY the partition key across partitions walks partitions in key order and stops', () => {
+    const out = examined(() =>
+      store.query(
+        {
+          query: "SELECT TOP 1 c.pk FROM c WHERE c.kind = 'rare' AND c.pk > @after ORDER BY c.pk",
+          parameters: [{ name: '@after', value: '' }],
+        },
+        {},
+      ),
+    );
+    expect(out.result).toEqual([{ pk: 'p1' }]);
+    expect(out.examined).toBe(N / 1000);
+    const next = examined(() =>
+      store.query(
+        {
+          query: "SELECT TOP 1 c.pk FROM c WHERE c.kind = 'rare' AND c.pk > @after ORDER BY c.pk",
+          parameters: [{ name: '@after', value: 'p1' }],
+        },
+        {},
+      ),
+    );
+    expect(next.result).toEqual([{ pk: 'p2' }]);
+  });
+});

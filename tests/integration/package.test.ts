@@ -20,6 +20,9 @@ describe('production package', () => {
 
   it('zips a bundle whose functions load in the dev host and serve requests', async () => {
     const { dir: appDir } = await buildApp(path.join(dir, 'app'));
+    // azd deploys the folder itself: the source map stays beside it.
+    expect(fs.readdirSync(appDir).sort()).toEqual(['host.json', 'index.js', 'package.json', 'schema.graphql']);
+    expect(fs.existsSync(path.join(dir, 'index.js.map'))).toBe(true);
     const zipPath = path.join(dir, 'package.zip');
     zipApp(appDir, zipPath);
 
@@ -44,6 +47,7 @@ describe('production package', () => {
     expect(stack.host.functions.http.sort()).toEqual(
       [
         'graphql',
+        'health',
         'scimFallback',
         'scimResourceTypes',
         'scimSchemas',

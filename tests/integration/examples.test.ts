@@ -149,6 +149,7 @@ describe('examples/', () => {
     expect(requests.length).toBeGreaterThanOrEqual(20);
     const responses = new Map<string, unknown>();
     const answered: string[] = [];
+    let invalid: { scimType?: string; detail?: string } | undefined;
     for (const r of requests) {
       expect({ title: r.title, expect: r.expect }).toEqual({ title: r.title, expect: expect.any(Number) });
       const res = await fetch(substitute(r.url, variables, responses), {
@@ -167,8 +168,12 @@ describe('examples/', () => {
           errors: undefined,
         });
       if (r.name) responses.set(r.name, body);
+      if (r.title.startsWith('An invalid User')) invalid = body as { scimType?: string; detail?: string };
     }
     // The invalid User's answer lists each problem by attribute name, never the values sent.
     expect(answered).toContain('An invalid User: every problem in one answer (attribute names, never values): 400');
+    expect(invalid?.scimType).toBe('invalidValue');
+    expect(invalid?.detail).toMatch(/^The User has 3 problems: .*affiliationType.*birthDate.*personalPhone/);
+    for (const value of ['volunteer', '31-12-1990', '12 34 56 78']) expect(invalid?.detail).not.toContain(value);
   });
 });

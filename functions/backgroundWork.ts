@@ -2,7 +2,7 @@ import { app, type InvocationContext } from '@azure/functions';
 import { services, workDeps } from '../lib/services';
 import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../lib/background/backgroundWork';
 import { runBackgroundWork } from '../lib/background/runWork';
-import { loggerForQueueMessage } from '../lib/http/timer';
+import { loggerForQueueMessage, queuedMsOf } from '../lib/http/timer';
 import { directoryAdvice } from '../lib/directory/directoryTrouble';
 
 /**
@@ -17,6 +17,8 @@ app.storageQueue('backgroundWork', {
   handler: async (message: unknown, context: InvocationContext): Promise<void> => {
     const log = loggerForQueueMessage(context);
     const started = Date.now();
+    // Since the unit was enqueued (or last put back): the alert on the oldest background message reads it.
+    const queuedMs = queuedMsOf(context, started);
     const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 0);
     let work;
     try {
@@ -36,6 +38,7 @@ app.storageQueue('backgroundWork', {
         delaySeconds: outcome.deferred.seconds,
         putBack: outcome.putBack,
         deferrals: work.deferrals ?? 0,
+        queuedMs,
         durationMs,
       });
       return;
@@ -46,6 +49,7 @@ app.storageQueue('backgroundWork', {
       ...outcome.result,
       continued: outcome.continued,
       dequeueCount,
+      queuedMs,
       durationMs,
     });
   },

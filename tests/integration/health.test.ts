@@ -20,6 +20,9 @@ describe('GET /health', () => {
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     const after = storeCounters();
     expect(after.pointReads + after.queries + after.writes).toBe(before.pointReads + before.queries + before.writes);
+    // It writes no log line either (monitors call it every minute); a refused SCIM call does, for the leak check.
+    expect(stack.logs.filter((l) => l.includes('/health'))).toEqual([]);
+    expect((await call(`${stack.base}/scim/v2/Users`)).status).toBe(401);
   });
 
   it('takes GET only (405 otherwise)', async () => {

@@ -89,7 +89,7 @@ function runLine(r: RunView): string {
   const counts = r.importCounts ?? r.associationCounts;
   return [
     r.id,
-    r.operation,
+    r.dryRun ? `${r.operation} (dry run)` : r.operation,
     r.status,
     r.clientId,
     r.startedAt,

@@ -129,6 +129,25 @@ describe('operator commands: tenants and runs', () => {
       ),
     );
     expect((await runOps(['runs', DEV_TENANT_ID, 'Ops Source', '1'], env)).out).toHaveLength(1);
+    // A dry run is listed as one.
+    await call(`${stack.base}/graphql`, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { runId } }',
+        variables: {
+          i: {
+            source: 'Ops Source',
+            dryRun: true,
+            identities: [{ externalId: 'O2', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }],
+          },
+        },
+      }),
+    });
+    expect((await runOps(['runs', DEV_TENANT_ID, 'Ops Source', '1'], env)).out[0]).toMatch(
+      /^\S+\timport \(dry run\)\tcompleted\t.*\tcreated=1 updated=0 deleted=1 unchanged=0$/,
+    );
     expect((await runOps(['runs', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual([
       'no runs of that source in the last 90 days',
     ]);

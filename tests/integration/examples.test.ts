@@ -7,6 +7,7 @@ import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../devhost/devData';
 import { runImport } from '../../scripts/importClient';
+import { SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from '../../lib/scim/schema';
 
 const EXAMPLES = path.resolve(__dirname, '../../examples');
 
@@ -138,6 +139,16 @@ describe('examples/', () => {
         reason: 'unknown userPrincipalName',
       },
     ]);
+  });
+
+  it('requests.http creates a User with every writable attribute of the service extension, and uses ports as variables', () => {
+    const { requests } = parseHttpFile(fs.readFileSync(path.join(EXAMPLES, 'requests.http'), 'utf8'));
+    const create = requests.find((r) => r.name === 'created');
+    const ext =
+      (JSON.parse(create?.body ?? '{}') as Record<string, Record<string, unknown>>)[SERVICE_USER_SCHEMA] ?? {};
+    const writable = SERVICE_ATTRIBUTES.filter((a) => a.mutability !== 'readOnly').map((a) => a.name);
+    expect(Object.keys(ext).sort()).toEqual(writable.sort());
+    for (const r of requests) expect(r.url).not.toMatch(/:\d{2,5}\b/);
   });
 
   it('requests.http: every request answers its documented status (never 5xx); GraphQL calls answer without errors', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { installFunctionsCore } from './installFunctionsCore';
 import { stopOnSignalOrParentExit } from './lifetime';
 import { startArgs, START_USAGE } from './startArgs';
-import { defaultStackRecordPath, removeStackRecord, writeStackRecord } from './stackRecord';
+import { defaultStackRecordPath, recordOf, removeStackRecord, writeStackRecord } from './stackRecord';
 
 const args = startArgs(process.argv.slice(2));
 if (args.kind === 'help') {
@@ -83,28 +83,7 @@ async function main(): Promise<void> {
   });
   const base = stack.env.PUBLIC_BASE_URL ?? stack.host.url;
   const recordFile = defaultStackRecordPath();
-  const portOf = (url: string): number => {
-    const u = new URL(url);
-    return Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
-  };
-  writeStackRecord(recordFile, {
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-    ports: {
-      host: portOf(stack.host.url),
-      idp: portOf(stack.idp.url),
-      directory: portOf(stack.directory.url),
-      cosmos: portOf(stack.cosmosEndpoint),
-      queues: portOf(stack.queueEndpoint),
-    },
-    urls: {
-      host: base,
-      idp: stack.idp.url,
-      directory: stack.directory.url,
-      cosmos: stack.cosmosEndpoint,
-      queues: stack.queueEndpoint,
-    },
-  });
+  writeStackRecord(recordFile, recordOf(stack));
   const lines = [
     '',
     'Business Identity Provisioning Service — local stack',

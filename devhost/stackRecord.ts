@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PORTS } from './devData';
+import type { LocalStack } from './stack';
 
 export type StackPorts = typeof DEFAULT_PORTS;
 
@@ -20,6 +21,34 @@ export const STACK_RECORD_FILE = path.join('.local', 'stack.json');
 
 export function defaultStackRecordPath(): string {
   return path.resolve(STACK_RECORD_FILE);
+}
+
+function portOf(url: string): number {
+  const u = new URL(url);
+  return Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
+}
+
+/** The record of a started stack, owned by this process. */
+export function recordOf(stack: LocalStack, pid: number = process.pid, now: Date = new Date()): StackRecord {
+  const host = stack.env.PUBLIC_BASE_URL ?? stack.host.url;
+  return {
+    pid,
+    startedAt: now.toISOString(),
+    ports: {
+      host: portOf(stack.host.url),
+      idp: portOf(stack.idp.url),
+      directory: portOf(stack.directory.url),
+      cosmos: portOf(stack.cosmosEndpoint),
+      queues: portOf(stack.queueEndpoint),
+    },
+    urls: {
+      host,
+      idp: stack.idp.url,
+      directory: stack.directory.url,
+      cosmos: stack.cosmosEndpoint,
+      queues: stack.queueEndpoint,
+    },
+  };
 }
 
 export function writeStackRecord(file: string, record: StackRecord): void {

@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_TENANT_ID } from '../../devhost/devData';
-import { writeStackRecord } from '../../devhost/stackRecord';
+import { recordOf, writeStackRecord } from '../../devhost/stackRecord';
 import { describeProblem, importCli, runImport } from '../../scripts/importClient';
-import { recordOf } from '../support/stackRecord';
+
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { DEV_CLIENTS, SERVICE_SCOPE } from '../../devhost/devData';

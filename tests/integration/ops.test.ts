@@ -6,8 +6,7 @@ import { services } from '../../lib/services';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeStackRecord } from '../../devhost/stackRecord';
-import { recordOf } from '../support/stackRecord';
+import { recordOf, writeStackRecord } from '../../devhost/stackRecord';
 
 describe('operator commands: tenants and runs', () => {
   let stack: TestStack;

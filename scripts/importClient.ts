@@ -525,7 +525,7 @@ export async function runImport(o: ImportRun): Promise<{
     const upn = a.userPrincipalName.toLowerCase();
     const reason: NotAssociatedReason | undefined = notDone.has(a.externalId)
       ? 'not done'
-      : runs.notAssociated.unknownExternalIds.has(a.externalId.toLowerCase())
+      : runs.notAssociated.unknownExternalIds.has(a.externalId)
         ? 'unknown externalId'
         : runs.notAssociated.conflictingUserPrincipalNames.has(upn)
           ? 'conflict'

@@ -307,7 +307,9 @@ export class RunFollower {
     for (const key of Object.keys(this.notAssociated) as Array<keyof typeof this.notAssociated>) {
       const list = r[key];
       if (Array.isArray(list))
-        for (const v of list) if (typeof v === 'string') this.notAssociated[key].add(v.toLowerCase());
+        // UPNs compare in any case, as the directory does; externalIds exactly.
+        for (const v of list)
+          if (typeof v === 'string') this.notAssociated[key].add(key === 'unknownExternalIds' ? v : v.toLowerCase());
     }
   }
 

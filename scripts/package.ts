@@ -1,7 +1,8 @@
 /*
  * `npm run package`: bundles every function into one file (esbuild, minified, Node 22),
  * lays out the app the Functions host loads (host.json, package.json with main, index.js,
- * schema.graphql) under build/app, and zips it to build/package.zip for azd / zip deploy.
+ * schema.graphql) under build/app, and zips it to build/package.zip for azd / zip deploy. The source
+ * map goes to build/index.js.map, outside the deployed folder.
  * Prints the bundle size and the cold module-load time.
  */
 import fs from 'node:fs';
@@ -58,6 +59,8 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
     absWorkingDir: ROOT,
     metafile: true,
   });
+  // azd zips this whole folder: the source map (for reading stack traces) is kept beside it, never deployed.
+  fs.renameSync(path.join(outDir, 'index.js.map'), path.join(path.dirname(outDir), 'index.js.map'));
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };

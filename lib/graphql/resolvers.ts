@@ -161,9 +161,20 @@ export const resolvers = {
       return { scimIntegration: integrationView(r, ctx) };
     }),
     importBusinessIdentities: adminField(async (args, ctx, { caller }) => {
-      const { source, identities } = input(args) as { source: unknown; identities: ImportIdentityInput[] };
+      const { source, identities, dryRun, maxDeletedRatio } = input(args) as {
+        source: unknown;
+        identities: ImportIdentityInput[];
+        dryRun?: boolean | null;
+        maxDeletedRatio?: number | null;
+      };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
+      if (maxDeletedRatio != null && !(maxDeletedRatio >= 0 && maxDeletedRatio <= 1))
+        throw badInput([{ field: 'input.maxDeletedRatio', problem: 'must be a number from 0 to 1' }]);
+      const request = {
+        dryRun: dryRun === true,
+        ...(maxDeletedRatio != null ? { maxDeletedRatio } : {}),
+      };
       const started = Date.now();
       const { result: counts, runId } = await ctx.services.runs.record(
         {
@@ -173,10 +184,15 @@ export const resolvers = {
           clientId: caller.clientId,
           correlationId: ctx.correlationId,
           submitted: identities.length,
+          dryRun: request.dryRun,
         },
         ctx.log,
         (run) =>
-          ctx.services.importer.import(caller.tenantId, name, identities, { runId: run.id, counts: run.importCounts }),
+          ctx.services.importer.import(caller.tenantId, name, identities, {
+            runId: run.id,
+            counts: run.importCounts,
+            ...request,
+          }),
         (importCounts) => ({ importCounts }),
       );
       // Counts only: a large deleted count can reveal a broken source export.
@@ -184,10 +200,11 @@ export const resolvers = {
         tenantId: caller.tenantId,
         runId,
         identities: identities.length,
+        dryRun: request.dryRun,
         ...counts,
         durationMs: Date.now() - started,
       });
-      return { ...counts, runId };
+      return { ...counts, dryRun: request.dryRun, runId };
     }),
     associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }, info) => {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };

@@ -5,7 +5,7 @@ import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgr
 import { runBackgroundWork } from '../background/runWork';
 import { planPendingLinks, planRetention } from '../background/planner';
 import { directoryAdvice } from '../directory/directoryTrouble';
-import { loggerForQueueMessage, loggerForTimer } from './timer';
+import { loggerForQueueMessage, loggerForTimer, queuedMsOf } from './timer';
 
 export { BACKGROUND_QUEUE_NAME };
 
@@ -15,6 +15,8 @@ const ORPHAN_CLAIMS_PER_RUN = 1000;
 export async function doBackgroundWork(message: unknown, context: InvocationContext): Promise<void> {
   const log = loggerForQueueMessage(context);
   const started = Date.now();
+  // Since the unit was enqueued (or last put back): the alert on the oldest background message reads it.
+  const queuedMs = queuedMsOf(context, started);
   const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 0);
   let work;
   try {
@@ -34,6 +36,7 @@ export async function doBackgroundWork(message: unknown, context: InvocationCont
       delaySeconds: outcome.deferred.seconds,
       putBack: outcome.putBack,
       deferrals: work.deferrals ?? 0,
+      queuedMs,
       durationMs,
     });
     return;
@@ -44,6 +47,7 @@ export async function doBackgroundWork(message: unknown, context: InvocationCont
     ...outcome.result,
     continued: outcome.continued,
     dequeueCount,
+    queuedMs,
     durationMs,
   });
 }

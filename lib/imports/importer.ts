@@ -32,10 +32,16 @@ export interface ImportCounts {
   unchanged: number;
 }
 
-/** How a run reports itself: its id (held with the lease) and the counts object it fills in as it writes. */
+/**
+ * How a run reports itself: its id (held with the lease) and the counts object it fills in as it writes;
+ * and what the request asks: only the counts it would write (dryRun), and the share of the source's
+ * identities it may delete at most (maxDeletedRatio, besides IMPORT_MAX_DELETE_RATIO; the stricter holds).
+ */
 export interface ImportRunContext {
   runId?: string;
   counts?: ImportCounts;
+  dryRun?: boolean;
+  maxDeletedRatio?: number;
 }
 
 export const WRITE_PARALLELISM = 32;
@@ -75,15 +81,12 @@ export class Importer {
     }
     const valid = validateImportSet(identities);
     const pk = partitionKey(tenantId, customSourceKey(source));
+    const counts = run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 };
+    // A dry run writes nothing to the source, so it neither takes nor waits for the lease.
+    if (run.dryRun) return this.apply(tenantId, source, pk, valid, counts, run);
     const lease = await acquireImportLease(this.store, pk, Date.now(), run.runId);
     try {
-      return await this.apply(
-        tenantId,
-        source,
-        pk,
-        valid,
-        run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 },
-      );
+      return await this.apply(tenantId, source, pk, valid, counts, run);
     } finally {
       await lease.release();
     }
@@ -95,15 +98,26 @@ export class Importer {
     pk: string,
     valid: ValidImportIdentity[],
     counts: ImportCounts,
+    request: Pick<ImportRunContext, 'dryRun' | 'maxDeletedRatio'>,
   ): Promise<ImportCounts> {
     const manifest = await ImportManifest.load(this.store, pk);
     const plan = planImport(manifest.entries, valid, uuid7);
     counts.unchanged += plan.unchanged;
-    if (exceedsDeleteLimit(plan, manifest.entries.size, this.maxDeleteRatio)) {
+    const limits = [this.maxDeleteRatio, request.maxDeletedRatio].filter((r): r is number => r !== undefined);
+    const strictest = limits.length > 0 ? Math.min(...limits) : undefined;
+    if (exceedsDeleteLimit(plan, manifest.entries.size, strictest)) {
       throw new DomainError(
         'IMPORT_DELETE_LIMIT_EXCEEDED',
-        `The import would delete ${plan.deletions.length} of ${manifest.entries.size} identities of the source, more than IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+        `The import would delete ${plan.deletions.length} of ${manifest.entries.size} identities of the source, more than ${request.maxDeletedRatio !== undefined ? "the request's maxDeletedRatio or " : ''}IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+        [],
+        { wouldDelete: plan.deletions.length, held: manifest.entries.size },
       );
+    }
+    if (request.dryRun) {
+      counts.created += plan.creates.length;
+      counts.updated += plan.updates.length;
+      counts.deleted += plan.deletions.length;
+      return counts;
     }
     const writes = [...plan.creates, ...plan.updates];
     if (writes.length === 0 && plan.deletions.length === 0) return counts;

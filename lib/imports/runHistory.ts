@@ -50,6 +50,8 @@ interface RunDoc extends StoredDoc {
   endedAt?: string;
   /** Identities or pairs the request carried. */
   submitted: number;
+  /** An import that only counted what it would write. */
+  dryRun?: boolean;
   importCounts?: ImportCounts;
   associationCounts?: AssociationCounts;
   failure?: RunFailure;
@@ -66,6 +68,7 @@ export interface RunView {
   startedAt: string;
   endedAt: string | null;
   submitted: number;
+  dryRun: boolean;
   importCounts: ImportCounts | null;
   associationCounts: AssociationCounts | null;
   failure: RunFailure | null;
@@ -136,6 +139,7 @@ export interface RunStart {
   clientId: string;
   correlationId: string;
   submitted: number;
+  dryRun?: boolean;
 }
 
 /** How a run that returned ended: its counts, and a failure when it did only part of its work. */
@@ -192,6 +196,7 @@ export class RunHistory {
       status: 'running',
       startedAt: new Date(this.now()).toISOString(),
       submitted: start.submitted,
+      ...(start.dryRun ? { dryRun: true } : {}),
       ttl,
     };
     // Run records share the source's partition with the manifest, whose writes may use up the container's request units.
@@ -265,6 +270,7 @@ export class RunHistory {
       startedAt: d.startedAt,
       endedAt: d.endedAt ?? null,
       submitted: d.submitted,
+      dryRun: d.dryRun === true,
       importCounts: d.importCounts ?? null,
       associationCounts: d.associationCounts ?? null,
       failure: d.failure ?? null,

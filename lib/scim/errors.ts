@@ -23,6 +23,11 @@ export class ScimError extends Error {
     this.name = 'ScimError';
   }
 
+  /** The same kind of error (status, scimType, headers) with another detail, e.g. one listing several problems. */
+  withDetail(detail: string): ScimError {
+    return new ScimError(this.status, this.scimType, detail, this.headers);
+  }
+
   /** 400: an attribute's value is missing, of the wrong type or not acceptable. */
   static invalidValue(detail: string): ScimError {
     return new ScimError(400, 'invalidValue', detail);

@@ -113,6 +113,9 @@ describe('background work on the queue', () => {
     expect(Date.parse(waiting.nextCheckAt ?? '') - Date.now()).toBeGreaterThan(290_000);
     expect((await read(never)).version).toBe(never.version);
     expect(stack.logs.some((l) => l.includes('background work done') && l.includes(TENANT_B))).toBe(true);
+    // How long the unit waited on the queue, for the alert on the oldest background message.
+    const done = stack.logs.find((l) => l.includes('background work done') && l.includes(TENANT_B)) ?? '';
+    expect((JSON.parse(done.slice(done.indexOf('{'))) as { queuedMs?: unknown }).queuedMs).toEqual(expect.any(Number));
   });
 
   it('a unit processed twice changes nothing more than once', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../devhost/devData';
 import {
-  importRunFromArgs,
+  importRunFromArgs as parseImportArgs,
   readCsv,
   resultLines,
   runImport,
@@ -148,8 +148,13 @@ describe('reference import client', () => {
     );
     await expect(run(file)).rejects.toThrow(/BAD_USER_INPUT[\s\S]*identities\[0\]\.firstName/);
     await expect(run(file)).rejects.not.toThrow(/9999999999/);
-    await expect(run(file, 'wrong')).rejects.toThrow(/token request failed \(HTTP 401\)/);
-    await expect(client('Nightly', file, { service: `${stack.base}/elsewhere` })).rejects.toThrow(
+    const good = path.join(dir, 'good.json');
+    fs.writeFileSync(
+      good,
+      JSON.stringify([{ externalId: 'X', affiliationType: 'OTHER', firstName: 'F', lastName: 'L' }]),
+    );
+    await expect(run(good, 'wrong')).rejects.toThrow(/token request failed \(HTTP 401\)/);
+    await expect(client('Nightly', good, { service: `${stack.base}/elsewhere` })).rejects.toThrow(
       /^the service answered HTTP 404 without a GraphQL result/,
     );
   });
@@ -464,6 +469,9 @@ describe('reference import client', () => {
   });
 
   it('reads its arguments with util.parseArgs; --local fills in the local stack', () => {
+    const noStack = path.join(dir, 'no-stack.json');
+    const importRunFromArgs = (argv: string[], env: Record<string, string | undefined>) =>
+      parseImportArgs(argv, env, { stackFile: noStack });
     const local = importRunFromArgs(['--local', '--source', 'HR', '--file', 'people.csv'], {});
     expect(local).toMatchObject({
       service: 'http://localhost:7071',

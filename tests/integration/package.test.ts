@@ -24,6 +24,9 @@ describe('production package', () => {
     expect(inputs.filter((f) => /^(devhost|scripts|tests)\//.test(f))).toEqual([]);
     expect(inputs).toEqual(expect.arrayContaining(['functions/scimUsersCreate.ts', 'lib/services.ts']));
     expect(inputs.filter((f) => f.startsWith('lib/')).length).toBeGreaterThan(50);
+    // azd deploys the folder itself: the source map stays beside it.
+    expect(fs.readdirSync(appDir).sort()).toEqual(['host.json', 'index.js', 'package.json', 'schema.graphql']);
+    expect(fs.existsSync(path.join(dir, 'index.js.map'))).toBe(true);
     const zipPath = path.join(dir, 'package.zip');
     zipApp(appDir, zipPath);
 
@@ -48,6 +51,7 @@ describe('production package', () => {
     expect(stack.host.functions.http.sort()).toEqual(
       [
         'graphql',
+        'health',
         'scimFallback',
         'scimResourceTypes',
         'scimSchemas',

@@ -24,4 +24,14 @@ describe('npm scripts', () => {
     expect(scripts.build).toMatch(/node scripts\/copy-assets\.js$/);
     expect(fs.readFileSync(path.join(ROOT, 'scripts', 'copy-assets.js'), 'utf8')).toContain("'.build-stamp'");
   });
+
+  it('.nvmrc names Node.js 22, the engine package.json requires; the install scripts are reviewed', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+      allowScripts: Record<string, boolean>;
+    };
+    expect(fs.readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim()).toBe('22');
+    expect(pkg.engines.node).toBe('>=22');
+    expect(pkg.allowScripts).toEqual({ node: true, esbuild: true, protobufjs: false });
+  });
 });

@@ -37,7 +37,15 @@ export interface Settings {
   scimRateLimitPerSecond: number;
   scimMaxBodyBytes: number;
   graphqlMaxBodyBytes: number;
+  /** Bound on a GraphQL document's text, apart from its variables; refused while the body streams in. */
+  graphqlMaxQueryBytes: number;
   graphqlIntrospection: boolean;
+  /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
+  maxRequestsInFlight: number;
+  /** GraphQL requests per tenant per minute, per instance. */
+  graphqlRequestsPerMinute: number;
+  /** Imported identities plus associated pairs per tenant per minute, per instance. */
+  bulkItemsPerMinute: number;
   importMaxDeleteRatio?: number;
   importMaxIdentities: number;
   associationMaxPairs: number;
@@ -199,7 +207,11 @@ export function loadSettings(env: Env = process.env): Settings {
     scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
     scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
+    graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
+    bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
@@ -275,7 +287,11 @@ export const SETTING_NAMES = [
   'SCIM_RATE_LIMIT_PER_SECOND',
   'SCIM_MAX_BODY_BYTES',
   'GRAPHQL_MAX_BODY_BYTES',
+  'GRAPHQL_MAX_QUERY_BYTES',
   'GRAPHQL_INTROSPECTION',
+  'MAX_REQUESTS_IN_FLIGHT',
+  'GRAPHQL_REQUESTS_PER_MINUTE',
+  'BULK_ITEMS_PER_MINUTE',
   'IMPORT_MAX_DELETE_RATIO',
   'IMPORT_MAX_IDENTITIES',
   'ASSOCIATION_MAX_PAIRS',

@@ -5,12 +5,15 @@ import { authenticateAdmin, createContext, type Admin } from '../graphql/context
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
 import { toGraphQLError } from '../graphql/errors';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
+import { QueryTextMeter } from '../graphql/queryTextMeter';
+import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
 import type { Logger } from '../log/logger';
 import {
   SECURITY_HEADERS,
   correlationIdOf,
   hasRepeatedAuthorization,
   loggerFor,
+  BODY_IDLE_MS,
   MIN_BODY_BYTES_PER_SECOND,
   readBodyText,
 } from './request';
@@ -58,6 +61,12 @@ function errorCodesOf(contentType: string | undefined, body: Uint8Array): string
   }
 }
 
+/** A JSON request body (graphql-yoga's default when the content type is missing). */
+function isJsonBody(contentType: string | null): boolean {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === undefined || type === '' || type === 'application/json' || type === 'application/graphql+json';
+}
+
 /** GraphiQL's page (local stack only) is the one thing served without a token: it carries no data. */
 function isGraphiQLPage(request: HttpRequest, svc: Services): boolean {
   return (
@@ -93,6 +102,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   server ??= createGraphQLServer({
     introspection: svc.settings.graphqlIntrospection,
     maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
+    maxQueryBytes: svc.settings.graphqlMaxQueryBytes,
   });
   const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
     log.info('graphql request', { status: response.status ?? 200, errorCodes });
@@ -112,10 +122,18 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     who = found;
   }
 
+  const maxQuery = svc.settings.graphqlMaxQueryBytes;
+  if ((request.query.get('query')?.length ?? 0) > maxQuery)
+    return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
   let body: string | undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    const max = svc.settings.graphqlMaxBodyBytes;
-    const text = await readBodyText(request, max);
+    // In a JSON body only the query text is capped (variables carry imports); any other body is the query.
+    const json = isJsonBody(request.headers.get('content-type'));
+    const max = json ? svc.settings.graphqlMaxBodyBytes : maxQuery;
+    const meter = new QueryTextMeter(maxQuery);
+    const text = await readBodyText(request, max, { refuseAfter: json ? (chunk) => meter.exceeded(chunk) : undefined });
+    if (text === 'refused' || (text === 'tooLarge' && !json))
+      return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
     if (text === 'tooLarge')
       return done(
         errorResponse(
@@ -128,7 +146,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
       );
     if (text === 'tooSlow') {
       const late = badRequest(
-        `The request body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+        `The request body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
         'REQUEST_TIMEOUT',
       );
       return done(errorResponse(408, [late], correlationId, false), 'REQUEST_TIMEOUT');

@@ -18,6 +18,7 @@ import {
   correlationIdOf,
   hasRepeatedAuthorization,
   loggerFor,
+  BODY_IDLE_MS,
   MIN_BODY_BYTES_PER_SECOND,
   readBodyText,
 } from './request';
@@ -155,7 +156,7 @@ async function parseJsonBody(request: HttpRequest): Promise<unknown> {
     throw new ScimError(
       408,
       undefined,
-      `The body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+      `The body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
     );
   if (text === 'invalidEncoding') throw invalidSyntax('The body is not valid UTF-8');
   try {

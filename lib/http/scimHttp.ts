@@ -81,9 +81,8 @@ async function authenticate(
     if (err instanceof TokenValidationError) {
       if (err.failure === 'missing')
         throw new ScimError(401, undefined, 'A bearer token is required', { 'www-authenticate': 'Bearer' });
-      if (err.failure === 'unregistered_tenant')
-        throw unauthorized('The token is not from an organization registered with the service');
       logTokenFailure(log, err);
+      // One answer for every invalid token: nobody learns from it which organizations are customers.
       throw unauthorized('The bearer token is not valid for this service');
     }
     throw err;

@@ -229,6 +229,12 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
   };
+  if (settings.bulkItemsPerMinute < Math.max(settings.importMaxIdentities, settings.associationMaxPairs)) {
+    throw new ConfigError(
+      'BULK_ITEMS_PER_MINUTE',
+      'must be at least IMPORT_MAX_IDENTITIES and ASSOCIATION_MAX_PAIRS: the largest import must fit in a minute',
+    );
+  }
   if (settings.graph.credential === 'clientSecret') {
     if (!settings.graph.clientId)
       throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');

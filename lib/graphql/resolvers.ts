@@ -1,7 +1,7 @@
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import type { GraphQLContext } from './context';
 import { GraphQLScalarType, Kind, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import { associationIncomplete, toGraphQLError } from './errors';
+import { associationIncomplete, serviceBusy, toGraphQLError } from './errors';
 import { identityView } from './identityView';
 import { assertCustomSourceName, sourcePartition } from './sources';
 import type { ImportIdentityInput } from '../imports/importInput';
@@ -88,6 +88,15 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
   };
 }
 
+/**
+ * The tenant's identities and pairs per minute: a request over the budget is refused SERVICE_BUSY before
+ * it starts (an oversized one is refused by its own limit, so it takes nothing here).
+ */
+function takeBulkBudget(ctx: GraphQLContext, tenantId: string, items: number, max: number): void {
+  const wait = ctx.services.bulkBudget.takeUnits(tenantId, Math.min(items, max));
+  if (wait > 0) throw serviceBusy(wait);
+}
+
 export const resolvers = {
   LocalDate,
   Query: {
@@ -163,6 +172,7 @@ export const resolvers = {
       const { source, identities } = input(args) as { source: unknown; identities: ImportIdentityInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
+      takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
       const started = Date.now();
       const { result: counts, runId } = await ctx.services.runs.record(
         {
@@ -192,6 +202,7 @@ export const resolvers = {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
+      takeBulkBudget(ctx, caller.tenantId, associations.length, ctx.services.settings.associationMaxPairs);
       const { result: r, runId } = await ctx.services.runs.record(
         {
           tenantId: caller.tenantId,

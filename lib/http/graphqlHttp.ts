@@ -3,7 +3,8 @@ import { GraphQLError } from 'graphql';
 import { services, type Services } from '../services';
 import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
-import { toGraphQLError } from '../graphql/errors';
+import { serviceBusy, toGraphQLError } from '../graphql/errors';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
 import { QueryTextMeter } from '../graphql/queryTextMeter';
 import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
@@ -99,11 +100,11 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   const correlationId = correlationIdOf(request, context);
   const log = loggerFor(context, { correlationId });
   const svc = services();
-  server ??= createGraphQLServer({
+  const yoga = (server ??= createGraphQLServer({
     introspection: svc.settings.graphqlIntrospection,
     maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
     maxQueryBytes: svc.settings.graphqlMaxQueryBytes,
-  });
+  }));
   const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
     log.info('graphql request', { status: response.status ?? 200, errorCodes });
     return response;
@@ -120,8 +121,37 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     if (found instanceof GraphQLError)
       return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
     who = found;
+    const busy = tenantBusy(svc, found.caller.tenantId);
+    if (typeof busy !== 'function')
+      return done(errorResponse(200, [busy], correlationId, true), String(busy.extensions.code));
+    try {
+      return await serve(yoga, request, svc, who, log, correlationId, done);
+    } finally {
+      busy();
+    }
   }
+  return serve(yoga, request, svc, who, log, correlationId, done);
+}
 
+/**
+ * The tenant's share of the instance: a budget of requests per minute and a bound on requests in flight.
+ * Returns the release of the request's place, or the SERVICE_BUSY error that answers it.
+ */
+function tenantBusy(svc: Services, tenantId: string): (() => void) | GraphQLError {
+  const wait = svc.graphqlRateLimiter.take(tenantId);
+  if (wait > 0) return serviceBusy(wait);
+  return svc.inFlight.tryAcquire(`graphql:${tenantId}`) ?? serviceBusy(IN_FLIGHT_RETRY_AFTER_SECONDS);
+}
+
+async function serve(
+  yoga: GraphQLServer,
+  request: HttpRequest,
+  svc: Services,
+  who: Admin | undefined,
+  log: Logger,
+  correlationId: string,
+  done: (response: HttpResponseInit, errorCodes: string | undefined) => HttpResponseInit,
+): Promise<HttpResponseInit> {
   const maxQuery = svc.settings.graphqlMaxQueryBytes;
   if ((request.query.get('query')?.length ?? 0) > maxQuery)
     return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
@@ -160,7 +190,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   }
   const headers = new Headers();
   request.headers.forEach((value, key) => headers.set(key, value));
-  const response = await server.fetch(
+  const response = await yoga.fetch(
     request.url,
     { method: request.method, headers, body },
     createContext(svc, who, log, correlationId),

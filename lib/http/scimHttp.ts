@@ -11,6 +11,7 @@ import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
 import {
@@ -104,14 +105,24 @@ export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): H
   return wrap(async (request, base) => {
     if (hasRepeatedAuthorization(request)) throw new ScimError(400, undefined, 'Send exactly one Authorization header');
     const identity = await authenticate(request, base.log);
-    const wait = services().scimRateLimiter.take(identity.integration.id);
+    const svc = services();
+    const wait = svc.scimRateLimiter.take(identity.integration.id);
     if (wait > 0)
       throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });
-    return handler({
-      ...base,
-      ...identity,
-      log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
-    });
+    const release = svc.inFlight.tryAcquire(`scim:${identity.integration.id}`);
+    if (!release)
+      throw new ScimError(429, undefined, 'Too many requests of this integration are in progress', {
+        'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS),
+      });
+    try {
+      return await handler({
+        ...base,
+        ...identity,
+        log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
+      });
+    } finally {
+      release();
+    }
   });
 }
 

@@ -2,6 +2,7 @@
  * Every setting the service reads, from the environment, validated once.
  * A bad or missing setting fails at start with a message naming it.
  */
+import { isProduction, productionRefusal } from './productionSafety';
 
 export interface Settings {
   /** Public base URL of the service, used in scimEndpoint and meta.location. */
@@ -157,7 +158,10 @@ function audiences(env: Env, inAzure: boolean): string[] {
     return clientId ? [uri, clientId] : [uri];
   }
   if (!clientId)
-    throw new ConfigError('SERVICE_CLIENT_ID', 'is required in Azure: v2.0 tokens carry the client id as audience');
+    throw new ConfigError(
+      'SERVICE_CLIENT_ID',
+      'is required in Azure and production: v2.0 tokens carry the client id as audience',
+    );
   if (!GUID.test(clientId)) throw new ConfigError('SERVICE_CLIENT_ID', 'must be the application (client) id, a GUID');
   if (configuredUri === undefined) return [clientId];
   if (configuredUri.toLowerCase() === LOCAL_APP_ID_URI) {
@@ -176,7 +180,8 @@ function audiences(env: Env, inAzure: boolean): string[] {
 }
 
 export function loadSettings(env: Env = process.env): Settings {
-  const inAzure = hostedInAzure(env);
+  // Production (Azure, or NODE_ENV=production) fails closed: see productionSafety.
+  const inAzure = isProduction(env, hostedInAzure(env));
   const graphCredential = oneOf(
     env,
     'GRAPH_CREDENTIAL',
@@ -266,6 +271,10 @@ export function loadSettings(env: Env = process.env): Settings {
         'must be a PEM (certificate and private key); in Azure it is a Key Vault reference to a certificate created with content type PEM',
       );
     }
+  }
+  if (inAzure) {
+    const refusal = productionRefusal(settings);
+    if (refusal) throw new ConfigError(...refusal);
   }
   return settings;
 }

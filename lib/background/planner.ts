@@ -9,6 +9,7 @@ import type { TenantRegistry } from '../tenants/tenantRegistry';
 import { tenantsWithExpiredSensitiveData } from '../identities/retention';
 import { forEachBounded } from '../util/concurrency';
 import type { WorkQueue } from './workQueue';
+import { atLowPriority } from '../store/priority';
 
 const SEND_CONCURRENCY = 16;
 
@@ -24,7 +25,7 @@ export async function planRetention(
   inactiveDays: number,
   now = new Date(),
 ): Promise<{ units: number }> {
-  const tenantIds = await tenantsWithExpiredSensitiveData(store, inactiveDays, now);
+  const tenantIds = await atLowPriority(() => tenantsWithExpiredSensitiveData(store, inactiveDays, now));
   await forEachBounded(tenantIds, SEND_CONCURRENCY, (tenantId) => queue.send({ kind: 'retention', tenantId }));
   return { units: tenantIds.length };
 }

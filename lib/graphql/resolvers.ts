@@ -11,6 +11,7 @@ import { MAX_LISTED_RUNS, type RunEnd, type RunView } from '../imports/runHistor
 import { createManualIdentity } from '../identities/manualIdentities';
 import type { IdentityDoc } from '../identities/model';
 import { badInput } from '../util/domainError';
+import { atLowPriority } from '../store/priority';
 
 type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
@@ -174,19 +175,25 @@ export const resolvers = {
       const name = validateSourceName(source);
       takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
       const started = Date.now();
-      const { result: counts, runId } = await ctx.services.runs.record(
-        {
-          tenantId: caller.tenantId,
-          source: name,
-          operation: 'import',
-          clientId: caller.clientId,
-          correlationId: ctx.correlationId,
-          submitted: identities.length,
-        },
-        ctx.log,
-        (run) =>
-          ctx.services.importer.import(caller.tenantId, name, identities, { runId: run.id, counts: run.importCounts }),
-        (importCounts) => ({ importCounts }),
+      // Bulk work runs at low priority in the store: SCIM and administrator requests are served first.
+      const { result: counts, runId } = await atLowPriority(() =>
+        ctx.services.runs.record(
+          {
+            tenantId: caller.tenantId,
+            source: name,
+            operation: 'import',
+            clientId: caller.clientId,
+            correlationId: ctx.correlationId,
+            submitted: identities.length,
+          },
+          ctx.log,
+          (run) =>
+            ctx.services.importer.import(caller.tenantId, name, identities, {
+              runId: run.id,
+              counts: run.importCounts,
+            }),
+          (importCounts) => ({ importCounts }),
+        ),
       );
       // Counts only: a large deleted count can reveal a broken source export.
       ctx.log.info('import finished', {
@@ -203,18 +210,20 @@ export const resolvers = {
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
       takeBulkBudget(ctx, caller.tenantId, associations.length, ctx.services.settings.associationMaxPairs);
-      const { result: r, runId } = await ctx.services.runs.record(
-        {
-          tenantId: caller.tenantId,
-          source: name,
-          operation: 'association',
-          clientId: caller.clientId,
-          correlationId: ctx.correlationId,
-          submitted: associations.length,
-        },
-        ctx.log,
-        () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
-        (result) => associationOutcome(result),
+      const { result: r, runId } = await atLowPriority(() =>
+        ctx.services.runs.record(
+          {
+            tenantId: caller.tenantId,
+            source: name,
+            operation: 'association',
+            clientId: caller.clientId,
+            correlationId: ctx.correlationId,
+            submitted: associations.length,
+          },
+          ctx.log,
+          () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
+          (result) => associationOutcome(result),
+        ),
       );
       // The counts of the pairs done come back with an error naming the pairs to send again.
       if (r.sendAgain.length > 0)

@@ -121,13 +121,13 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     if (found instanceof GraphQLError)
       return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
     who = found;
-    const busy = tenantBusy(svc, found.caller.tenantId);
-    if (typeof busy !== 'function')
-      return done(errorResponse(200, [busy], correlationId, true), String(busy.extensions.code));
+    const release = tenantPlace(svc, found.caller.tenantId);
+    if (release instanceof GraphQLError)
+      return done(errorResponse(200, [release], correlationId, true), String(release.extensions.code));
     try {
       return await serve(yoga, request, svc, who, log, correlationId, done);
     } finally {
-      busy();
+      release();
     }
   }
   return serve(yoga, request, svc, who, log, correlationId, done);
@@ -137,7 +137,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
  * The tenant's share of the instance: a budget of requests per minute and a bound on requests in flight.
  * Returns the release of the request's place, or the SERVICE_BUSY error that answers it.
  */
-function tenantBusy(svc: Services, tenantId: string): (() => void) | GraphQLError {
+function tenantPlace(svc: Services, tenantId: string): (() => void) | GraphQLError {
   const wait = svc.graphqlRateLimiter.take(tenantId);
   if (wait > 0) return serviceBusy(wait);
   return svc.inFlight.tryAcquire(`graphql:${tenantId}`) ?? serviceBusy(IN_FLIGHT_RETRY_AFTER_SECONDS);

@@ -7,6 +7,11 @@ import { customSourceKey } from '../../lib/imports/importer';
 import { partitionKey } from '../../lib/identities/model';
 import { createLogger } from '../../lib/log/logger';
 import { DomainError } from '../../lib/util/domainError';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runImport } from '../../scripts/importClient';
+import { SERVICE_SCOPE } from '../../devhost/devData';
 
 const SECOND = 1000;
 
@@ -106,5 +111,57 @@ describe('import lease with a heartbeat', () => {
     );
     await lease.release();
     expect(stops).toEqual([true]);
+  });
+  it('the reference client follows a dead import of its source, sees it ABANDONED once its lease lapses, and imports', async () => {
+    const store = services().store;
+    const pk = partitionKey(DEV_TENANT_ID, customSourceKey('Crashed'));
+    // A run that started more than a minute ago in a process that died: its lease lapses in about a second.
+    const history = new RunHistory(store, () => Date.now() - LEASE_MS - SECOND);
+    const stillBeating: LeaseClock = { now: () => Date.now(), every: () => () => undefined };
+    const deadRunId = await new Promise<string>((started) => {
+      void history.record(
+        {
+          tenantId: DEV_TENANT_ID,
+          source: 'Crashed',
+          operation: 'import',
+          clientId: DEV_CLIENTS.admin.clientId,
+          correlationId: 'dead-run',
+          submitted: 3,
+        },
+        createLogger(() => undefined, {}),
+        async (run) => {
+          await acquireImportLease(store, pk, Date.now() - LEASE_MS + SECOND, run.id, stillBeating);
+          started(run.id);
+          await new Promise(() => undefined);
+        },
+        () => ({}),
+      );
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lease-'));
+    const file = path.join(dir, 'people.csv');
+    fs.writeFileSync(
+      file,
+      ['externalId,affiliationType,firstName,lastName', 'C1,employment,A,B', 'C2,employment,C,D'].join('\n'),
+    );
+    const progress: string[] = [];
+    const result = await runImport({
+      service: stack.base,
+      source: 'Crashed',
+      file,
+      tenant: DEV_TENANT_ID,
+      clientId: DEV_CLIENTS.admin.clientId,
+      secret: DEV_CLIENTS.admin.secret,
+      authority: stack.idp.url,
+      scope: SERVICE_SCOPE,
+      pollMs: 100,
+      progress: (l) => progress.push(l),
+    });
+    expect(progress).toContainEqual(
+      expect.stringContaining(`another import of source Crashed is running (run ${deadRunId})`),
+    );
+    expect(progress).toContainEqual(`run ${deadRunId} ended abandoned; sending the set again`);
+    expect(result.import).toEqual({ created: 2, updated: 0, deleted: 0, unchanged: 0 });
+    expect((await services().runs.get(DEV_TENANT_ID, deadRunId))?.status).toBe('abandoned');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -9,6 +9,7 @@ import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
 import { withThrottleRetry } from '../util/concurrency';
+import { atHighPriority } from '../store/priority';
 
 interface LeaseDoc extends StoredDoc {
   kind: 'lease';
@@ -125,8 +126,9 @@ export async function acquireImportLease(
 
   let lost = false;
   let renewing: Promise<boolean> | undefined;
+  // At high priority: a bulk import's own low-priority writes may use up the container, its heartbeat must not wait behind them.
   const renew = (): Promise<boolean> =>
-    (renewing ??= (async () => {
+    (renewing ??= atHighPriority(async () => {
       if (lost) return false;
       const current = await col.read(pk, 'lease');
       if (current?.holder !== holder) {
@@ -135,7 +137,7 @@ export async function acquireImportLease(
       }
       await col.replace(leaseDoc(clock.now()), current._etag);
       return true;
-    })()
+    })
       .catch((err: unknown) => {
         // Another writer replaced it meanwhile: it is no longer ours. Other failures: the next beat tries again.
         if (isStoreError(err, 'preconditionFailed')) lost = true;

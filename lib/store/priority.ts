@@ -14,6 +14,11 @@ export function atLowPriority<R>(work: () => Promise<R>): Promise<R> {
   return lowPriority.run(true, work);
 }
 
+/** Runs `work` at the default (high) priority, also when called from low-priority work. */
+export function atHighPriority<R>(work: () => Promise<R>): Promise<R> {
+  return lowPriority.run(false, work);
+}
+
 /** Whether the calling work runs at low priority. */
 export function isLowPriority(): boolean {
   return lowPriority.getStore() === true;

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runImport } from '../../scripts/importClient';
+import { atLowPriority } from '../../lib/store/priority';
 import { SERVICE_SCOPE } from '../../devhost/devData';
 
 const SECOND = 1000;
@@ -62,7 +63,10 @@ describe('import lease with a heartbeat', () => {
 
     // Alive: renewed by its heartbeat, the run keeps the source past the first LEASE_MS.
     clock.t += 45 * SECOND;
-    expect(await lease?.renew()).toBe(true);
+    // Renewed at high priority, even from inside the import's low-priority work.
+    const lowBefore = stack.cosmosRequestUnits().lowRequests;
+    expect(await atLowPriority(async () => lease?.renew())).toBe(true);
+    expect(stack.cosmosRequestUnits().lowRequests).toBe(lowBefore);
     clock.t += 45 * SECOND;
     expect((await history.get(DEV_TENANT_ID, runId))?.status).toBe('running');
     const refused = await acquireImportLease(store, pk, clock.t, undefined, leaseClock).catch((e: unknown) => e);

@@ -118,4 +118,10 @@ describe('the local stack', () => {
     expect(s.graphqlIntrospection).toBe(true);
     expect(s.cosmos.key).toBe(EMULATOR_KEY);
   });
+
+  it('refuses a bulk budget smaller than the largest import or association, naming it', () => {
+    const err = refusalOf({ ...deployed, BULK_ITEMS_PER_MINUTE: '1000', IMPORT_MAX_IDENTITIES: '5000' });
+    expect(err.setting).toBe('BULK_ITEMS_PER_MINUTE');
+    expect(err.message).not.toContain('1000');
+  });
 });

@@ -164,7 +164,15 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
       queueEndpoint: queues.endpoint,
       cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,
-      cosmosRequestUnits: () => cosmos?.requestUnits() ?? { charged: 0, requests: 0, throttled: 0, byContainer: {} },
+      cosmosRequestUnits: () =>
+        cosmos?.requestUnits() ?? {
+          charged: 0,
+          requests: 0,
+          throttled: 0,
+          lowRequests: 0,
+          lowThrottled: 0,
+          byContainer: {},
+        },
       cosmosIndexGaps: () => cosmos?.indexGaps() ?? [],
       env,
       stop: async () => {

@@ -21,6 +21,7 @@ import { Associator } from './imports/association';
 import { RunHistory } from './imports/runHistory';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
+import { InFlightLimiter } from './http/inFlight';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
 
@@ -42,6 +43,12 @@ export interface Services {
   runs: RunHistory;
   adminLinks: AdminLinks;
   scimRateLimiter: RateLimiter;
+  /** Requests in flight per SCIM integration and per tenant's GraphQL callers. */
+  inFlight: InFlightLimiter;
+  /** GraphQL requests per tenant. */
+  graphqlRateLimiter: RateLimiter;
+  /** Imported identities and associated pairs per tenant. */
+  bulkBudget: RateLimiter;
   workQueue: WorkQueue;
 }
 
@@ -69,6 +76,11 @@ export function services(): Services {
     runs: new RunHistory(store),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
+    inFlight: new InFlightLimiter(s.maxRequestsInFlight),
+    // A quarter of a minute's requests may come at once.
+    graphqlRateLimiter: new RateLimiter(s.graphqlRequestsPerMinute / 60, Math.max(1, s.graphqlRequestsPerMinute / 4)),
+    // A minute's worth at once: the largest import or association fits (settings make sure of it).
+    bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
     workQueue: createWorkQueue(s.backgroundQueue),
     settings: s,
     store,

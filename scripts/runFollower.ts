@@ -234,7 +234,8 @@ export class RunFollower {
         data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId),
       };
     } catch (err) {
-      if (!(err instanceof RequestGaveUp)) throw err;
+      // A connection that broke (the service restarted) is a request that gave up: its run, if it started, is followed.
+      if (!(err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed'))) throw err;
       this.o.progress(
         `${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`,
       );
@@ -270,6 +271,11 @@ export class RunFollower {
         const { runId, ...counts } = sent.data.importBusinessIdentities as ImportCounts & { runId: string };
         return { counts, runId };
       } catch (err) {
+        // The client's own run stopped with the service (a crash): the set is sent again, and continues from what was written.
+        if (err instanceof RunFailed && err.run.status === 'ABANDONED' && attempt < MAX_IMPORT_ATTEMPTS) {
+          this.o.progress(`run ${err.run.id} was abandoned by the service; sending the set again`);
+          continue;
+        }
         if (!(
           err instanceof ServiceError &&
           err.code === 'IMPORT_IN_PROGRESS' &&

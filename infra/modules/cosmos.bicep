@@ -38,6 +38,11 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     // Serverless is chosen when the account is created; moving to provisioned throughput later is a
     // migration of the account, not a parameter change (see docs/operations.md).
     capabilities: throughputMode == 'serverless' ? [{ name: 'EnableServerless' }] : []
+    // Priority-based execution: the service sends its bulk work (imports, associations, background units,
+    // retention) at low priority, so when a container's request units run short, Cosmos DB throttles that
+    // work first and a tenant's SCIM and administrator requests are served (docs/security.md).
+    enablePriorityBasedExecution: true
+    defaultPriorityLevel: 'High'
     disableLocalAuth: true
     // Databases and containers are created here (ARM), never by the application.
     disableKeyBasedMetadataWriteAccess: true

@@ -127,7 +127,11 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'SCIM_RATE_LIMIT_PER_SECOND', value: '50' }
         { name: 'SCIM_MAX_BODY_BYTES', value: '1048576' }
         { name: 'GRAPHQL_MAX_BODY_BYTES', value: '104857600' }
+        { name: 'GRAPHQL_MAX_QUERY_BYTES', value: '65536' }
         { name: 'GRAPHQL_INTROSPECTION', value: 'false' }
+        { name: 'MAX_REQUESTS_IN_FLIGHT', value: '32' }
+        { name: 'GRAPHQL_REQUESTS_PER_MINUTE', value: '600' }
+        { name: 'BULK_ITEMS_PER_MINUTE', value: '500000' }
         { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
         { name: 'IMPORT_MAX_IDENTITIES', value: '250000' }
         { name: 'ASSOCIATION_MAX_PAIRS', value: '20000' }

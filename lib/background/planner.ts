@@ -10,6 +10,7 @@ import type { TenantRegistry } from '../tenants/tenantRegistry';
 import { partitionsWithExpiredSensitiveData } from '../identities/retention';
 import { forEachBounded } from '../util/concurrency';
 import type { WorkQueue } from './workQueue';
+import { atLowPriority } from '../store/priority';
 
 const SEND_CONCURRENCY = 16;
 
@@ -25,7 +26,7 @@ export async function planRetention(
   inactiveDays: number,
   now = new Date(),
 ): Promise<{ units: number }> {
-  const due = await partitionsWithExpiredSensitiveData(store, inactiveDays, now);
+  const due = await atLowPriority(() => partitionsWithExpiredSensitiveData(store, inactiveDays, now));
   await forEachBounded(due, SEND_CONCURRENCY, (d) =>
     queue.send({ kind: 'retention', tenantId: d.tenantId, partition: d.pk }),
   );

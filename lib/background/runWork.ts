@@ -18,6 +18,7 @@ import {
 import { MAX_DEFERRALS, type BackgroundWork } from './backgroundWork';
 import { deferralFor, type Deferral } from './deferral';
 import type { WorkQueue } from './workQueue';
+import { atLowPriority } from '../store/priority';
 
 export interface WorkDeps {
   store: Store;
@@ -37,7 +38,12 @@ export type WorkOutcome =
   | { done: 'retention'; result: RetentionResult; continued: boolean }
   | { deferred: Deferral; putBack: boolean };
 
-export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
+/** One unit of background work, at low priority in the store (see lib/store/priority.ts). */
+export function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
+  return atLowPriority(() => runUnit(deps, work, now));
+}
+
+async function runUnit(deps: WorkDeps, work: BackgroundWork, now: Date): Promise<WorkOutcome> {
   const after = work.after ?? '';
   if (work.kind === 'retention') {
     if (work.partition === undefined) {

@@ -2,52 +2,11 @@
  * Every setting the service reads, from the environment, validated once.
  * A bad or missing setting fails at start with a message naming it.
  */
+import { isProduction, productionRefusal } from './productionSafety';
 
-export interface Settings {
-  /** Public base URL of the service, used in scimEndpoint and meta.location. */
-  publicBaseUrl: string;
-  cosmos: {
-    endpoint: string;
-    /** Account key; absent in Azure, where the managed identity is used. */
-    key?: string;
-    database: string;
-  };
-  auth: {
-    /** Token authority, e.g. https://login.microsoftonline.com (no trailing slash). */
-    authority: string;
-    /**
-     * Accepted token audiences. Local: the App ID URI (default the local stack's) and, if set, the client id.
-     * In Azure: the service's client id (the `aud` of every v2 token), plus a tenant-unique App ID URI only when one is configured.
-     */
-    audiences: string[];
-  };
-  graph: {
-    baseUrl: string;
-    /** How the service gets app-only Graph tokens for a customer tenant. */
-    credential: 'clientSecret' | 'certificate' | 'managedIdentity';
-    clientId?: string;
-    /** Client id of the user-assigned identity that is the application's federated credential (managedIdentity mode). */
-    managedIdentityClientId?: string;
-    clientSecret?: string;
-    /** PEM (private key and certificate); in Azure a Key Vault reference to the certificate. */
-    certificate?: string;
-    certificatePath?: string;
-  };
-  retentionInactiveDays: number;
-  scimRateLimitPerSecond: number;
-  scimMaxBodyBytes: number;
-  graphqlMaxBodyBytes: number;
-  graphqlIntrospection: boolean;
-  importMaxDeleteRatio?: number;
-  importMaxIdentities: number;
-  associationMaxPairs: number;
-  /** Pending/conflict identities one unit of background link work examines (one tenant). */
-  pendingLinkBatchLimit: number;
-  pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
-  /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
-  backgroundQueue: { connectionString?: string; queueServiceUri?: string };
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-}
+import type { Settings } from './settingsShape';
+
+export type { Settings };
 
 export class ConfigError extends Error {
   constructor(
@@ -149,7 +108,10 @@ function audiences(env: Env, inAzure: boolean): string[] {
     return clientId ? [uri, clientId] : [uri];
   }
   if (!clientId)
-    throw new ConfigError('SERVICE_CLIENT_ID', 'is required in Azure: v2.0 tokens carry the client id as audience');
+    throw new ConfigError(
+      'SERVICE_CLIENT_ID',
+      'is required in Azure and production: v2.0 tokens carry the client id as audience',
+    );
   if (!GUID.test(clientId)) throw new ConfigError('SERVICE_CLIENT_ID', 'must be the application (client) id, a GUID');
   if (configuredUri === undefined) return [clientId];
   if (configuredUri.toLowerCase() === LOCAL_APP_ID_URI) {
@@ -168,7 +130,8 @@ function audiences(env: Env, inAzure: boolean): string[] {
 }
 
 export function loadSettings(env: Env = process.env): Settings {
-  const inAzure = hostedInAzure(env);
+  // Production (Azure, or NODE_ENV=production) fails closed: see productionSafety.
+  const inAzure = isProduction(env, hostedInAzure(env));
   const graphCredential = oneOf(
     env,
     'GRAPH_CREDENTIAL',
@@ -199,7 +162,11 @@ export function loadSettings(env: Env = process.env): Settings {
     scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
     scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
+    graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
+    bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
@@ -217,6 +184,12 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
   };
+  if (settings.bulkItemsPerMinute < Math.max(settings.importMaxIdentities, settings.associationMaxPairs)) {
+    throw new ConfigError(
+      'BULK_ITEMS_PER_MINUTE',
+      'must be at least IMPORT_MAX_IDENTITIES and ASSOCIATION_MAX_PAIRS: the largest import must fit in a minute',
+    );
+  }
   if (settings.graph.credential === 'clientSecret') {
     if (!settings.graph.clientId)
       throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');
@@ -248,6 +221,10 @@ export function loadSettings(env: Env = process.env): Settings {
         'must be a PEM (certificate and private key); in Azure it is a Key Vault reference to a certificate created with content type PEM',
       );
     }
+  }
+  if (inAzure) {
+    const refusal = productionRefusal(settings);
+    if (refusal) throw new ConfigError(...refusal);
   }
   return settings;
 }
@@ -451,6 +428,37 @@ export const SETTINGS: readonly SettingDescription[] = [
     default: '`104857600`',
     meaning:
       'largest GraphQL request body of an administrator (requests without an administrator token are refused before the body is read)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_MAX_QUERY_BYTES',
+    default: '`65536`',
+    meaning:
+      'largest GraphQL query text, apart from its variables (413 `QUERY_TOO_LARGE` as soon as the streamed text passes it)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'MAX_REQUESTS_IN_FLIGHT',
+    default: '`32`',
+    meaning:
+      'requests in progress at once per SCIM integration and per tenant for GraphQL (429 / `SERVICE_BUSY` beyond, with a retry hint)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_REQUESTS_PER_MINUTE',
+    default: '`600`',
+    meaning: 'GraphQL requests per tenant per minute (`SERVICE_BUSY` with `retryAfterSeconds` beyond)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'BULK_ITEMS_PER_MINUTE',
+    default: '`500000`',
+    meaning:
+      'imported identities plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); never below the largest import or association',
     appliesTo: 'Azure and local',
     deployed: true,
   },

@@ -60,27 +60,44 @@ export const BODY_GRACE_MS = 10_000;
  */
 export const MIN_BODY_BYTES_PER_SECOND = 10_240;
 
-export type BodyText = string | 'tooLarge' | 'invalidEncoding' | 'tooSlow';
+/**
+ * The longest a body may pause between two chunks (or before its first) once the headers are in: a
+ * caller that declares a body and sends nothing stops holding the invocation after this, not after the
+ * grace time.
+ */
+export const BODY_IDLE_MS = 2_000;
+
+export type BodyText = string | 'tooLarge' | 'invalidEncoding' | 'tooSlow' | 'refused';
+
+export interface BodyReadOptions {
+  /** Sees every chunk as it arrives; returning true stops the read at once ('refused'). */
+  refuseAfter?: (chunk: Uint8Array) => boolean;
+  now?: () => number;
+}
 
 /**
  * Reads the body with a size limit; 'tooLarge' past it, 'invalidEncoding' when it is not UTF-8, 'tooSlow'
- * when the body falls behind BODY_GRACE_MS plus one second per MIN_BODY_BYTES_PER_SECOND received.
+ * when no chunk arrives for BODY_IDLE_MS or the body falls behind BODY_GRACE_MS plus one second per
+ * MIN_BODY_BYTES_PER_SECOND received, 'refused' when `refuseAfter` says so.
  * The body arrives as a stream: reading stops at the limit, so at most `maxBytes` (plus one chunk) is held.
  */
-export async function readBodyText(request: HttpRequest, maxBytes: number): Promise<BodyText> {
+export async function readBodyText(
+  request: HttpRequest,
+  maxBytes: number,
+  options: BodyReadOptions = {},
+): Promise<BodyText> {
+  const now = options.now ?? Date.now;
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) return 'tooLarge';
   const stream = request.body as ReadableStream<Uint8Array> | null;
   const chunks: Uint8Array[] = [];
   if (stream) {
     const reader = stream.getReader();
-    const started = Date.now();
+    const started = now();
     let size = 0;
     for (;;) {
-      const next = await withDeadline(
-        reader.read(),
-        started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND - Date.now(),
-      );
+      const averageDeadline = started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND;
+      const next = await withDeadline(reader.read(), Math.min(averageDeadline - now(), BODY_IDLE_MS));
       if (next === 'late') {
         // Released, not cancelled: cancelling would close the connection before the answer is sent.
         reader.releaseLock();
@@ -91,6 +108,10 @@ export async function readBodyText(request: HttpRequest, maxBytes: number): Prom
       if (size > maxBytes) {
         reader.releaseLock();
         return 'tooLarge';
+      }
+      if (options.refuseAfter?.(next.value)) {
+        reader.releaseLock();
+        return 'refused';
       }
       chunks.push(next.value);
     }

@@ -11,6 +11,7 @@ import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
 import {
@@ -18,6 +19,7 @@ import {
   correlationIdOf,
   hasRepeatedAuthorization,
   loggerFor,
+  BODY_IDLE_MS,
   MIN_BODY_BYTES_PER_SECOND,
   readBodyText,
 } from './request';
@@ -78,9 +80,8 @@ async function authenticate(
   } catch (err) {
     if (err instanceof TokenValidationError) {
       if (err.failure === 'missing') throw ScimError.unauthorized('A bearer token is required', 'Bearer');
-      if (err.failure === 'unregistered_tenant')
-        throw unauthorized('The token is not from an organization registered with the service');
       logTokenFailure(log, err);
+      // One answer for every invalid token: nobody learns from it which organizations are customers.
       throw unauthorized('The bearer token is not valid for this service');
     }
     throw err;
@@ -98,13 +99,24 @@ export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): H
   return wrap(async (request, base) => {
     if (hasRepeatedAuthorization(request)) throw ScimError.badRequest('Send exactly one Authorization header');
     const identity = await authenticate(request, base.log);
-    const wait = services().scimRateLimiter.take(identity.integration.id);
+    const svc = services();
+    const wait = svc.scimRateLimiter.take(identity.integration.id);
     if (wait > 0) throw ScimError.tooManyRequests('Too many requests for this integration', wait);
-    return handler({
-      ...base,
-      ...identity,
-      log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
-    });
+    const release = svc.inFlight.tryAcquire(`scim:${identity.integration.id}`);
+    if (!release)
+      throw ScimError.tooManyRequests(
+        'Too many requests of this integration are in progress',
+        IN_FLIGHT_RETRY_AFTER_SECONDS,
+      );
+    try {
+      return await handler({
+        ...base,
+        ...identity,
+        log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
+      });
+    } finally {
+      release();
+    }
   });
 }
 
@@ -146,7 +158,7 @@ async function parseJsonBody(request: HttpRequest): Promise<unknown> {
   if (text === 'tooLarge') throw ScimError.payloadTooLarge(`The body is larger than ${max} bytes`);
   if (text === 'tooSlow')
     throw ScimError.requestTimeout(
-      `The body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+      `The body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
     );
   if (text === 'invalidEncoding') throw ScimError.invalidSyntax('The body is not valid UTF-8');
   try {

@@ -20,7 +20,10 @@ import { LEASE_MS, leaseHeldBy } from './importLease';
 
 export type RunOperation = 'import' | 'association';
 export type RunStatus = 'running' | 'completed' | 'rejected' | 'failed';
-/** `abandoned`: still `running` in the store after the host's time limit and, for an import, without its lease: the host stopped it. */
+/**
+ * `abandoned`: an import whose lease is no longer renewed (its process stopped), marked so by the next
+ * import of the source or reported so on reading; an association still `running` after the host's time limit.
+ */
 export type ReportedRunStatus = RunStatus | 'abandoned';
 
 export interface AssociationCounts {
@@ -45,7 +48,7 @@ interface RunDoc extends StoredDoc {
   source: string;
   clientId: string;
   correlationId: string;
-  status: RunStatus;
+  status: ReportedRunStatus;
   startedAt: string;
   endedAt?: string;
   /** Identities or pairs the request carried. */
@@ -76,10 +79,12 @@ export interface RunView {
 
 export const RUN_TTL_DAYS = 90;
 /**
- * A run still `running` this long after its start was stopped by the host (functionTimeout in host.json)
- * once an import no longer holds its lease (held LEASE_MS from a moment just after the start).
+ * An import still `running` this long after its start was stopped once it no longer holds its lease
+ * (taken just after the start, renewed while the run lives).
  */
 export const RUN_LIMIT_MS = LEASE_MS;
+/** An association still `running` this long after its start was stopped by the host (functionTimeout in host.json). */
+export const ASSOCIATION_LIMIT_MS = 10 * 60_000;
 export const MAX_LISTED_RUNS = 100;
 
 /** Codes of requests refused before anything was written. */
@@ -254,7 +259,9 @@ export class RunHistory {
   }
 
   private async isAbandoned(d: RunDoc): Promise<boolean> {
-    if (d.status !== 'running' || this.now() - Date.parse(d.startedAt) <= RUN_LIMIT_MS) return false;
+    if (d.status !== 'running') return false;
+    const limit = d.operation === 'import' ? RUN_LIMIT_MS : ASSOCIATION_LIMIT_MS;
+    if (this.now() - Date.parse(d.startedAt) <= limit) return false;
     return d.operation !== 'import' || !(await leaseHeldBy(this.store, d.pk, d.runId, this.now()));
   }
 

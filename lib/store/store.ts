@@ -17,6 +17,7 @@ import { DefaultAzureCredential } from '@azure/identity';
 import { CONTAINERS, type ContainerName } from './containers';
 import { StoreError, toStoreError } from './errors';
 import { count } from './metrics';
+import { priorityOptions } from './priority';
 import { splitForBatches } from './batches';
 
 /**
@@ -96,7 +97,7 @@ export class Collection<T extends StoredDoc> {
     return this.run(
       'read',
       async () => {
-        const res = await this.container.item(id, pk).read<WithEtag<T>>();
+        const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
       },
@@ -112,7 +113,7 @@ export class Collection<T extends StoredDoc> {
     return this.run(
       'create',
       async () => {
-        const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
+        const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
@@ -197,7 +198,7 @@ export class Collection<T extends StoredDoc> {
       count('batchRequests');
       count('batchedWrites', group.length);
       try {
-        const res = await container.items.batch(group.map(operation), pk);
+        const res = await container.items.batch(group.map(operation), pk, priorityOptions());
         const results = res.result ?? [];
         group.forEach((item, j) => {
           count('requestCharge', results[j]?.requestCharge ?? 0);
@@ -225,7 +226,9 @@ export class Collection<T extends StoredDoc> {
           .item(doc.id, doc.pk)
           .replace<T & ItemDefinition>(
             doc as T & ItemDefinition,
-            ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined,
+            ifMatch
+              ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
+              : priorityOptions(),
           );
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
@@ -239,7 +242,7 @@ export class Collection<T extends StoredDoc> {
     return this.run(
       'upsert',
       async () => {
-        const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
+        const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
@@ -256,7 +259,11 @@ export class Collection<T extends StoredDoc> {
       async () => {
         const res = await this.container
           .item(id, pk)
-          .delete(ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
+          .delete(
+            ifMatch
+              ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
+              : priorityOptions(),
+          );
         count('requestCharge', res.requestCharge ?? 0);
         return true;
       },
@@ -275,6 +282,7 @@ export class Collection<T extends StoredDoc> {
         partitionKey: options.partitionKey,
         maxItemCount: options.maxItemCount,
         continuationToken: options.continuationToken,
+        ...priorityOptions(),
       });
       const res = await iterator.fetchNext();
       count('queryPages');

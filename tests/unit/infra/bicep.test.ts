@@ -172,6 +172,9 @@ describe('Cosmos DB', () => {
 
   it('is Entra-only, TLS 1.2, serverless by default or database autoscale, with continuous backup', () => {
     expect(cosmos).toMatch(/disableLocalAuth:\s*true/);
+    // Bulk work is sent at low priority (lib/store/priority.ts): the account must honour it.
+    expect(cosmos).toMatch(/enablePriorityBasedExecution:\s*true/);
+    expect(cosmos).toMatch(/defaultPriorityLevel:\s*'High'/);
     expect(cosmos).toMatch(/minimalTlsVersion:\s*'Tls12'/);
     expect(cosmos).toMatch(/throughputMode == 'serverless' \? \[\{ name: 'EnableServerless' \}\] : \[\]/);
     expect(cosmos).toMatch(/autoscaleSettings:\s*\{\s*maxThroughput:\s*autoscaleMaxThroughput\s*\}/);

@@ -154,7 +154,13 @@ describe('request-unit budget per container', () => {
     const usage = t.usage();
     expect(usage.charged).toBeCloseTo(700, 5);
     expect([usage.requests, usage.throttled]).toEqual([4, 5]);
-    expect(usage.byContainer['db/other']).toEqual({ charged: 0, requests: 0, throttled: 0 });
+    expect(usage.byContainer['db/other']).toEqual({
+      charged: 0,
+      requests: 0,
+      throttled: 0,
+      lowRequests: 0,
+      lowThrottled: 0,
+    });
   });
 
   it('without a budget it never refuses but still counts the charges', () => {

@@ -1,3 +1,4 @@
+import { writeStamped } from '../store/stampedWrite';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
@@ -88,16 +89,20 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
     if (!doc || doc.active || !doc.inactiveSince || doc.inactiveSince > cutoff || !doc.hasSensitive) return false;
     const { _etag, ...rest } = doc;
     try {
-      await identities.replace(
-        {
-          ...rest,
-          personalNumbers: [],
-          identityDocumentReferences: [],
-          hasSensitive: false,
-          version: doc.version + 1,
-          lastModified: new Date().toISOString(),
-        }, // the time of this write
-        _etag,
+      // lastModified: the time of this write, taken again on each try when the store throttles.
+      await writeStamped((now) =>
+        identities.replace(
+          {
+            ...rest,
+            personalNumbers: [],
+            identityDocumentReferences: [],
+            hasSensitive: false,
+            version: doc.version + 1,
+            lastModified: now,
+          },
+          _etag,
+          { retryThrottled: false },
+        ),
       );
       return true;
     } catch (err) {

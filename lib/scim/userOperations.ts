@@ -10,6 +10,7 @@ import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
 import type { WithEtag } from '../store/store';
+import { writeStamped } from '../store/stampedWrite';
 import { uuid7 } from '../util/uuid7';
 import { ScimError, notFound } from './errors';
 import { checkIfMatch } from './ifMatch';
@@ -50,8 +51,8 @@ export class ScimUsers {
     // (and races between identical POSTs); a query runs only to explain a 409.
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor, log);
     try {
-      const saved = await this.repo.create(
-        stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined),
+      const saved = await writeStamped((now) =>
+        this.repo.create(stamped({ ...base, link: planned.link }, now, undefined), { retryThrottled: false }),
       );
       await planned.committed(saved);
       return saved;
@@ -152,9 +153,10 @@ export class ScimUsers {
       for (const key of OPTIONAL_KEYS) if (next[key] === undefined) delete candidate[key];
       const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
       try {
-        const saved = await this.repo.replace(
-          stamped({ ...candidate, link: planned.link }, new Date().toISOString(), current),
-          current._etag,
+        const saved = await writeStamped((now) =>
+          this.repo.replace(stamped({ ...candidate, link: planned.link }, now, current), current._etag, {
+            retryThrottled: false,
+          }),
         );
         await planned.committed(saved);
         return saved;
@@ -190,8 +192,9 @@ export class ScimUsers {
 }
 
 /**
- * The times of a write, taken when it is made (after the directory look-up): a client polling
- * `meta.lastModified gt <its last poll>` must not miss a write that took long to reach the store.
+ * The times of a write, taken when it is made (after the directory look-up, and again on each try when
+ * the store throttles, see lib/store/stampedWrite): a client polling `meta.lastModified gt <its last poll>`
+ * must not miss a write that took long to reach the store.
  */
 function stamped(doc: IdentityDoc, now: string, previous: IdentityDoc | undefined): IdentityDoc {
   const inactiveSince = doc.active

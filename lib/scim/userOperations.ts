@@ -15,6 +15,7 @@ import { uuid7 } from '../util/uuid7';
 import { ScimError, notFound } from './errors';
 import { checkIfMatch } from './ifMatch';
 import { applyPatch } from './patch';
+import { toScimUser } from './userResource';
 import { checkUserSchemas, identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
 import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
@@ -95,7 +96,7 @@ export class ScimUsers {
       id,
       ifMatch,
       actor,
-      (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)),
+      (current, doc) => toIdentityAttributes(applyPatch(identityToScimInput(current), body, toScimUser(doc, ''))),
       log,
     );
   }
@@ -129,14 +130,14 @@ export class ScimUsers {
     id: string,
     ifMatch: string | null,
     actor: Actor,
-    change: (current: IdentityAttributes) => IdentityAttributes,
+    change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
     log?: Logger,
   ): Promise<IdentityDoc> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await this.get(scope, id);
       checkIfMatch(ifMatch, current.version);
-      const next = change(attributesOf(current));
+      const next = change(attributesOf(current), current);
       if (sameAttributes(current, next)) return current;
       if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
         await this.assertUnique(pk, next, id);

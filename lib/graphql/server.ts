@@ -7,6 +7,7 @@ import { resolvers } from './resolvers';
 import { MAX_FIELDS, fieldCount, queryLimitsRule, tooManyFields } from './limits';
 import { cleanError } from './errorHygiene';
 import { ByteBoundedCache, NO_CACHE } from './documentCache';
+import { rejectedRuns } from './rejectedRuns';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
 
@@ -82,6 +83,7 @@ export function createGraphQLServer(options: { introspection: boolean; maxBodyBy
     plugins: [
       limitQueryShape(),
       partialErrors(),
+      rejectedRuns(),
       cleanErrors(),
       ...(options.introspection ? [] : [disableIntrospection()]),
     ],

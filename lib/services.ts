@@ -109,6 +109,7 @@ export function workDeps(svc: Services): WorkDeps {
     pendingLinkBatchLimit: svc.settings.pendingLinkBatchLimit,
     backoff: svc.settings.pendingLinkBackoff,
     retentionInactiveDays: svc.settings.retentionInactiveDays,
+    audit: svc.audit,
   };
 }
 

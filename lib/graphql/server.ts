@@ -15,6 +15,7 @@ import {
 } from './limits';
 import { cleanError } from './errorHygiene';
 import { ByteBoundedCache, NO_CACHE } from './documentCache';
+import { rejectedRuns } from './rejectedRuns';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
 
@@ -118,6 +119,7 @@ export function createGraphQLServer(options: {
       boundParsing(options.maxQueryBytes),
       limitQueryShape(),
       partialErrors(),
+      rejectedRuns(),
       cleanErrors(),
       ...(options.introspection ? [] : [disableIntrospection()]),
     ],

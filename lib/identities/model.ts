@@ -54,6 +54,12 @@ export interface DirectoryLink {
   lookedUpUpn?: string;
   /** For conflict: the object id of the user that is linked elsewhere. */
   conflictUserId?: string;
+  /** Pending or conflict: the normalized UPN waited for (see lib/links/upnKey.ts); directory changes are matched on it. */
+  upnKey?: string;
+  /** Pending: saved while the directory could not be asked; the next background cycle looks the UPN up. */
+  lookUpOwed?: boolean;
+  /** Pending: the directory refused to look this UPN up (no user can hold it); checked again only after its back-off. */
+  lookupRefused?: boolean;
   /** Pending or conflict: background checks made since the assertion last changed (drives the back-off). */
   checks?: number;
   /** Pending or conflict: the background work looks at the identity again from this time on (ISO 8601); absent = now. */

@@ -1,3 +1,4 @@
+import { writeStamped } from '../store/stampedWrite';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
@@ -110,8 +111,10 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
     const { _etag, ...rest } = doc;
     try {
       const purged = { ...attributesOf(rest), personalNumbers: [], identityDocumentReferences: [] };
-      // lastModified is the time of this write, not the run's clock.
-      await identities.replace(nextIdentityVersion(rest, { attributes: purged }, new Date().toISOString()), _etag);
+      // lastModified: the time of this write, taken again on each try when the store throttles.
+      await writeStamped((now) =>
+        identities.replace(nextIdentityVersion(rest, { attributes: purged }, now), _etag, { retryThrottled: false }),
+      );
       return true;
     } catch (err) {
       if (!isStoreError(err, 'preconditionFailed')) throw err;

@@ -54,6 +54,9 @@ export function customSourceKey(source: string): string {
   return `src:${source}`;
 }
 
+/** Tries of one identity write while the store throttles (each waits the store's retry-after). */
+const THROTTLED_TRIES = 20;
+
 export class Importer {
   private readonly repo: IdentityRepository;
 
@@ -131,7 +134,11 @@ export class Importer {
     await manifest.save(touched);
 
     const writeOne = async (w: PlannedWrite) => {
-      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity));
+      // Each try builds the document again, with the time of that try (writes are not resent unchanged).
+      const outcome = await withThrottleRetry(
+        () => this.write(tenantId, source, pk, w.id, w.identity),
+        THROTTLED_TRIES,
+      );
       counts[outcome.result]++;
       manifest.entries.set(w.identity.attributes.externalId, { id: outcome.id, hash: w.identity.hash });
     };
@@ -141,10 +148,12 @@ export class Importer {
       // New identities in batches; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
       await forEachBounded(batches, CREATE_BATCH_PARALLELISM, async (batch) => {
         const now = new Date().toISOString();
+        // Not resent unchanged when throttled: a throttled batch takes the per-item path, stamped on each try.
         const outcomes = await this.repo
           .batchCreate(
             pk,
             batch.map((w) => newDoc(tenantId, source, w.id, w.identity, now)),
+            { retryThrottled: false },
           )
           .catch(() => batch.map(() => 'retry' as const));
         const retry: PlannedWrite[] = [];
@@ -182,7 +191,7 @@ export class Importer {
     if (!current) {
       const now = new Date().toISOString();
       try {
-        await this.repo.create(newDoc(tenantId, source, id, v, now));
+        await this.repo.create(newDoc(tenantId, source, id, v, now), { retryThrottled: false });
         return { id, result: 'created' };
       } catch (err) {
         if (!(err instanceof UniquenessError) && !isStoreError(err, 'conflict')) throw err;
@@ -198,7 +207,7 @@ export class Importer {
       if (current.contentHash === v.hash) return { id: current.id, result: 'unchanged' };
       const { _etag, ...rest } = current;
       try {
-        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString()), _etag);
+        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString()), _etag, { retryThrottled: false });
         return { id: current.id, result: 'updated' };
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed')) throw err;

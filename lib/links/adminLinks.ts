@@ -1,6 +1,7 @@
 /** Administrator links (source manual) and unlinks, for identities of any source. Audited. */
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
+import { writeStamped } from '../store/stampedWrite';
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
 import { nextIdentityVersion } from '../identities/rules';
@@ -98,7 +99,10 @@ export class AdminLinks {
   ): Promise<IdentityDoc> {
     const { _etag, ...rest } = identity;
     try {
-      return await this.repo.replace(nextIdentityVersion(rest, { link }, new Date().toISOString()), _etag);
+      // lastModified: the time of this write, taken again on each try when the store throttles.
+      return await writeStamped((now) =>
+        this.repo.replace(nextIdentityVersion(rest, { link }, now), _etag, { retryThrottled: false }),
+      );
     } catch (err) {
       await onFailure();
       if (isStoreError(err, 'preconditionFailed'))

@@ -7,6 +7,7 @@
  * directory user could be claimed. Output: the new link and the effects (claims to release, audit entries).
  */
 import type { DirectoryLink } from '../identities/model';
+import { upnKey } from './upnKey';
 
 export type DirectoryAnswer = { kind: 'found'; userId: string } | { kind: 'notFound' };
 export type ClaimOutcome = 'claimed' | 'heldByOther';
@@ -83,10 +84,10 @@ export function afterLookup(
   const held = heldClaim(previous);
   const wasManual = previous?.status === 'linked' && previous.source === 'manual';
   let link: DirectoryLink;
-  if (answer.kind === 'notFound') link = { status: 'pending', lookedUpUpn: upn };
+  if (answer.kind === 'notFound') link = { status: 'pending', lookedUpUpn: upn, upnKey: upnKey(upn) };
   else if (claim === 'claimed')
     link = { status: 'linked', source: 'asserted', userId: answer.userId, lookedUpUpn: upn };
-  else link = { status: 'conflict', lookedUpUpn: upn, conflictUserId: answer.userId };
+  else link = { status: 'conflict', lookedUpUpn: upn, conflictUserId: answer.userId, upnKey: upnKey(upn) };
 
   const effects: LinkEffect[] = [];
   const keepsSameUser = link.status === 'linked' && link.userId === held;
@@ -102,9 +103,9 @@ export function afterBackgroundCheck(
   answer: DirectoryAnswer,
   claim: ClaimOutcome | undefined,
 ): DirectoryLink {
-  if (answer.kind === 'notFound') return { status: 'pending', lookedUpUpn: upn };
+  if (answer.kind === 'notFound') return { status: 'pending', lookedUpUpn: upn, upnKey: upnKey(upn) };
   if (claim === 'claimed') return { status: 'linked', source: 'asserted', userId: answer.userId, lookedUpUpn: upn };
-  return { ...previous, status: 'conflict', lookedUpUpn: upn, conflictUserId: answer.userId };
+  return { ...previous, status: 'conflict', lookedUpUpn: upn, conflictUserId: answer.userId, upnKey: upnKey(upn) };
 }
 
 /** A link to `userId` gives up the user held before, when it is another one. */

@@ -1,4 +1,7 @@
 /**
+ * The polling design of background links, before directory change tracking (lib/links/tenantLinkCycle.ts
+ * replaced it in the background work): bench:links runs it beside change tracking on the same scenario.
+ *
  * Background re-evaluation of links that could not be made at save time: pending identities
  * (no directory user with the UPN yet) and conflicts (the user was linked elsewhere), one tenant
  * and one bounded batch at a time (a unit of background work). Only identities that are due are

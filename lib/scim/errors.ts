@@ -1,7 +1,7 @@
 /**
  * SCIM protocol errors (RFC 7644 §3.12). `detail` names the attribute, never its value.
  *
- * The constructor is private: an error is made by the factory of its meaning, which fixes its status and
+ * The constructor is protected: an error is made by the factory of its meaning, which fixes its status and
  * scimType, so only the pairs RFC 7644 §3.12 allows can be written (a scimType other than `uniqueness` goes
  * with 400; the statuses without a scimType carry none).
  */
@@ -13,7 +13,7 @@ export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 const retryAfter = (seconds: number): Record<string, string> => ({ 'retry-after': String(seconds) });
 
 export class ScimError extends Error {
-  private constructor(
+  protected constructor(
     readonly status: number,
     readonly scimType: ScimType | undefined,
     readonly detail: string,

@@ -11,10 +11,12 @@ import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
 import type { WithEtag } from '../store/store';
+import { writeStamped } from '../store/stampedWrite';
 import { uuid7 } from '../util/uuid7';
 import { ScimError, notFound } from './errors';
 import { checkIfMatch } from './ifMatch';
 import { applyPatch } from './patch';
+import { toScimUser } from './userResource';
 import { checkUserSchemas, identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
 import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
@@ -49,10 +51,12 @@ export class ScimUsers {
     // (and races between identical POSTs); a query runs only to explain a 409.
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor, log);
     try {
-      // The times of the write are taken when it is made (after the directory look-up): a client polling
-      // `meta.lastModified gt <its last poll>` must not miss a write that took long to reach the store.
-      const saved = await this.repo.create(
-        newIdentityDoc({ ...identity, attributes: attrs, now: new Date().toISOString(), link: planned.link }),
+      // The times of the write are taken when it is made (after the directory look-up, and again on each try
+      // when the store throttles): a client polling `meta.lastModified gt <its last poll>` must not miss it.
+      const saved = await writeStamped((now) =>
+        this.repo.create(newIdentityDoc({ ...identity, attributes: attrs, now, link: planned.link }), {
+          retryThrottled: false,
+        }),
       );
       await planned.committed(saved);
       return saved;
@@ -95,7 +99,7 @@ export class ScimUsers {
       id,
       ifMatch,
       actor,
-      (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)),
+      (current, doc) => toIdentityAttributes(applyPatch(identityToScimInput(current), body, toScimUser(doc, ''))),
       log,
     );
   }
@@ -129,14 +133,14 @@ export class ScimUsers {
     id: string,
     ifMatch: string | null,
     actor: Actor,
-    change: (current: IdentityAttributes) => IdentityAttributes,
+    change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
     log?: Logger,
   ): Promise<IdentityDoc> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await this.get(scope, id);
       checkIfMatch(ifMatch, current.version);
-      const next = change(attributesOf(current));
+      const next = change(attributesOf(current), current);
       if (sameAttributes(current, next)) return current;
       if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
         await this.assertUnique(pk, next, id);
@@ -145,9 +149,12 @@ export class ScimUsers {
       const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
       try {
         // Stamped again when written (see create).
-        const saved = await this.repo.replace(
-          nextIdentityVersion(current, { attributes: next, link: planned.link }, new Date().toISOString()),
-          current._etag,
+        const saved = await writeStamped((now) =>
+          this.repo.replace(
+            nextIdentityVersion(current, { attributes: next, link: planned.link }, now),
+            current._etag,
+            { retryThrottled: false },
+          ),
         );
         await planned.committed(saved);
         return saved;

@@ -60,7 +60,8 @@ export const CONTAINERS = {
     ),
   },
   /**
-   * One claim per linked directory user (pk = tenantId, id = directory object id); background runs'
+   * One claim per linked directory user (pk = tenantId, id = directory object id); per tenant, its
+   * directory change tracking state (pk = tenantId, id `directory-delta`); background runs'
    * cursors (pk `_service`) and SCIM list page cursors (pk `paging|<identities pk>`, with a `ttl`).
    * Time to live is on, with no default: only items that carry a `ttl` expire.
    */

@@ -108,12 +108,14 @@ export class Collection<T extends StoredDoc> {
     });
   }
 
-  async create(doc: T): Promise<WithEtag<T>> {
+  /** Creates the item. With `retryThrottled: false` throttling fails the call at once (as for batchReplace). */
+  async create(doc: T, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
+    const container = options.retryThrottled === false ? this.unretried : this.container;
     return this.run(
       'create',
       async () => {
-        const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
+        const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
@@ -129,9 +131,13 @@ export class Collection<T extends StoredDoc> {
    * (Not the SDK's `executeBulkOperations`: it polls for completion every 1,000 ms, so every call
    * costs at least a second however small the batch.)
    */
-  async batchCreate(pk: string, docs: T[]): Promise<Array<'created' | 'conflict' | StoreError>> {
+  async batchCreate(
+    pk: string,
+    docs: T[],
+    options: { retryThrottled?: boolean } = {},
+  ): Promise<Array<'created' | 'conflict' | StoreError>> {
     const sent = await this.sendInBatches(
-      this.container,
+      options.retryThrottled === false ? this.unretried : this.container,
       pk,
       'create',
       docs.map((doc) => ({ doc })),

@@ -37,7 +37,7 @@ describe('spec §3.3 directoryLinkStatus', () => {
 
   it('any → pending when no directory user has the UPN yet', () => {
     const t = afterLookup(undefined, 'new@dev.example.com', { kind: 'notFound' }, undefined);
-    expect(t.link).toEqual({ status: 'pending', lookedUpUpn: 'new@dev.example.com' });
+    expect(t.link).toEqual({ status: 'pending', lookedUpUpn: 'new@dev.example.com', upnKey: 'new@dev.example.com' });
   });
 
   it('pending → linked by the background search once the user exists', () => {
@@ -52,7 +52,12 @@ describe('spec §3.3 directoryLinkStatus', () => {
 
   it('any → conflict when the user is linked to a different identity; stays conflict until that link is removed', () => {
     const t = afterLookup(undefined, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther');
-    expect(t.link).toEqual({ status: 'conflict', lookedUpUpn: 'alice@dev.example.com', conflictUserId: ALICE });
+    expect(t.link).toEqual({
+      status: 'conflict',
+      lookedUpUpn: 'alice@dev.example.com',
+      conflictUserId: ALICE,
+      upnKey: 'alice@dev.example.com',
+    });
     expect(
       afterBackgroundCheck(t.link, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther').status,
     ).toBe('conflict');
@@ -75,6 +80,18 @@ describe('spec §3.3 directoryLinkStatus', () => {
     expect(t.effects).toEqual([{ kind: 'releaseClaim', userId: ALICE }]);
     const toPending = afterLookup(previous, 'nobody@dev.example.com', { kind: 'notFound' }, undefined);
     expect(toPending.effects).toEqual([{ kind: 'releaseClaim', userId: ALICE }]);
+  });
+
+  it('a pending or conflict link carries the lower-case UPN it waits for (matched against directory changes)', () => {
+    expect(afterLookup(undefined, 'Mixed.Case@Dev.Example.com', { kind: 'notFound' }, undefined).link.upnKey).toBe(
+      'mixed.case@dev.example.com',
+    );
+    expect(
+      afterLookup(undefined, 'A@Dev.Example.com', { kind: 'found', userId: ALICE }, 'heldByOther').link.upnKey,
+    ).toBe('a@dev.example.com');
+    expect(
+      afterLookup(undefined, 'A@Dev.Example.com', { kind: 'found', userId: ALICE }, 'claimed').link.upnKey,
+    ).toBeUndefined();
   });
 
   it('a pending or conflict identity is not looked up again on every save', () => {

@@ -1,6 +1,55 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/*
+ * House rules on imports, one `no-restricted-imports` per layer (a file gets exactly one, so each layer
+ * lists all the rules that hold for it). tests/unit/lint/layers.test.ts checks that each rule fires.
+ */
+const relative = (folder) => `^(\\.\\.?/)+${folder}(/|$)`;
+const RULES = {
+  registrationOnly: {
+    regex: '^(?!@azure/functions$|\\.\\./lib/http/[^/]+$|\\.\\./lib/services$)',
+    message: 'functions/ only register: import @azure/functions, lib/http/* and lib/services.',
+  },
+  noTooling: {
+    regex: relative('(devhost|scripts|console|tests)'),
+    message: 'Shipped code (lib/, functions/) never imports devhost/, scripts/, console/ or tests/.',
+  },
+  noHttp: {
+    regex: relative('(lib/)?http'),
+    message: 'Domain code never imports lib/http: the HTTP layer calls the domain, not the other way round.',
+  },
+  noGraphql: {
+    regex: relative('(lib/)?graphql'),
+    message: 'lib/scim never imports lib/graphql: the two APIs share the domain, not each other.',
+  },
+  noScim: {
+    regex: relative('(lib/)?scim'),
+    message: 'lib/graphql never imports lib/scim: the two APIs share the domain, not each other.',
+  },
+  noCosmos: { regex: '^@azure/cosmos(/|$)', message: 'Only lib/store imports @azure/cosmos.' },
+  noFunctions: { regex: '^@azure/functions(/|$)', message: 'Only lib/http (and functions/) import @azure/functions.' },
+};
+const layer = (files, rules, ignores = []) => ({
+  files,
+  ignores,
+  rules: { 'no-restricted-imports': ['error', { patterns: rules.map((r) => RULES[r]) }] },
+});
+const LAYERS = [
+  layer(['functions/**/*.ts'], ['registrationOnly', 'noTooling']),
+  layer(['lib/http/**/*.ts'], ['noTooling', 'noCosmos']),
+  layer(['lib/services.ts'], ['noTooling', 'noCosmos', 'noFunctions']),
+  layer(['lib/store/**/*.ts'], ['noTooling', 'noHttp', 'noFunctions']),
+  layer(['lib/scim/**/*.ts'], ['noTooling', 'noHttp', 'noGraphql', 'noCosmos', 'noFunctions']),
+  layer(['lib/graphql/**/*.ts'], ['noTooling', 'noHttp', 'noScim', 'noCosmos', 'noFunctions']),
+  layer(
+    ['lib/**/*.ts'],
+    ['noTooling', 'noHttp', 'noCosmos', 'noFunctions'],
+    ['lib/http/**', 'lib/services.ts', 'lib/store/**', 'lib/scim/**', 'lib/graphql/**'],
+  ),
+  layer(['devhost/**/*.ts', 'scripts/**/*.ts'], ['noCosmos']),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'node_modules/**', 'coverage/**', '.local/**'] },
   js.configs.recommended,
@@ -47,4 +96,5 @@ export default tseslint.config(
     files: ['tests/**/*.ts', 'scripts/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  ...LAYERS,
 );

@@ -25,6 +25,8 @@ export interface LocalCosmos {
   loadedDocuments: number;
   /** Request units charged and requests throttled so far, per container. */
   requestUnits(): ThroughputUsage;
+  /** Queries the containers' indexing policies could not serve so far (see cosmos/indexCoverage.ts). */
+  indexGaps(): Array<{ container: string; query: string; gaps: string[] }>;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
     endpoint: `http://${host}:${actual}`,
     loadedDocuments,
     requestUnits: () => throughput.usage(),
+    indexGaps: () => ready.indexGaps(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();

@@ -1,4 +1,4 @@
-/** The fixed development data of the local stack (documented in the README; used by tests and scripts). */
+/** The fixed development data of the local stack (listed in the README; used by tests and scripts). */
 
 export const DEV_TENANT_ID = '11111111-1111-4111-8111-111111111111';
 export const UNREGISTERED_TENANT_ID = '22222222-2222-4222-8222-222222222222';

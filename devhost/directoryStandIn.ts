@@ -2,7 +2,10 @@
  * Directory stand-in: the Microsoft Graph v1.0 users subset the service uses. Requests need
  * an RS256 app token from the identity-provider stand-in with aud https://graph.microsoft.com;
  * the token's tenant selects the directory (tenants are isolated). Counts requests so
- * benchmarks can report them, and can simulate throttling.
+ * benchmarks can report them, and can simulate throttling. `GET /users/delta` follows Graph's delta
+ * query: a first round pages every user (`@odata.nextLink`) and ends with an `@odata.deltaLink`; that
+ * link then returns only what changed since (created, renamed, deleted as `@removed`), with the `$select`
+ * of the first request; a token the stand-in did not issue (or has expired) answers 410 syncStateNotFound.
  */
 import http from 'node:http';
 import { createPublicKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
@@ -22,6 +25,10 @@ export interface DirectoryStats {
   batchRequests: number;
   /** `$filter` queries answered, including those inside a $batch. */
   filterQueries: number;
+  /** `/users/delta` requests answered (every page counts). */
+  deltaRequests: number;
+  /** Every HTTP request with a valid token, per tenant (lower-case tenant id). */
+  requestsByTenant: Record<string, number>;
 }
 
 export interface DirectoryStandIn {
@@ -36,6 +43,10 @@ export interface DirectoryStandIn {
   throttleUpnInBatch(upn: string | undefined): void;
   stats(): DirectoryStats;
   resetStats(): void;
+  /** Users per page of `/users/delta` (default 100). */
+  setDeltaPageSize(size: number): void;
+  /** Forgets every delta token of the tenant: the next request with one answers 410 syncStateNotFound. */
+  expireDeltaTokens(tenantId: string): void;
   /** Throws when the UPN exists in the tenant. */
   createUser(tenantId: string, upn: string, displayName?: string): DirectoryUserRecord;
   /** Throws when the user does not exist or the new UPN belongs to another user. */
@@ -60,6 +71,9 @@ export interface DirectoryStandInOptions {
 export const GRAPH_AUDIENCE = 'https://graph.microsoft.com';
 export const MAX_IN_VALUES = 15;
 export const MAX_BATCH_REQUESTS = 20;
+/** The longest UPN Entra ID holds; a filter naming a longer one is refused with 400. */
+export const MAX_UPN_LENGTH = 113;
+const DEFAULT_DELTA_PAGE_SIZE = 100;
 const MAX_BODY_BYTES = 1024 * 1024;
 const JWKS_REFETCH_COOLDOWN_MS = 5_000;
 const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/;
@@ -203,8 +217,73 @@ function project(user: DirectoryUserRecord, select: UserProperty[] | undefined):
 // ---------------------------------------------------------------------------------------------
 // Users, per tenant
 
+/** Where a delta round stands: changes with since < sequence <= upTo, after this id (ids in order). */
+interface DeltaCursor {
+  tenantId: string;
+  since: number;
+  upTo: number;
+  afterId: string;
+  select: UserProperty[] | undefined;
+}
+
+/** A user as a delta round reports it: its state, or its removal. */
+type DeltaEntry = { id: string; user: DirectoryUserRecord } | { id: string; removed: true };
+
 class TenantDirectory {
   private readonly tenants = new Map<string, Map<string, DirectoryUserRecord>>();
+  /** tenant -> change counter; every create, update and delete takes the next value. */
+  private readonly sequence = new Map<string, number>();
+  /** tenant -> user id -> sequence of its last change. */
+  private readonly changedAt = new Map<string, Map<string, number>>();
+  /** tenant -> deleted user id -> sequence of its deletion. */
+  private readonly deletedAt = new Map<string, Map<string, number>>();
+
+  private perTenant<V>(maps: Map<string, Map<string, V>>, tenantId: string): Map<string, V> {
+    const key = tenantId.toLowerCase();
+    let m = maps.get(key);
+    if (!m) {
+      m = new Map();
+      maps.set(key, m);
+    }
+    return m;
+  }
+
+  private touch(tenantId: string, id: string, deleted = false): void {
+    const key = tenantId.toLowerCase();
+    const next = (this.sequence.get(key) ?? 0) + 1;
+    this.sequence.set(key, next);
+    const lower = id.toLowerCase();
+    if (deleted) {
+      this.perTenant(this.changedAt, tenantId).delete(lower);
+      this.perTenant(this.deletedAt, tenantId).set(lower, next);
+    } else {
+      this.perTenant(this.deletedAt, tenantId).delete(lower);
+      this.perTenant(this.changedAt, tenantId).set(lower, next);
+    }
+  }
+
+  currentSequence(tenantId: string): number {
+    return this.sequence.get(tenantId.toLowerCase()) ?? 0;
+  }
+
+  /**
+   * The next page of a delta round: users changed in (since, upTo] and, after a first round, users
+   * deleted then, in id order after `afterId`. A user changed again after upTo is left to the next round.
+   */
+  deltaPage(c: DeltaCursor, size: number): { entries: DeltaEntry[]; more: boolean } {
+    const inRound = (seq: number) => seq > c.since && seq <= c.upTo;
+    const entries: DeltaEntry[] = [];
+    const users = this.users(c.tenantId);
+    for (const [id, seq] of this.perTenant(this.changedAt, c.tenantId)) {
+      const user = users.get(id);
+      if (user && inRound(seq) && id > c.afterId) entries.push({ id, user });
+    }
+    if (c.since > 0)
+      for (const [id, seq] of this.perTenant(this.deletedAt, c.tenantId))
+        if (inRound(seq) && id > c.afterId) entries.push({ id, removed: true });
+    entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { entries: entries.slice(0, size), more: entries.length > size };
+  }
   /** tenant -> lower-case UPN -> user, so look-ups stay O(1) with 100,000 users. */
   private readonly upnIndex = new Map<string, Map<string, DirectoryUserRecord>>();
 
@@ -253,6 +332,7 @@ class TenantDirectory {
     };
     this.users(tenantId).set(user.id.toLowerCase(), user);
     this.index(tenantId).set(user.userPrincipalName.toLowerCase(), user);
+    this.touch(tenantId, user.id);
     return user;
   }
 
@@ -264,12 +344,16 @@ class TenantDirectory {
       this.index(tenantId).set(patch.userPrincipalName.toLowerCase(), user);
     }
     Object.assign(user, patch);
+    this.touch(tenantId, user.id);
   }
 
   delete(tenantId: string, id: string): boolean {
     const user = this.users(tenantId).get(id.toLowerCase());
-    if (user) this.index(tenantId).delete(user.userPrincipalName.toLowerCase());
-    return this.users(tenantId).delete(id.toLowerCase());
+    if (!user) return false;
+    this.index(tenantId).delete(user.userPrincipalName.toLowerCase());
+    this.users(tenantId).delete(id.toLowerCase());
+    this.touch(tenantId, user.id, true);
+    return true;
   }
 }
 
@@ -397,6 +481,87 @@ interface RouteContext {
   counters: DirectoryStats;
   tenantId: string;
   batchThrottle: { remaining: number; retryAfterSeconds: number; upn?: string };
+  delta: DeltaTokens;
+  /** The stand-in's own URL, for the links it hands out. */
+  baseUrl: string;
+}
+
+/** Delta tokens the stand-in issued; any other token (or one expired) is answered with 410. */
+class DeltaTokens {
+  private readonly issued = new Map<string, DeltaCursor>();
+  pageSize = DEFAULT_DELTA_PAGE_SIZE;
+
+  issue(cursor: DeltaCursor): string {
+    const token = randomUUID().replace(/-/g, '');
+    this.issued.set(token, cursor);
+    return token;
+  }
+
+  get(token: string, tenantId: string): DeltaCursor | undefined {
+    const cursor = this.issued.get(token);
+    return cursor && cursor.tenantId.toLowerCase() === tenantId.toLowerCase() ? cursor : undefined;
+  }
+
+  expire(tenantId: string): void {
+    for (const [token, cursor] of this.issued)
+      if (cursor.tenantId.toLowerCase() === tenantId.toLowerCase()) this.issued.delete(token);
+  }
+}
+
+const syncStateNotFound = () =>
+  graphError(410, 'syncStateNotFound', 'The delta token is not valid any more; start a new round without a token.');
+
+/** `GET /users/delta`: a new round, the next page of one ($skiptoken) or the changes since one ($deltatoken). */
+function usersDelta(ctx: RouteContext, params: Map<string, string>): Answer {
+  ctx.counters.deltaRequests++;
+  const token = params.get('$skiptoken') ?? params.get('$deltatoken');
+  let cursor: DeltaCursor;
+  if (token !== undefined) {
+    const known = ctx.delta.get(token, ctx.tenantId);
+    if (!known) return syncStateNotFound();
+    cursor = known;
+  } else {
+    const select = parseSelect(params.get('$select'));
+    if (isAnswer(select)) return select;
+    cursor = {
+      tenantId: ctx.tenantId,
+      since: 0,
+      upTo: ctx.directory.currentSequence(ctx.tenantId),
+      afterId: '',
+      select,
+    };
+  }
+  if (params.has('$deltatoken'))
+    // The changes since the last round: a new round up to now.
+    cursor = { ...cursor, since: cursor.upTo, upTo: ctx.directory.currentSequence(ctx.tenantId), afterId: '' };
+  const { entries, more } = ctx.directory.deltaPage(cursor, ctx.delta.pageSize);
+  const value = entries.map((e) =>
+    'removed' in e
+      ? { '@odata.type': '#microsoft.graph.user', id: e.id, '@removed': { reason: 'changed' } }
+      : { '@odata.type': '#microsoft.graph.user', ...project(e.user, withId(cursor.select)) },
+  );
+  const link = `${ctx.baseUrl}/v1.0/users/delta?`;
+  const last = entries.at(-1)?.id ?? cursor.afterId;
+  const context = cursor.select ? `${USERS_CONTEXT}(${cursor.select.join(',')})` : USERS_CONTEXT;
+  return {
+    status: 200,
+    body: more
+      ? {
+          '@odata.context': context,
+          '@odata.nextLink': `${link}$skiptoken=${ctx.delta.issue({ ...cursor, afterId: last })}`,
+          value,
+        }
+      : {
+          '@odata.context': context,
+          '@odata.deltaLink': `${link}$deltatoken=${ctx.delta.issue({ ...cursor, afterId: '' })}`,
+          value,
+        },
+  };
+}
+
+/** Delta answers always carry the id, whatever `$select` names. */
+function withId(select: UserProperty[] | undefined): UserProperty[] | undefined {
+  return select && !select.includes('id') ? ['id', ...select] : select;
 }
 
 /** The URL of a `$batch` request as text (left as it is when it is not valid percent-encoding). */
@@ -421,6 +586,8 @@ function listUsers(ctx: RouteContext, params: Map<string, string>): Answer {
       return badRequest('Unsupported or invalid filter clause; supported: userPrincipalName eq, userPrincipalName in');
     if (upns.length > MAX_IN_VALUES)
       return badRequest(`Too many values in the 'in' operator: at most ${MAX_IN_VALUES}`);
+    if (upns.some((upn) => upn.length > MAX_UPN_LENGTH))
+      return graphError(400, 'Request_UnsupportedQuery', 'A value in the filter is longer than the property can hold');
     ctx.counters.filterQueries++;
     // Through the UPN index: a scan of every user per query made large benchmarks measure the stand-in.
     const found = new Set<DirectoryUserRecord>();
@@ -492,6 +659,10 @@ function route(ctx: RouteContext, method: string, relativeUrl: string, body: unk
   const path = q < 0 ? relativeUrl : relativeUrl.slice(0, q);
   const params = parseQuery(q < 0 ? '' : relativeUrl.slice(q + 1));
   if (isAnswer(params)) return params;
+  if (path === '/users/delta' || path === '/users/microsoft.graph.delta') {
+    if (method === 'GET') return usersDelta(ctx, params);
+    return graphError(405, 'Request_BadRequest', `${method} is not supported on /users/delta`);
+  }
   if (path === '/users') {
     if (method === 'GET') return listUsers(ctx, params);
     if (method === 'POST') return createUser(ctx, body);
@@ -589,7 +760,15 @@ function reply(res: http.ServerResponse, a: Answer): void {
 
 export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Promise<DirectoryStandIn> {
   const directory = new TenantDirectory();
-  const counters: DirectoryStats = { requests: 0, batchRequests: 0, filterQueries: 0 };
+  const counters: DirectoryStats = {
+    requests: 0,
+    batchRequests: 0,
+    filterQueries: 0,
+    deltaRequests: 0,
+    requestsByTenant: {},
+  };
+  const deltaTokens = new DeltaTokens();
+  let baseUrl = '';
   const keyFor = opts.tokenKeyProvider ?? jwksKeyProvider(opts.idpUrl);
   const throttle = { remaining: 0, retryAfterSeconds: 1 };
   const throttledTenants = new Map<string, number>();
@@ -608,6 +787,8 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     }
     const auth = await verifyBearer(req.headers.authorization, opts.idpUrl, keyFor);
     if ('refused' in auth) return graphError(401, 'InvalidAuthenticationToken', auth.refused);
+    const tenantKey = auth.tenantId.toLowerCase();
+    counters.requestsByTenant[tenantKey] = (counters.requestsByTenant[tenantKey] ?? 0) + 1;
     const tenantRetryAfter = throttledTenants.get(auth.tenantId.toLowerCase());
     if (tenantRetryAfter !== undefined) {
       return {
@@ -624,7 +805,14 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
     const url = req.url ?? '/';
     if (!url.startsWith('/v1.0/')) return graphError(404, 'NotFound', 'Only the v1.0 endpoint is available');
     const relative = url.slice('/v1.0'.length);
-    const ctx: RouteContext = { directory, counters, tenantId: auth.tenantId, batchThrottle };
+    const ctx: RouteContext = {
+      directory,
+      counters,
+      tenantId: auth.tenantId,
+      batchThrottle,
+      delta: deltaTokens,
+      baseUrl,
+    };
     const method = (req.method ?? 'GET').toUpperCase();
     if (/^\/(\$|%24)batch(\?|$)/i.test(relative))
       return method === 'POST'
@@ -646,6 +834,7 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
       );
   });
   const url = await listen(server, opts.port, opts.host ?? '127.0.0.1');
+  baseUrl = url;
 
   const existing = (tenantId: string, id: string) => {
     const user = directory.byIdOrUpn(tenantId, id);
@@ -665,8 +854,19 @@ export async function startDirectoryStandIn(opts: DirectoryStandInOptions): Prom
       if (retryAfterSeconds === undefined) throttledTenants.delete(tenantId.toLowerCase());
       else throttledTenants.set(tenantId.toLowerCase(), retryAfterSeconds);
     },
-    stats: () => ({ ...counters }),
-    resetStats: () => Object.assign(counters, { requests: 0, batchRequests: 0, filterQueries: 0 }),
+    stats: () => ({ ...counters, requestsByTenant: { ...counters.requestsByTenant } }),
+    resetStats: () =>
+      Object.assign(counters, {
+        requests: 0,
+        batchRequests: 0,
+        filterQueries: 0,
+        deltaRequests: 0,
+        requestsByTenant: {},
+      }),
+    setDeltaPageSize: (size) => {
+      deltaTokens.pageSize = Math.max(1, Math.floor(size));
+    },
+    expireDeltaTokens: (tenantId) => deltaTokens.expire(tenantId),
     createUser: (tenantId, upn, displayName) => ({
       ...directory.create(tenantId, { userPrincipalName: upn, displayName }),
     }),

@@ -15,11 +15,12 @@ import type { RegisteredFunction } from './functionsCore';
 import { registeredFunctions } from './functionsCore';
 import { matchRoute, parseRouteTemplate, type RouteTemplate } from './routeTemplate';
 import { parseNcrontab, resolveAppSettingExpression, type Schedule } from './ncrontab';
+import type { HostLog } from './hostLog';
 import { queueHostSettings, startQueueTriggers, type QueueTriggerFunction, type QueueTriggers } from './queueTriggers';
 
 const MAX_BODY_BYTES = 100 * 1024 * 1024; // the Functions host's request limit
 
-export type HostLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+export type { HostLog };
 
 interface HttpFunction {
   name: string;
@@ -173,11 +174,20 @@ function closeUnread(req: http.IncomingMessage): void {
   socket.setTimeout(LINGER_MS, () => socket.destroy());
 }
 
+/**
+ * An answer written before the request's body was read to its end is the connection's last (see
+ * closeUnread): it says so, so a client does not send its next request on a connection about to close.
+ */
+function connectionHeader(res: http.ServerResponse): Record<string, string> {
+  return res.req.complete ? {} : { connection: 'close' };
+}
+
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
+    ...connectionHeader(res),
   });
   res.end(text);
 }
@@ -192,6 +202,7 @@ async function writeResponse(
   response.headers.forEach((value, key) => (headers[key] = value));
   if (body.length > 0 && !headers['content-type']) headers['content-type'] = 'text/plain; charset=utf-8';
   headers['content-length'] = String(body.length);
+  Object.assign(headers, connectionHeader(res));
   res.writeHead(response.status, headers);
   res.end(body);
 }

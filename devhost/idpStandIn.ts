@@ -2,7 +2,8 @@
  * Identity-provider stand-in with the Entra ID routes the service and its callers use:
  * client-credential tokens (form-encoded, client secret), JWKS and OpenID configuration per
  * tenant. Tokens are RS256 v2.0 access tokens with Entra's claims, signed with one RSA key
- * generated per instance.
+ * generated per instance. As Entra does, it publishes one key set for every tenant: the common
+ * key set (`/common/discovery/v2.0/keys`, what the service reads) and each tenant's route answer alike.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,8 @@ export interface IdpStandIn {
   url: string;
   issuer(tenantId: string): string;
   jwksUri(tenantId: string): string;
+  /** The key set of every tenant, `{url}/common/discovery/v2.0/keys`. */
+  commonJwksUri: string;
   mintAppToken(o: MintAppTokenOptions): string;
   mintUserToken(o: MintUserTokenOptions): string;
   /** RS256 with the stand-in key and exactly these claims (for negative tests). */
@@ -339,6 +342,9 @@ export async function startIdpStandIn(opts: {
     signRaw: (claims, header) => tokens.sign(claims, header?.kid ?? kid),
     publicKeyPem,
     addClient: (client) => void clients.push(client),
+    get commonJwksUri() {
+      return jwksUri('common');
+    },
     jwksRequests: (tenantId) => jwksCount.get(tenantId.toLowerCase()) ?? 0,
     failJwks: (tenantId, failing) =>
       void (failing ? failingJwks.add(tenantId.toLowerCase()) : failingJwks.delete(tenantId.toLowerCase())),

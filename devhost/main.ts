@@ -2,6 +2,18 @@
 import path from 'node:path';
 import { installFunctionsCore } from './installFunctionsCore';
 import { stopOnSignalOrParentExit } from './lifetime';
+import { startArgs, START_USAGE } from './startArgs';
+import { defaultStackRecordPath, recordOf, removeStackRecord, writeStackRecord } from './stackRecord';
+
+const args = startArgs(process.argv.slice(2));
+if (args.kind === 'help') {
+  console.log(START_USAGE);
+  process.exit(0);
+}
+if (args.kind === 'refused') {
+  console.error(args.message);
+  process.exit(2);
+}
 
 installFunctionsCore();
 
@@ -27,7 +39,7 @@ function port(name: string, fallback: number): number {
 
 /** `--in-memory` or DEV_COSMOS_IN_MEMORY=true: start empty and keep nothing; otherwise data lives in DEV_COSMOS_DATA_DIR (.local/cosmos). */
 function inMemory(): boolean {
-  return process.argv.includes('--in-memory') || process.env.DEV_COSMOS_IN_MEMORY === 'true';
+  return (args.kind === 'start' && args.inMemory) || process.env.DEV_COSMOS_IN_MEMORY === 'true';
 }
 
 function cosmosDataDir(): string | undefined {
@@ -77,12 +89,14 @@ async function main(): Promise<void> {
     log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
   });
   const base = stack.env.PUBLIC_BASE_URL ?? stack.host.url;
+  const recordFile = defaultStackRecordPath();
+  writeStackRecord(recordFile, recordOf(stack));
   const lines = [
     '',
     'Business Identity Provisioning Service — local stack',
     '',
     `  Console             ${base}/console/   (sign in as ${DEV_CONSOLE_USERS.map((u) => u.upn).join(' or ')}; the second has no Admin role)`,
-    `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql)`,
+    `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql, health ${base}/health)`,
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,
     `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'}${ruPerSecond ? `; ${ruPerSecond} RU/s per container, 429 beyond` : ''})`,
@@ -108,15 +122,23 @@ async function main(): Promise<void> {
     `      --data-urlencode client_secret=${DEV_CLIENTS.scim.secret} --data-urlencode scope=${SERVICE_SCOPE} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `    curl -s ${base}/scim/v2/Users -H "Authorization: Bearer $TOKEN"`,
     '',
+    `  Recorded in ${recordFile} for \`npm run ops\` and \`npm run import -- --local\`; examples in examples/.`,
+    '',
     `  Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl+C to stop.`,
     '',
   ];
   console.log(lines.join('\n'));
   // Under `npm start` npm is the parent: when it goes, however it was stopped, the stack goes too.
-  stopOnSignalOrParentExit(() => stack.stop(), {
-    watchParent: process.env.npm_lifecycle_event !== undefined,
-    log: (m) => console.log(`[host] ${m}`),
-  });
+  stopOnSignalOrParentExit(
+    async () => {
+      removeStackRecord(recordFile);
+      await stack.stop();
+    },
+    {
+      watchParent: process.env.npm_lifecycle_event !== undefined,
+      log: (m) => console.log(`[host] ${m}`),
+    },
+  );
 }
 
 main().catch((err: unknown) => {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueueClient, type DequeuedMessageItem } from '@azure/storage-queue';
 import { InvocationContext } from '@azure/functions';
-import type { HostLog } from './host';
+import type { HostLog } from './hostLog';
 
 export interface QueueHostSettings {
   batchSize: number;

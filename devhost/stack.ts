@@ -52,6 +52,8 @@ export interface LocalStack {
   cosmosLoadedDocuments: number;
   /** Request units the local engine charged and requests it throttled (zeros with an external account). */
   cosmosRequestUnits(): ThroughputUsage;
+  /** Queries the local engine's indexing policies could not serve so far (empty with an external Cosmos DB). */
+  cosmosIndexGaps(): Array<{ container: string; query: string; gaps: string[] }>;
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -169,7 +171,16 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
       queueEndpoint: queues.endpoint,
       cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,
-      cosmosRequestUnits: () => cosmos?.requestUnits() ?? { charged: 0, requests: 0, throttled: 0, byContainer: {} },
+      cosmosRequestUnits: () =>
+        cosmos?.requestUnits() ?? {
+          charged: 0,
+          requests: 0,
+          throttled: 0,
+          lowRequests: 0,
+          lowThrottled: 0,
+          byContainer: {},
+        },
+      cosmosIndexGaps: () => cosmos?.indexGaps() ?? [],
       env,
       stop: async () => {
         disposeServices();

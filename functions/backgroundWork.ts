@@ -1,9 +1,5 @@
-import { app, type InvocationContext } from '@azure/functions';
-import { services, workDeps } from '../lib/services';
-import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../lib/background/backgroundWork';
-import { runBackgroundWork } from '../lib/background/runWork';
-import { loggerForQueueMessage } from '../lib/http/timer';
-import { directoryAdvice } from '../lib/directory/directoryTrouble';
+import { app } from '@azure/functions';
+import { BACKGROUND_QUEUE_NAME, doBackgroundWork } from '../lib/http/backgroundHandlers';
 
 /**
  * One unit of background work from the background-work queue (planned by the timers): one tenant's
@@ -14,39 +10,5 @@ import { directoryAdvice } from '../lib/directory/directoryTrouble';
 app.storageQueue('backgroundWork', {
   queueName: BACKGROUND_QUEUE_NAME,
   connection: 'BACKGROUND_QUEUE',
-  handler: async (message: unknown, context: InvocationContext): Promise<void> => {
-    const log = loggerForQueueMessage(context);
-    const started = Date.now();
-    const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 0);
-    let work;
-    try {
-      work = parseBackgroundWork(message);
-    } catch (err) {
-      log.error('background work message refused', { reason: (err as Error).message, dequeueCount });
-      throw err;
-    }
-    const outcome = await runBackgroundWork(workDeps(services()), work);
-    const durationMs = Date.now() - started;
-    if ('deferred' in outcome) {
-      log.warn('background work deferred', {
-        kind: work.kind,
-        tenantId: work.tenantId,
-        reason: outcome.deferred.reason,
-        advice: directoryAdvice(outcome.deferred.reason),
-        delaySeconds: outcome.deferred.seconds,
-        putBack: outcome.putBack,
-        deferrals: work.deferrals ?? 0,
-        durationMs,
-      });
-      return;
-    }
-    log.info('background work done', {
-      kind: work.kind,
-      tenantId: work.tenantId,
-      ...outcome.result,
-      continued: outcome.continued,
-      dequeueCount,
-      durationMs,
-    });
-  },
+  handler: doBackgroundWork,
 });

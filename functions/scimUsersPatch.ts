@@ -1,24 +1,9 @@
 import { app } from '@azure/functions';
-import { scimHandler } from '../lib/http/scimHttp';
-import { scopeOf } from '../lib/http/scimActor';
-import { userResult } from '../lib/scim/userResponse';
-import { services } from '../lib/services';
+import { patchUser } from '../lib/http/scimUsersHandlers';
 
 app.http('scimUsersPatch', {
   route: 'scim/v2/Users/{id}',
   methods: ['PATCH'],
   authLevel: 'anonymous',
-  handler: scimHandler(async (call) => {
-    const { scope, actor } = scopeOf(call);
-    const svc = services();
-    const doc = await svc.scimUsers.patch(
-      scope,
-      call.params.id ?? '',
-      await call.body(),
-      call.header('if-match'),
-      actor,
-      call.log,
-    );
-    return userResult(doc, svc.settings.publicBaseUrl, call.query);
-  }),
+  handler: patchUser,
 });

@@ -9,7 +9,43 @@ targetScope = 'subscription'
 @description('azd environment name (AZURE_ENV_NAME); part of the resource group name and of the resource token.')
 param environmentName string
 
+// Regions offering the Flex Consumption plan (`az functionapp list-flexconsumption-locations -o table`, as
+// listed by Microsoft's Flex Consumption azd samples): a region without it fails here, before anything exists,
+// not at the Function App after the other resources were created. Extend the list as Azure adds regions.
 @minLength(1)
+@allowed([
+  'australiaeast'
+  'australiasoutheast'
+  'brazilsouth'
+  'canadacentral'
+  'centralindia'
+  'centralus'
+  'eastasia'
+  'eastus'
+  'eastus2'
+  'francecentral'
+  'germanywestcentral'
+  'italynorth'
+  'japaneast'
+  'koreacentral'
+  'northcentralus'
+  'northeurope'
+  'norwayeast'
+  'southafricanorth'
+  'southcentralus'
+  'southeastasia'
+  'southindia'
+  'spaincentral'
+  'swedencentral'
+  'uaenorth'
+  'uksouth'
+  'ukwest'
+  'westcentralus'
+  'westeurope'
+  'westus'
+  'westus2'
+  'westus3'
+])
 @description('Region of every resource; it must offer the Flex Consumption plan (az functionapp list-flexconsumption-locations).')
 @metadata({ azd: { type: 'location' } })
 param location string
@@ -64,9 +100,9 @@ param cosmosAutoscaleMaxThroughput int = 4000
 @description('Cosmos DB public network access. Disabled needs a private endpoint and virtual network integration, which this template does not create.')
 param cosmosPublicNetworkAccess string = 'Enabled'
 
-@minValue(1)
+@minValue(40)
 @maxValue(1000)
-@description('Maximum instances of the Flex Consumption app.')
+@description('Maximum instances of the Flex Consumption app (Flex Consumption accepts 40 to 1000).')
 param maximumInstanceCount int = 100
 
 @allowed([
@@ -76,6 +112,16 @@ param maximumInstanceCount int = 100
 ])
 @description('Instance memory of the Flex Consumption app (MB). A 200,000-identity import body is up to 100 MB of JSON; 2048 leaves room.')
 param instanceMemoryMB int = 2048
+
+@maxLength(8)
+@description('Certificate mode: appended to the Key Vault name, so an environment can be created again while its deleted vault is kept (soft delete, purge protection). Lower-case letters and digits.')
+param keyVaultNameSuffix string = ''
+
+@description('Certificate mode: purge protection on the Key Vault (irreversible; the name is then kept 90 days after `azd down`). Recommended in production with a keyVaultNameSuffix for re-creation.')
+param keyVaultPurgeProtection bool = false
+
+@description('E-mail address the alerts (poison queue, 5xx rate, Cosmos DB 429 rate, oldest background message) are sent to; empty = alerts show in Azure Monitor only.')
+param alertEmail string = ''
 
 var abbrs = loadJsonContent('abbreviations.json')
 var tags = { 'azd-env-name': environmentName }
@@ -106,6 +152,9 @@ module resources 'modules/resources.bicep' = {
     cosmosPublicNetworkAccess: cosmosPublicNetworkAccess
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    keyVaultNameSuffix: keyVaultNameSuffix
+    keyVaultPurgeProtection: keyVaultPurgeProtection
+    alertEmail: alertEmail
   }
 }
 
@@ -115,7 +164,9 @@ output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output SERVICE_API_NAME string = resources.outputs.functionAppName
 output SERVICE_API_URI string = resources.outputs.functionAppUri
-output SERVICE_API_PRINCIPAL_ID string = resources.outputs.functionAppPrincipalId
+// The app's user-assigned identity (data-plane roles in modules/roles.bicep).
+output SERVICE_API_PRINCIPAL_ID string = resources.outputs.appIdentityPrincipalId
+output SERVICE_API_IDENTITY_CLIENT_ID string = resources.outputs.appIdentityClientId
 // Subject of the Entra application's federated credential (infra/scripts/create-entra-app.sh reads it).
 output GRAPH_IDENTITY_PRINCIPAL_ID string = resources.outputs.graphIdentityPrincipalId
 output GRAPH_MANAGED_IDENTITY_CLIENT_ID string = resources.outputs.graphIdentityClientId

@@ -7,7 +7,8 @@ import { createStore, type Store } from './store/store';
 import { TenantRegistry } from './tenants/tenantRegistry';
 import { ScimIntegrations } from './integrations/scimIntegrations';
 import { AuditLog } from './audit/auditLog';
-import { createTokenValidator } from './auth/tokenValidator';
+import { createTokenValidator, type TokenValidator } from './auth/tokenValidator';
+import { rememberVerifiedTokens } from './auth/verifiedTokens';
 import { IdentityRepository } from './identities/repository';
 import { DirectoryClient } from './directory/directoryClient';
 import { createGraphTokenProvider } from './directory/graphTokens';
@@ -20,6 +21,7 @@ import { Associator } from './imports/association';
 import { RunHistory } from './imports/runHistory';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
+import { InFlightLimiter } from './http/inFlight';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
 
@@ -29,7 +31,7 @@ export interface Services {
   tenants: TenantRegistry;
   integrations: ScimIntegrations;
   audit: AuditLog;
-  tokens: ReturnType<typeof createTokenValidator>;
+  tokens: TokenValidator;
   identities: IdentityRepository;
   directory: DirectoryClient;
   claims: LinkClaims;
@@ -41,6 +43,12 @@ export interface Services {
   runs: RunHistory;
   adminLinks: AdminLinks;
   scimRateLimiter: RateLimiter;
+  /** Requests in flight per SCIM integration and per tenant's GraphQL callers. */
+  inFlight: InFlightLimiter;
+  /** GraphQL requests per tenant. */
+  graphqlRateLimiter: RateLimiter;
+  /** Imported identities and associated pairs per tenant. */
+  bulkBudget: RateLimiter;
   workQueue: WorkQueue;
 }
 
@@ -68,17 +76,25 @@ export function services(): Services {
     runs: new RunHistory(store),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
+    inFlight: new InFlightLimiter(s.maxRequestsInFlight),
+    // A quarter of a minute's requests may come at once.
+    graphqlRateLimiter: new RateLimiter(s.graphqlRequestsPerMinute / 60, Math.max(1, s.graphqlRequestsPerMinute / 4)),
+    // A minute's worth at once: the largest import or association fits (settings make sure of it).
+    bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
     workQueue: createWorkQueue(s.backgroundQueue),
     settings: s,
     store,
     audit,
     tenants,
     integrations: new ScimIntegrations(store, audit),
-    tokens: createTokenValidator({
-      authority: s.auth.authority,
-      audiences: s.auth.audiences,
-      isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId),
-    }),
+    tokens: rememberVerifiedTokens(
+      createTokenValidator({
+        authority: s.auth.authority,
+        audiences: s.auth.audiences,
+        isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId),
+      }),
+      { isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId) },
+    ),
   };
   return current;
 }
@@ -93,6 +109,7 @@ export function workDeps(svc: Services): WorkDeps {
     pendingLinkBatchLimit: svc.settings.pendingLinkBatchLimit,
     backoff: svc.settings.pendingLinkBackoff,
     retentionInactiveDays: svc.settings.retentionInactiveDays,
+    audit: svc.audit,
   };
 }
 

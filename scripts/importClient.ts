@@ -1,10 +1,12 @@
 /*
- * Reference client for a scheduled custom integration:
+ * Reference client for a scheduled custom integration (`npm run import -- --help`):
  *   npm run import -- --service https://<app> --source HR --file people.csv --tenant <tenantId> \
  *     --client-id <appId> --client-secret-env HR_IMPORT_SECRET --scope <service appId>/.default
  *     [--authority https://login.microsoftonline.com] [--association-chunk 10000] [--delimiter ';'] [--timeout 225]
- *   npm run import -- --local --source HR --file people.csv      (the local stack of `npm start`)
- * Gets a token, imports the complete set, then associates the rows that carry a userPrincipalName
+ *     [--dry-run] [--allow-deletes] [--report not-associated.csv]
+ *   npm run import -- --local --source HR --file people.csv      (the local stack of `npm start`, as recorded in .local/stack.json)
+ * Checks the set with the service's own rules first (problems by CSV line and column, never a value),
+ * gets a token, imports the complete set, then associates the rows that carry a userPrincipalName
  * (in parts of --association-chunk pairs), prints the counts, and exits non-zero on any error.
  * When the import request or an association part times out (--timeout seconds, just under the 230 s
  * HTTP limit of Azure Functions) the service keeps running it: the client then follows its run in the
@@ -16,10 +18,14 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseCsv, CsvError } from 'csv-parse';
-import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE, DEFAULT_PORTS } from '../devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../devhost/devData';
+import { localStack, StackRecordError } from '../devhost/stackRecord';
+import { validateImportSet } from '../lib/imports/importInput';
+import { DomainError, type FieldProblem } from '../lib/util/domainError';
 import {
   addAssociationCounts,
   RunFollower,
+  ServiceError,
   type AssociationCounts,
   type FollowedRun,
   type ImportCounts,
@@ -53,8 +59,70 @@ export const USAGE = [
   'usage: npm run import -- --service <url> --source <name> --file <people.csv|people.json> --tenant <tenantId>',
   '         --client-id <appId> --client-secret-env <ENV VAR NAME> --scope <service appId>/.default [--authority <url>]',
   "         [--association-chunk <pairs>] [--delimiter ',' | ';'] [--timeout <seconds>]",
-  '       npm run import -- --local --source <name> --file <file>   (the local stack of `npm start`, as dev-admin)',
+  '         [--dry-run] [--allow-deletes] [--report <file.csv>]',
+  '       npm run import -- --local --source <name> --file <file> [...]   (the local stack of `npm start`, as dev-admin)',
+  '       npm run import -- --help',
 ].join('\n');
+
+export const HELP = [
+  USAGE,
+  '',
+  'Sends the complete set of a custom source (a CSV or JSON file): what is missing from it is deleted.',
+  '',
+  'options:',
+  '  --local                the local stack recorded in .local/stack.json by `npm start` (no other flag needed)',
+  '  --dry-run              only count what the import would create, update and delete; nothing is written',
+  '  --allow-deletes        lift the delete guard: by default a set that would delete more than 20% of the',
+  '                         identities of the source is refused (IMPORT_DELETE_LIMIT_EXCEEDED), nothing written',
+  '  --report <file.csv>    write the rows that were not associated and why (unknown userPrincipalName,',
+  '                         conflict: the user is linked to another identity, not done)',
+  "  --delimiter ',' | ';'  the CSV delimiter (default: whichever the header line uses)",
+  '  --association-chunk N  pairs per association request (default 10000)',
+  '  --timeout S            seconds before a request is followed through the run history instead (default 225)',
+  '',
+  'CSV columns (header row, any order): externalId, affiliationType, firstName, lastName (required);',
+  '  birthDate, nationality, personalEmail, personalPhone, cpr, passportNumber, passportCountry, userPrincipalName.',
+  '  examples/people.csv has every column.',
+  '',
+  'examples:',
+  '  npm run import -- --local --source HR --file examples/people.csv --dry-run',
+  '  npm run import -- --local --source HR --file examples/people.csv --report not-associated.csv',
+  '  HR_SECRET=... npm run import -- --service https://<app>.azurewebsites.net --source HR --file people.csv \\',
+  '    --tenant <tenantId> --client-id <appId> --client-secret-env HR_SECRET --scope api://<service appId>/.default',
+].join('\n');
+
+/** The share of a source's identities one run may delete unless --allow-deletes is given. */
+export const DEFAULT_MAX_DELETED_RATIO = 0.2;
+
+/** Columns named in problems, for the nested fields the CSV has a column of its own for. */
+const COLUMN_OF_FIELD: Record<string, string> = {
+  'personalNumbers[0].type': 'cpr',
+  'personalNumbers[0].value': 'cpr',
+  'identityDocumentReferences[0].type': 'passportNumber',
+  'identityDocumentReferences[0].documentNumber': 'passportNumber',
+  'identityDocumentReferences[0].issuingCountry': 'passportCountry',
+};
+
+/** A problem of the set, by CSV line and column when the rows came from a CSV file (`lines[i]` is row i's line). */
+export function describeProblem(p: FieldProblem, lines: number[] | undefined): string {
+  const m = /^(?:input\.)?identities\[(\d+)\]\.(.+)$/.exec(p.field);
+  if (!m || !lines) return `${p.field}: ${p.problem}`;
+  const lineOf = (i: string) => String(lines[Number(i)] ?? '?');
+  const problem = p.problem.replace(/identities\[(\d+)\]/g, (_all, i: string) => `line ${lineOf(i)}`);
+  return `line ${lineOf(m[1] ?? '')}, column ${COLUMN_OF_FIELD[m[2] ?? ''] ?? m[2]}: ${problem}`;
+}
+
+/** The set was refused (by the client's check or by the service) for the problems listed. */
+export class SetRejected extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly problems: string[],
+  ) {
+    super([`${code}: ${message}`, ...problems.map((p) => `  ${p}`)].join('\n'));
+    this.name = 'SetRejected';
+  }
+}
 
 const toStderr: Progress = (line) => process.stderr.write(`${line}\n`);
 
@@ -79,7 +147,10 @@ async function detectDelimiter(file: string): Promise<',' | ';'> {
  * CSV columns (header row, any order): externalId, affiliationType, firstName, lastName, birthDate,
  * nationality, personalEmail, personalPhone, cpr, passportNumber, passportCountry, userPrincipalName.
  */
-export async function readCsv(file: string, options: { delimiter?: string; progress?: Progress } = {}): Promise<Row[]> {
+export async function readCsv(
+  file: string,
+  options: { delimiter?: string; progress?: Progress; lines?: number[] } = {},
+): Promise<Row[]> {
   const progress = options.progress ?? toStderr;
   const parser = fs.createReadStream(file).pipe(
     parseCsv({
@@ -88,11 +159,17 @@ export async function readCsv(file: string, options: { delimiter?: string; progr
       columns: (header: string[]) => header.map((h) => h.trim()),
       skip_empty_lines: true,
       trim: true,
+      info: true,
     }),
   );
   const rows: Row[] = [];
   try {
-    for await (const record of parser as AsyncIterable<Record<string, string | undefined>>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: Record<string, string | undefined>;
+      info: { lines: number };
+    }>) {
+      // The line the record ends on (a quoted field may span lines).
+      options.lines?.push(info.lines);
       if (rows.length === 0) {
         const missing = REQUIRED_COLUMNS.filter((c) => !(c in record));
         if (missing.length) throw new UsageError(`The CSV header lacks the column(s) ${missing.join(', ')}`);
@@ -153,7 +230,11 @@ async function token(
 }
 
 /** The run the command line asks for; --local fills in the local stack and its dev-admin client. */
-export function importRunFromArgs(argv: string[], env: Record<string, string | undefined>): ImportRun {
+export function importRunFromArgs(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  options: { stackFile?: string } = {},
+): ImportRun {
   let values;
   try {
     ({ values } = parseArgs({
@@ -173,22 +254,35 @@ export function importRunFromArgs(argv: string[], env: Record<string, string | u
         'association-chunk': { type: 'string' },
         delimiter: { type: 'string' },
         timeout: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        'allow-deletes': { type: 'boolean' },
+        report: { type: 'string' },
       },
     }));
   } catch {
-    throw new UsageError(USAGE);
+    throw new UsageError(`${USAGE}\n(see npm run import -- --help)`);
   }
   const local = values.local === true;
-  const localDefaults = local
+  let ports: ReturnType<typeof localStack>['ports'] | undefined;
+  if (local) {
+    try {
+      ports = localStack(options.stackFile).ports;
+    } catch (err) {
+      if (err instanceof StackRecordError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  const { 'dry-run': dryRun, 'allow-deletes': allowDeletes, report, ...named } = values;
+  const localDefaults = ports
     ? {
-        service: `http://localhost:${DEFAULT_PORTS.host}`,
-        authority: `http://127.0.0.1:${DEFAULT_PORTS.idp}`,
+        service: `http://localhost:${ports.host}`,
+        authority: `http://127.0.0.1:${ports.idp}`,
         tenant: DEV_TENANT_ID,
         'client-id': DEV_CLIENTS.admin.clientId,
         scope: SERVICE_SCOPE,
       }
     : {};
-  const v: Record<string, string | undefined> = { ...localDefaults, ...values, local: undefined };
+  const v: Record<string, string | undefined> = { ...localDefaults, ...named, local: undefined };
   const required = [
     'service',
     'source',
@@ -222,18 +316,38 @@ export function importRunFromArgs(argv: string[], env: Record<string, string | u
     associationChunk: chunk,
     delimiter: v.delimiter,
     ...(timeout !== undefined ? { timeoutMs: Math.round(timeout * 1000) } : {}),
+    ...(dryRun ? { dryRun: true } : {}),
+    ...(allowDeletes ? { maxDeletedRatio: null } : {}),
+    ...(report !== undefined ? { reportFile: report } : {}),
   };
 }
 
-async function main(): Promise<void> {
-  const run = importRunFromArgs(process.argv.slice(2), process.env);
-  for (const line of resultLines(await runImport(run))) console.log(line);
+/** The command: its exit code (0 done, 1 failed, 2 usage); results on `out`, problems on `err`. */
+export async function importCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: { out: (line: string) => void; err: (line: string) => void; stackFile?: string; progress?: Progress },
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.out(HELP);
+    return 0;
+  }
+  try {
+    const run = importRunFromArgs(argv, env, { stackFile: io.stackFile });
+    for (const line of resultLines(await runImport({ ...run, ...(io.progress ? { progress: io.progress } : {}) })))
+      io.out(line);
+    return 0;
+  } catch (err) {
+    io.err(err instanceof Error ? err.message : 'failed');
+    return err instanceof UsageError ? 2 : 1;
+  }
 }
 
 /** What the client prints on stdout: runs it waited for, the import's counts and run id, the association totals. */
 export function resultLines(result: Awaited<ReturnType<typeof runImport>>): string[] {
   return [
     ...(result.followed ?? []).map((f) => `followed ${JSON.stringify(f)}`),
+    ...(result.dryRun ? ['dry run: nothing was written; the counts are what the import would do'] : []),
     `import ${JSON.stringify(result.import)}`,
     `run ${result.importRunId}`,
     ...(result.associate ? [`associate ${JSON.stringify(result.associate)}`] : []),
@@ -258,21 +372,71 @@ export interface ImportRun {
   /** Between two looks at a followed run (default 5 s). */
   pollMs?: number;
   progress?: Progress;
+  /** Only count what the import would write (nothing is written, nothing is associated). */
+  dryRun?: boolean;
+  /** The share of the source's identities this run may delete (default DEFAULT_MAX_DELETED_RATIO); null: no limit of the client's. */
+  maxDeletedRatio?: number | null;
+  /** Where to write the rows that were not associated, and why (CSV). */
+  reportFile?: string;
+}
+
+export type NotAssociatedReason = 'unknown userPrincipalName' | 'conflict' | 'unknown externalId' | 'not done';
+
+/** A row the association did not link, for --report. */
+export interface NotAssociatedRow {
+  line: number | undefined;
+  externalId: string;
+  userPrincipalName: string;
+  reason: NotAssociatedReason;
+}
+
+function csvField(v: string): string {
+  return /[",\r\n;]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+export function writeReport(file: string, rows: NotAssociatedRow[]): void {
+  const lines = [
+    'line,externalId,userPrincipalName,reason',
+    ...rows.map((r) =>
+      [r.line === undefined ? '' : String(r.line), r.externalId, r.userPrincipalName, r.reason].map(csvField).join(','),
+    ),
+  ];
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
 export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
 /** Just under the 230 s after which Azure's front end gives up on an HTTP request. */
 export const DEFAULT_TIMEOUT_MS = 225_000;
 /** How long a timed-out request may take to show up in the run history before the client gives up on it. */
-export async function runImport(
-  o: ImportRun,
-): Promise<{ import: ImportCounts; importRunId: string; followed?: FollowedRun[]; associate?: AssociationCounts }> {
+export async function runImport(o: ImportRun): Promise<{
+  import: ImportCounts;
+  importRunId: string;
+  followed?: FollowedRun[];
+  associate?: AssociationCounts;
+  dryRun?: boolean;
+  notAssociated?: NotAssociatedRow[];
+}> {
   const progress = o.progress ?? toStderr;
   const file = o.file;
-  const rows: Row[] = file.endsWith('.json')
-    ? (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[])
-    : await readCsv(file, { delimiter: o.delimiter, progress });
+  const csv = !file.endsWith('.json');
+  const lines: number[] | undefined = csv ? [] : undefined;
+  const rows: Row[] = csv
+    ? await readCsv(file, { delimiter: o.delimiter, progress, lines })
+    : (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[]);
   progress(`read ${rows.length} identities`);
+  const identities = rows.map(({ userPrincipalName: _upn, ...identity }) => identity);
+  // The service's own rules, before anything is sent: every problem, by line and column.
+  try {
+    validateImportSet(identities);
+  } catch (err) {
+    if (err instanceof DomainError)
+      throw new SetRejected(
+        err.code,
+        `${err.message} (checked before sending)`,
+        err.problems.map((p) => describeProblem(p, lines)),
+      );
+    throw err;
+  }
   const accessToken = await token(o.authority, o.tenant, o.clientId, o.secret, o.scope);
   const runs = new RunFollower({
     service: o.service.replace(/\/+$/, ''),
@@ -282,20 +446,49 @@ export async function runImport(
     pollMs: o.pollMs ?? 5_000,
     progress,
   });
-  const identities = rows.map(({ userPrincipalName: _upn, ...identity }) => identity);
-  progress(`uploading ${identities.length} identities to source ${o.source}`);
+  progress(`uploading ${identities.length} identities to source ${o.source}${o.dryRun ? ' (dry run)' : ''}`);
   const startedAt = Date.now();
-  const imported = await runs.importSet(identities);
-  progress(`imported in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  const maxDeletedRatio = o.maxDeletedRatio === undefined ? DEFAULT_MAX_DELETED_RATIO : o.maxDeletedRatio;
+  let imported;
+  try {
+    imported = await runs.importSet(identities, {
+      ...(o.dryRun ? { dryRun: true } : {}),
+      ...(maxDeletedRatio !== null ? { maxDeletedRatio } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ServiceError && err.problems.length > 0)
+      throw new SetRejected(
+        err.code,
+        err.message.split('\n', 1)[0]?.replace(/^[A-Z_]+: /, '') ?? '',
+        err.problems.map((p) => describeProblem(p, lines)),
+      );
+    if (err instanceof ServiceError && err.code === 'IMPORT_DELETE_LIMIT_EXCEEDED' && maxDeletedRatio !== null)
+      throw new Error(
+        `${err.message}\nThe client allows at most ${maxDeletedRatio * 100}% of the source to be deleted in one run; if the file is complete, run again with --allow-deletes (try --dry-run first).`,
+      );
+    throw err;
+  }
+  progress(`${o.dryRun ? 'counted' : 'imported'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   const done = {
     import: imported.counts,
     importRunId: imported.runId,
     ...(runs.followed.length ? { followed: runs.followed } : {}),
+    ...(o.dryRun ? { dryRun: true } : {}),
   };
   const associations = rows
-    .filter((r) => r.userPrincipalName)
-    .map((r) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName }));
-  if (associations.length === 0) return done;
+    .map((r, i) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName, line: lines?.[i] }))
+    .filter((r): r is { externalId: string; userPrincipalName: string; line: number | undefined } =>
+      Boolean(r.userPrincipalName),
+    );
+  if (o.dryRun) {
+    if (associations.length) progress(`dry run: ${associations.length} association pairs not sent`);
+    if (o.reportFile) writeReport(o.reportFile, []);
+    return done;
+  }
+  if (associations.length === 0) {
+    if (o.reportFile) writeReport(o.reportFile, []);
+    return done;
+  }
   // In parts: each pair is processed on its own, and a part stays well inside the HTTP time limit
   // and the service's ASSOCIATION_MAX_PAIRS.
   const part = o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK;
@@ -307,16 +500,51 @@ export async function runImport(
     unknownUserPrincipalNames: 0,
     conflictingUserPrincipalNames: 0,
   };
+  const notDone = new Set<string>();
+  let failure: unknown;
   for (let i = 0; i < associations.length; i += part) {
-    progress(`associating part ${i / part + 1} of ${parts} (${Math.min(part, associations.length - i)} pairs)`);
-    addAssociationCounts(totals, await runs.associate(associations.slice(i, i + part)));
+    const pairs = associations.slice(i, i + part);
+    if (failure !== undefined) {
+      for (const p of pairs) notDone.add(p.externalId);
+      continue;
+    }
+    progress(`associating part ${i / part + 1} of ${parts} (${pairs.length} pairs)`);
+    try {
+      addAssociationCounts(
+        totals,
+        await runs.associate(pairs.map(({ externalId, userPrincipalName }) => ({ externalId, userPrincipalName }))),
+      );
+    } catch (err) {
+      failure = err;
+      const left =
+        err instanceof ServiceError && err.partial ? err.partial.externalIds : pairs.map((p) => p.externalId);
+      for (const id of left) notDone.add(id);
+    }
   }
-  return { ...done, associate: totals };
+  const notAssociated = associations.flatMap((a): NotAssociatedRow[] => {
+    const upn = a.userPrincipalName.toLowerCase();
+    const reason: NotAssociatedReason | undefined = notDone.has(a.externalId)
+      ? 'not done'
+      : runs.notAssociated.unknownExternalIds.has(a.externalId)
+        ? 'unknown externalId'
+        : runs.notAssociated.conflictingUserPrincipalNames.has(upn)
+          ? 'conflict'
+          : runs.notAssociated.unknownUserPrincipalNames.has(upn)
+            ? 'unknown userPrincipalName'
+            : undefined;
+    return reason ? [{ line: a.line, externalId: a.externalId, userPrincipalName: a.userPrincipalName, reason }] : [];
+  });
+  if (o.reportFile) {
+    writeReport(o.reportFile, notAssociated);
+    progress(`${notAssociated.length} rows not associated, written to ${o.reportFile}`);
+  }
+  if (failure !== undefined) throw failure;
+  return { ...done, associate: totals, notAssociated };
 }
 
 if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : 'failed');
-    process.exit(err instanceof UsageError ? 2 : 1);
-  });
+  void importCli(process.argv.slice(2), process.env, {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+  }).then((code) => process.exit(code));
 }

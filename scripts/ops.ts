@@ -1,5 +1,8 @@
-/* Operator commands: `npm run ops -- tenant register|list|remove [tenantId]`, `npm run ops -- runs <tenantId> <source> [count]`. */
-import { createStore } from '../lib/store/store';
+/* Operator commands: tenants, SCIM integrations and the run history of a source (`npm run ops -- --help`). */
+import { createStore, type Store } from '../lib/store/store';
+import { AuditLog } from '../lib/audit/auditLog';
+import { ScimIntegrations, type ScimIntegrationRecord } from '../lib/integrations/scimIntegrations';
+import { DomainError } from '../lib/util/domainError';
 import { partitionKey } from '../lib/identities/model';
 import { customSourceKey } from '../lib/imports/importer';
 import { validateSourceName } from '../lib/imports/importInput';
@@ -8,15 +11,85 @@ import { TenantRegistry } from '../lib/tenants/tenantRegistry';
 import { isGuid } from '../lib/util/guid';
 import { opsTarget, OpsSettingError } from './opsTarget';
 
-const USAGE =
-  'usage: npm run ops -- tenant register <tenantId> | tenant list | tenant remove <tenantId> | runs <tenantId> <source> [count]';
+export const USAGE = [
+  'usage: npm run ops -- <command>',
+  '',
+  'commands:',
+  '  tenant list                                        registered tenants',
+  '  tenant register <tenantId>                         let a tenant use the service',
+  '  tenant remove <tenantId>                           stop accepting a tenant (its data stays)',
+  '  integration list <tenantId>                        SCIM integrations of a tenant',
+  '  integration create <tenantId> <clientId> <name>    register the Entra application of a provisioning job',
+  '  integration disable <tenantId> <integrationId>     refuse its tokens from now on (data stays)',
+  '  integration enable <tenantId> <integrationId>      accept its tokens again',
+  '  runs <tenantId> <source> [count]                   recent import and association runs of a custom source',
+  '  --help                                             this text',
+  '',
+  'target: COSMOS_ENDPOINT (+ COSMOS_KEY, or the signed-in Azure identity) for an Azure account; without it the',
+  '  local stack of `npm start` recorded in .local/stack.json (or DEV_COSMOS_PORT, or the default port 8081).',
+  '',
+  'examples:',
+  '  npm run ops -- tenant list',
+  '  npm run ops -- integration create 11111111-1111-1111-1111-111111111111 22222222-2222-2222-2222-222222222222 "HR provisioning"',
+  '  COSMOS_ENDPOINT=https://<account>.documents.azure.com npm run ops -- runs <tenantId> HR 5',
+].join('\n');
+
+const OPS_ACTOR_ID = 'ops-cli';
+
+function integrationLine(r: ScimIntegrationRecord): string {
+  return [r.id, r.enabled ? 'enabled' : 'disabled', r.clientId, r.displayName, `created ${r.createdAt}`].join('\t');
+}
+
+/** The arguments of `integration ...`, or why they are refused. */
+function integrationArgs(
+  argv: string[],
+): { verb: 'list' | 'create' | 'disable' | 'enable'; tenantId: string; rest: string[] } | string {
+  const [, verb, tenantId, ...rest] = argv;
+  if (verb !== 'list' && verb !== 'create' && verb !== 'disable' && verb !== 'enable') return USAGE;
+  if (!isGuid(tenantId)) return 'The tenant id must be a GUID';
+  if (verb === 'create' && (rest.length !== 2 || !isGuid(rest[0])))
+    return 'usage: npm run ops -- integration create <tenantId> <clientId (GUID)> <display name>';
+  if ((verb === 'disable' || verb === 'enable') && rest.length !== 1)
+    return `usage: npm run ops -- integration ${verb} <tenantId> <integrationId>`;
+  if (verb === 'list' && rest.length !== 0) return 'usage: npm run ops -- integration list <tenantId>';
+  return { verb, tenantId: tenantId.toLowerCase(), rest };
+}
+
+async function integrationCommand(
+  store: Store,
+  a: { verb: 'list' | 'create' | 'disable' | 'enable'; tenantId: string; rest: string[] },
+): Promise<{ code: number; out: string[] }> {
+  const integrations = new ScimIntegrations(store, new AuditLog(store));
+  const actor = { tenantId: a.tenantId, kind: 'system' as const, id: OPS_ACTOR_ID };
+  try {
+    if (a.verb === 'list') {
+      const listed = await integrations.list(a.tenantId);
+      return { code: 0, out: listed.length ? listed.map(integrationLine) : ['no SCIM integrations in that tenant'] };
+    }
+    if (a.verb === 'create') {
+      const [clientId, displayName] = a.rest;
+      const r = await integrations.create(a.tenantId, { clientId, displayName }, actor);
+      return { code: 0, out: [`created ${integrationLine(r)}`] };
+    }
+    const r = await integrations.setEnabled(a.tenantId, a.rest[0], a.verb === 'enable', actor);
+    return { code: 0, out: [`${a.verb}d ${integrationLine(r)}`] };
+  } catch (err) {
+    // The service's own refusals (taken client id, no such integration): its code and words, never a value.
+    if (err instanceof DomainError)
+      return {
+        code: 1,
+        out: [`${err.code}: ${err.message}`, ...err.problems.map((p) => `  ${p.field}: ${p.problem}`)],
+      };
+    throw err;
+  }
+}
 
 /** One line per run: id, operation, status, client, start, end, counts, failure code. */
 function runLine(r: RunView): string {
   const counts = r.importCounts ?? r.associationCounts;
   return [
     r.id,
-    r.operation,
+    r.dryRun ? `${r.operation} (dry run)` : r.operation,
     r.status,
     r.clientId,
     r.startedAt,
@@ -53,17 +126,26 @@ function runsArgs(argv: string[]): { tenantId: string; source: string; count: nu
 export async function runOps(
   argv: string[],
   env: Record<string, string | undefined>,
+  options: { stackFile?: string } = {},
 ): Promise<{ code: number; out: string[]; notes?: string[] }> {
   const out: string[] = [];
   const [area, verb, arg] = argv;
+  if (argv.includes('--help') || argv.includes('-h') || area === 'help') return { code: 0, out: [USAGE] };
   const runs = area === 'runs' ? runsArgs(argv) : undefined;
   if (typeof runs === 'string') return { code: 2, out: [runs] };
-  if (!runs && (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb)))
-    return { code: 2, out: [USAGE] };
-  if (!runs && verb !== 'list' && !isGuid(arg)) return { code: 2, out: ['The tenant id must be a GUID'] };
+  const integration = area === 'integration' ? integrationArgs(argv) : undefined;
+  if (typeof integration === 'string') return { code: 2, out: [integration] };
+  if (
+    !runs &&
+    !integration &&
+    (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb) || argv.length > 3)
+  )
+    return { code: 2, out: [`${area === undefined ? 'A command is needed' : 'Unknown command'}\n${USAGE}`] };
+  if (!runs && !integration && verb !== 'list' && !isGuid(arg))
+    return { code: 2, out: ['The tenant id must be a GUID'] };
   let target;
   try {
-    target = opsTarget(env);
+    target = opsTarget(env, options.stackFile);
   } catch (err) {
     if (err instanceof OpsSettingError) return { code: 2, out: [err.message] };
     throw err;
@@ -73,6 +155,10 @@ export async function runOps(
   try {
     if (env.OPS_ENSURE_SCHEMA === 'true') await store.ensureSchema();
     const tenants = new TenantRegistry(store);
+    if (integration) {
+      const done = await integrationCommand(store, integration);
+      return notes ? { ...done, notes } : done;
+    }
     if (runs) {
       const listed = await new RunHistory(store).list(
         partitionKey(runs.tenantId, customSourceKey(runs.source)),

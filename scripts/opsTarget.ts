@@ -1,11 +1,13 @@
 /**
  * Which Cosmos DB account `npm run ops` talks to. With no COSMOS_ENDPOINT it is the local stack of
- * `npm start` (its port from DEV_COSMOS_PORT, its well-known emulator key); a plain-HTTP endpoint is
+ * `npm start`: DEV_COSMOS_PORT when set, else the stack recorded in .local/stack.json, else the default
+ * port (a recorded stack on other ports that no longer runs is refused, not guessed around), with its
+ * well-known emulator key; a plain-HTTP endpoint is
  * accepted only on a loopback address (the local stack), where the local key is the default; any other
  * account is reached over HTTPS with COSMOS_KEY or, when that is unset, the signed-in Azure identity.
  */
 import { LOCAL_COSMOS_KEY } from '../devhost/cosmosServer';
-import { DEFAULT_PORTS } from '../devhost/devData';
+import { localStack, StackRecordError } from '../devhost/stackRecord';
 import type { StoreConfig } from '../lib/store/store';
 
 export class OpsSettingError extends Error {
@@ -30,10 +32,24 @@ export interface OpsTarget {
   note?: string;
 }
 
-export function opsTarget(env: Env): OpsTarget {
+/** The local engine's port: DEV_COSMOS_PORT when set, else the recorded stack's, else the default. */
+function localCosmosPort(env: Env, stackFile: string | undefined): { port: string; recorded: boolean } {
+  const fromEnv = value(env, 'DEV_COSMOS_PORT');
+  if (fromEnv) return { port: fromEnv, recorded: false };
+  try {
+    const stack = localStack(stackFile);
+    return { port: String(stack.ports.cosmos), recorded: stack.recorded };
+  } catch (err) {
+    if (err instanceof StackRecordError) throw new OpsSettingError(err.message);
+    throw err;
+  }
+}
+
+export function opsTarget(env: Env, stackFile?: string): OpsTarget {
   const database = value(env, 'COSMOS_DATABASE') ?? 'business-identities';
   const configured = value(env, 'COSMOS_ENDPOINT');
-  const endpoint = configured ?? `http://localhost:${value(env, 'DEV_COSMOS_PORT') ?? DEFAULT_PORTS.cosmos}`;
+  const local = configured ? undefined : localCosmosPort(env, stackFile);
+  const endpoint = configured ?? `http://localhost:${local?.port ?? ''}`;
   let url: URL;
   try {
     url = new URL(endpoint);
@@ -53,6 +69,8 @@ export function opsTarget(env: Env): OpsTarget {
   const key = value(env, 'COSMOS_KEY') ?? (url.protocol === 'http:' ? LOCAL_COSMOS_KEY : undefined);
   return {
     store: { endpoint: endpoint.replace(/\/+$/, ''), key, database },
-    note: configured ? undefined : `No COSMOS_ENDPOINT set: using the local stack of \`npm start\` at ${endpoint}`,
+    note: configured
+      ? undefined
+      : `No COSMOS_ENDPOINT set: using the local stack of \`npm start\` at ${endpoint}${local?.recorded ? ' (recorded in .local/stack.json)' : ''}`,
   };
 }

@@ -2,7 +2,7 @@
  * `npm run package`: bundles every function into one file (esbuild, minified, Node 22),
  * lays out the app the Functions host loads (host.json, package.json with main, index.js,
  * schema.graphql, and the built administrator console under console-app/) under build/app, and zips it to
- * build/package.zip for azd / zip deploy.
+ * build/package.zip for azd / zip deploy. The source map goes to build/index.js.map, outside the deployed folder.
  * Prints the bundle size and the cold module-load time.
  */
 import fs from 'node:fs';
@@ -25,16 +25,21 @@ function projectRoot(from: string): string {
 
 export const ROOT = projectRoot(__dirname);
 
-export async function buildApp(
-  outDir = path.join(ROOT, 'build', 'app'),
-): Promise<{ dir: string; bundleBytes: number }> {
+/** The built app: its folder, the bundle's size, and the project files and packages the bundle holds (relative to ROOT). */
+export interface BuiltApp {
+  dir: string;
+  bundleBytes: number;
+  inputs: string[];
+}
+
+export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promise<BuiltApp> {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
   const functionFiles = fs
     .readdirSync(path.join(ROOT, 'functions'))
     .filter((f) => f.endsWith('.ts'))
     .sort();
-  await build({
+  const built = await build({
     stdin: {
       contents: functionFiles.map((f) => `import './functions/${f.replace(/\.ts$/, '')}';`).join('\n'),
       resolveDir: ROOT,
@@ -52,7 +57,11 @@ export async function buildApp(
     external: ['@azure/functions-core'],
     outfile: path.join(outDir, 'index.js'),
     logLevel: 'warning',
+    absWorkingDir: ROOT,
+    metafile: true,
   });
+  // azd zips this whole folder: the source map (for reading stack traces) is kept beside it, never deployed.
+  fs.renameSync(path.join(outDir, 'index.js.map'), path.join(path.dirname(outDir), 'index.js.map'));
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
   // The console's built files (npm run build makes them); the console function serves them from here.
@@ -69,7 +78,11 @@ export async function buildApp(
       2,
     ) + '\n',
   );
-  return { dir: outDir, bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size };
+  return {
+    dir: outDir,
+    bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size,
+    inputs: Object.keys(built.metafile.inputs).sort(),
+  };
 }
 
 /** Files under dir (relative, `/`-separated), in name order. */

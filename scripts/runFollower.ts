@@ -21,6 +21,8 @@ export class ServiceError extends Error {
     readonly code: string,
     readonly runId?: string,
     readonly partial?: { data: Record<string, unknown>; externalIds: string[] },
+    /** The field problems of a BAD_USER_INPUT answer (paths and what is wrong, never values). */
+    readonly problems: Array<{ field: string; problem: string }> = [],
   ) {
     super(message);
     this.name = 'ServiceError';
@@ -89,6 +91,7 @@ export async function graphql(
       code,
       first?.extensions?.runId,
       partial,
+      first?.extensions?.problems ?? [],
     );
   }
   if (!body.data)
@@ -231,7 +234,8 @@ export class RunFollower {
         data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId),
       };
     } catch (err) {
-      if (!(err instanceof RequestGaveUp)) throw err;
+      // A connection that broke (the service restarted) is a request that gave up: its run, if it started, is followed.
+      if (!(err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed'))) throw err;
       this.o.progress(
         `${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`,
       );
@@ -250,20 +254,28 @@ export class RunFollower {
   }
 
   /** Imports the set: its counts and run id, from the answer or from the run the client followed. */
-  async importSet(identities: unknown[]): Promise<{ counts: ImportCounts; runId: string }> {
+  async importSet(
+    identities: unknown[],
+    request: { dryRun?: boolean; maxDeletedRatio?: number } = {},
+  ): Promise<{ counts: ImportCounts; runId: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
         const sent = await this.send(
           'IMPORT',
           'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }',
           {
-            i: { source: this.o.source, identities },
+            i: { source: this.o.source, identities, ...request },
           },
         );
         if ('run' in sent) return { counts: countsOf(sent.run, 'importCounts'), runId: sent.run.id };
         const { runId, ...counts } = sent.data.importBusinessIdentities as ImportCounts & { runId: string };
         return { counts, runId };
       } catch (err) {
+        // The client's own run stopped with the service (a crash): the set is sent again, and continues from what was written.
+        if (err instanceof RunFailed && err.run.status === 'ABANDONED' && attempt < MAX_IMPORT_ATTEMPTS) {
+          this.o.progress(`run ${err.run.id} was abandoned by the service; sending the set again`);
+          continue;
+        }
         if (!(
           err instanceof ServiceError &&
           err.code === 'IMPORT_IN_PROGRESS' &&
@@ -289,6 +301,24 @@ export class RunFollower {
    * Pairs the service answers ASSOCIATION_INCOMPLETE for (a failure that outlasted its own retries) are
    * sent again on their own after a growing wait, up to ASSOCIATION_SENDS sends in all.
    */
+  /** What the answers listed by name (answers of followed runs carry counts only): for the client's --report. */
+  readonly notAssociated = {
+    unknownExternalIds: new Set<string>(),
+    unknownUserPrincipalNames: new Set<string>(),
+    conflictingUserPrincipalNames: new Set<string>(),
+  };
+
+  private noteLists(result: unknown): void {
+    const r = (result ?? {}) as Partial<Record<keyof typeof this.notAssociated, unknown>>;
+    for (const key of Object.keys(this.notAssociated) as Array<keyof typeof this.notAssociated>) {
+      const list = r[key];
+      if (Array.isArray(list))
+        // UPNs compare in any case, as the directory does; externalIds exactly.
+        for (const v of list)
+          if (typeof v === 'string') this.notAssociated[key].add(key === 'unknownExternalIds' ? v : v.toLowerCase());
+    }
+  }
+
   async associate(associations: Array<{ externalId: string }>): Promise<AssociationCounts> {
     const totals = noAssociationCounts();
     let pending = associations;
@@ -304,6 +334,7 @@ export class RunFollower {
         ))
           throw err;
         addAssociationCounts(totals, associationCountsOf(err.partial.data.associateBusinessIdentities));
+        this.noteLists(err.partial.data.associateBusinessIdentities);
         const again = new Set(err.partial.externalIds);
         pending = pending.filter((p) => again.has(p.externalId));
         if (pending.length === 0) return totals;
@@ -323,6 +354,7 @@ export class RunFollower {
       { i: { source: this.o.source, associations } },
     );
     if ('run' in sent) return countsOf(sent.run, 'associationCounts');
+    this.noteLists(sent.data.associateBusinessIdentities);
     return associationCountsOf(sent.data.associateBusinessIdentities);
   }
 }

@@ -11,16 +11,12 @@ import { QueryCache, type QueryOutput } from './compiledQuery';
 import { runQuery, type QueryRequest } from './queryPlanner';
 import { addCharge } from './chargeMeter';
 import { createCharge, deleteCharge, replaceCharge, type IndexingPolicy } from './requestCharge';
+import { coverageGaps, describeGaps, hasGaps, queryIndexNeeds, type CoverageGaps } from './indexCoverage';
 import { ExpiryQueue, expiresAt } from './expiry';
+import { partitionKeyOf, type IndexedDocuments, type Partition } from './partition';
 
-export interface Partition {
-  key: string;
-  docs: Map<string, Json>;
-  /** Ids in ascending order (keyset paging, id ranges). */
-  ids: SortedIds;
-  /** Unique-key path -> value key -> id. */
-  unique: Map<string, Map<string, string>>;
-}
+export type { Partition };
+export { partitionKeyOf };
 
 export type DocumentChange = { t: 'put'; doc: Json; rc: number } | { t: 'del'; pk: unknown; id: string };
 
@@ -34,11 +30,6 @@ class EngineError extends Error {
   }
 }
 
-/** Partition map key of a partition-key value (strings as themselves, anything else as JSON). */
-export function partitionKeyOf(value: unknown): string {
-  return typeof value === 'string' ? `s${value}` : `j${JSON.stringify(value ?? null)}`;
-}
-
 function uniqueValueKey(v: unknown): string {
   return v === undefined || v === null ? 'z' : typeof v === 'string' ? `s${v}` : `j${JSON.stringify(v)}`;
 }
@@ -48,7 +39,7 @@ interface Transaction {
   changes: DocumentChange[];
 }
 
-export class DocumentStore {
+export class DocumentStore implements IndexedDocuments {
   readonly partitions = new Map<string, Partition>();
   readonly equality = new Map<string, EqualityIndex>();
   readonly sorted = new Map<string, SortedIndex>();
@@ -58,6 +49,9 @@ export class DocumentStore {
   private ridCount = 0;
   /** Documents handed to the query evaluator so far (what a query costs beyond its index look-ups). */
   examined = 0;
+  /** Queries the indexing policy could not serve, by query text: what is missing (paths only). */
+  readonly indexGaps = new Map<string, string[]>();
+  private readonly coverage = new WeakMap<object, { policy: IndexingPolicy; gaps: CoverageGaps }>();
   private tx: Transaction | undefined;
   /** Receives every change once it is decided (one call per write, one per committed batch). */
   onChanges: ((changes: DocumentChange[]) => void) | undefined;
@@ -233,7 +227,32 @@ export class DocumentStore {
     partition?: { value: unknown },
   ): QueryOutput {
     this.expireDue();
-    return runQuery(this, this.queries.get(body.query), body.parameters ?? [], { ...options, partition });
+    const compiled = this.queries.get(body.query);
+    const gaps = this.gapsOf(compiled);
+    if (gaps.orderRefused) throw new EngineError(`The index policy cannot serve this ORDER BY: ${gaps.orderRefused}`);
+    const examinedBefore = this.examined;
+    const output = runQuery(this, compiled, body.parameters ?? [], { ...options, partition });
+    // What Cosmos DB reads beyond an index-served query: every document of the scanned partitions
+    // when a filtered path is not indexed; the documents walked to filter when no composite serves
+    // "equality filter + ORDER BY". One request unit per document read.
+    if (gaps.unindexedFilters.length > 0) {
+      const scanned = partition ? (this.partitions.get(partitionKeyOf(partition.value))?.docs.size ?? 0) : this.size;
+      addCharge(() => scanned);
+    } else if (gaps.missingComposite) {
+      const walked = this.examined - examinedBefore;
+      addCharge(() => walked);
+    }
+    return output;
+  }
+
+  private gapsOf(compiled: { ast: Json; sql: string }): CoverageGaps {
+    const policy = this.indexingPolicy();
+    const known = this.coverage.get(compiled);
+    if (known && known.policy === policy) return known.gaps;
+    const gaps = coverageGaps(queryIndexNeeds(compiled.ast, this.partitionKeyPath), policy);
+    this.coverage.set(compiled, { policy, gaps });
+    if (hasGaps(gaps)) this.indexGaps.set(compiled.sql, describeGaps(gaps));
+    return gaps;
   }
 
   // ---- transactional batches ----

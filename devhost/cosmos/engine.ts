@@ -70,6 +70,14 @@ export class Engine {
     return { documents };
   }
 
+  /** Every query so far that the container's indexing policy could not serve, with what it lacked. */
+  indexGaps(): Array<{ container: string; query: string; gaps: string[] }> {
+    const out: Array<{ container: string; query: string; gaps: string[] }> = [];
+    for (const { coll, store } of this.containers())
+      for (const [query, gaps] of store.indexGaps) out.push({ container: coll, query, gaps });
+    return out;
+  }
+
   close(): void {
     this.journal?.close();
     this.journal = undefined;

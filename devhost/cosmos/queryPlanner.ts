@@ -11,8 +11,7 @@
  * over every document of their partition.
  */
 import type { CompiledQuery, QueryOutput } from './compiledQuery';
-import type { DocumentStore, Partition } from './documentStore';
-import { partitionKeyOf } from './documentStore';
+import { partitionKeyOf, type IndexedDocuments, type Partition } from './partition';
 import { isScalar, lowerBound, valueAt, type Range, type Scalar } from './indexes';
 import { continuationToken, type Json } from './library';
 import { shapeOf, type CompareOp, type Condition, type Operand, type QueryShape } from './queryShape';
@@ -126,7 +125,7 @@ function docsOf(p: Partition, ids: Iterable<string>): Json[] {
 }
 
 /** Every document of the partition that can match, taken from the cheapest index. */
-function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
+function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[] {
   const { conditions } = plan;
   let best: { cost: number; take: () => Json[] } | undefined;
   const offer = (cost: number, take: () => Json[]) => {
@@ -204,7 +203,7 @@ function candidatesIn(store: DocumentStore, p: Partition, plan: Plan): Json[] {
 }
 
 /** COUNT from index sizes alone, when the conditions are one equality/IN or one range (or none). */
-function countFromIndexes(store: DocumentStore, p: Partition, conditions: readonly Resolved[]): number | undefined {
+function countFromIndexes(store: IndexedDocuments, p: Partition, conditions: readonly Resolved[]): number | undefined {
   if (conditions.length === 0) return p.docs.size;
   const paths = new Set(conditions.map((c) => (c.kind === 'opaque' ? '' : c.path.join('\u0000'))));
   if (paths.size !== 1 || paths.has('')) return undefined;
@@ -230,7 +229,7 @@ function topOf(shape: QueryShape, params: Map<string, unknown>): number | undefi
 }
 
 export function runQuery(
-  store: DocumentStore,
+  store: IndexedDocuments,
   query: CompiledQuery,
   parameters: ReadonlyArray<{ name: string; value: unknown }>,
   request: QueryRequest,
@@ -289,10 +288,33 @@ export function runQuery(
     if (typeof rtd === 'string' && (!idFrom || rtd > idFrom.value)) idFrom = { value: rtd, inclusive: true };
   }
   const plan: Plan = { shape, conditions, understood, need, idFrom, idRange };
+  if (
+    partitions.length > 1 &&
+    understood &&
+    top !== undefined &&
+    shape.orderAscendingBy &&
+    samePath(shape.orderAscendingBy, store.partitionKeyPath)
+  ) {
+    // ORDER BY the partition key with TOP (a walk over partitions, as a composite index ending in the
+    // key serves it): partitions in key order, stopping once TOP matches are found.
+    // String keys are `s<value>`: their order is the values' ordinal order.
+    const ordered = [...partitions].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const candidates: Json[] = [];
+    let found = 0;
+    for (const p of ordered) {
+      if (found >= top) break;
+      for (const doc of candidatesIn(store, p, plan))
+        if (matches(doc, conditions)) {
+          candidates.push(doc);
+          found++;
+        }
+    }
+    return run(candidates);
+  }
   return run(partitions.flatMap((p) => candidatesIn(store, p, plan)));
 }
 
-function partitionsOf(store: DocumentStore, partition: { value: unknown } | undefined): Partition[] {
+function partitionsOf(store: IndexedDocuments, partition: { value: unknown } | undefined): Partition[] {
   if (!partition) return [...store.partitions.values()];
   const p = store.partitions.get(partitionKeyOf(partition.value));
   return p ? [p] : [];

@@ -20,6 +20,8 @@ export interface QueryShape {
   conditions: Condition[];
   /** ORDER BY on `id` ascending only. */
   orderById: boolean;
+  /** The one ORDER BY path when it is ascending (keyset walks: `id`, or the partition key across partitions). */
+  orderAscendingBy?: string[];
   ordered: boolean;
   top?: Operand;
   /** `SELECT VALUE COUNT(...)` with nothing else that shapes the result. */
@@ -33,7 +35,7 @@ function isNode(x: unknown): x is Json {
   return typeof x === 'object' && x !== null;
 }
 
-function memberPath(node: unknown, root: string): string[] | undefined {
+export function memberPath(node: unknown, root: string): string[] | undefined {
   if (!isNode(node)) return undefined;
   if (node.type === 'identifier') return node.name === root ? [] : undefined;
   if (node.type !== 'scalar_member_expression') return undefined;
@@ -139,10 +141,13 @@ export function shapeOf(ast: Json): QueryShape {
 
   let ordered = false;
   let orderById = false;
+  let orderAscendingBy: string[] | undefined;
   if (isNode(body.orderBy) && Array.isArray(body.orderBy.expressions)) {
     ordered = body.orderBy.expressions.length > 0;
     const [only, ...rest] = body.orderBy.expressions as Json[];
     const path = only ? memberPath(only.expression, root) : undefined;
+    if (rest.length === 0 && path && (only?.order == null || String(only.order).toUpperCase() === 'ASC'))
+      orderAscendingBy = path;
     orderById =
       rest.length === 0 &&
       path?.length === 1 &&
@@ -165,5 +170,5 @@ export function shapeOf(ast: Json): QueryShape {
     body.top == null &&
     body.groupBy == null &&
     !(isNode(select) && select.distinct);
-  return { plannable: true, conditions, orderById, ordered, top, countOnly };
+  return { plannable: true, conditions, orderById, orderAscendingBy, ordered, top, countOnly };
 }

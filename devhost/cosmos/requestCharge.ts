@@ -3,7 +3,8 @@
  * ("Understand request units consumption in Azure Cosmos DB",
  * https://learn.microsoft.com/azure/cosmos-db/understand-request-unit-consumption):
  * - point read: by the item's size (1 KB = 1.00 RU, 100 KB ≈ 10 RU; the page's size table);
- * - create: by size (1 KB = 4.95 RU) plus 0.2 RU per indexed term the indexing policy adds;
+ * - create: by size (1 KB = 4.95 RU) plus 0.2 RU per indexed term the indexing policy adds (one per
+ *   indexed scalar, one per composite index whose paths the item has);
  * - replace: the old item deleted and the new one inserted (size charge twice) plus 0.2 RU per
  *   indexed term removed and per term added;
  * - delete: by size plus 0.2 RU per indexed term removed;
@@ -70,6 +71,7 @@ export interface IndexingPolicy {
   indexingMode?: string;
   includedPaths?: Array<{ path: string }>;
   excludedPaths?: Array<{ path: string }>;
+  compositeIndexes?: Array<Array<{ path: string; order?: string }>>;
 }
 
 interface PathRule {
@@ -112,8 +114,45 @@ function matches(rule: PathRule, path: readonly string[]): boolean {
 }
 
 function isIndexed(rules: readonly PathRule[], path: readonly string[]): boolean {
+  // `id` is always indexed (in consistent mode), whatever the paths say.
+  if (path.length === 1 && path[0] === 'id') return true;
   for (const rule of rules) if (matches(rule, path)) return rule.included;
   return false;
+}
+
+/** Whether the policy indexes the scalar at this path. */
+export function isIndexedPath(policy: IndexingPolicy, path: readonly string[]): boolean {
+  return policy.indexingMode !== 'none' && isIndexed(rulesOf(policy), path);
+}
+
+const compositePathsCache = new WeakMap<IndexingPolicy, string[][][]>();
+
+function compositePaths(policy: IndexingPolicy): string[][][] {
+  let out = compositePathsCache.get(policy);
+  if (!out) {
+    out = (policy.compositeIndexes ?? []).map((c) => c.map((p) => p.path.split('/').filter((k) => k !== '')));
+    compositePathsCache.set(policy, out);
+  }
+  return out;
+}
+
+function scalarAt(doc: unknown, path: readonly string[]): unknown {
+  let v: unknown = doc;
+  for (const key of path) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return typeof v === 'object' && v !== null ? undefined : v;
+}
+
+/** One term per composite index whose every path holds a scalar in the item. */
+function compositeTerms(doc: unknown, policy: IndexingPolicy): string[] {
+  const out: string[] = [];
+  for (const [i, paths] of compositePaths(policy).entries()) {
+    const values = paths.map((p) => scalarAt(doc, p));
+    if (values.every((v) => v !== undefined)) out.push(`#${i}=${JSON.stringify(values)}`);
+  }
+  return out;
 }
 
 /**
@@ -144,6 +183,7 @@ export function indexTerms(doc: Json, policy: IndexingPolicy = {}): string[] {
     }
   };
   walk(doc);
+  if (policy.compositeIndexes) out.push(...compositeTerms(doc, policy));
   return out;
 }
 
@@ -158,7 +198,8 @@ export function createCharge(doc: Json, policy?: IndexingPolicy): number {
 }
 
 export function replaceCharge(old: Json, doc: Json, policy: IndexingPolicy = {}): number {
-  const changed = policy.indexingMode === 'none' ? 0 : changedTerms(old, doc, rulesOf(policy));
+  const changed =
+    policy.indexingMode === 'none' ? 0 : changedTerms(old, doc, rulesOf(policy)) + changedComposites(old, doc, policy);
   return writeChargeOfSize(sizeOf(old)) + writeChargeOfSize(sizeOf(doc)) + INDEX_TERM_RU * changed;
 }
 
@@ -226,6 +267,16 @@ function changedTerms(old: unknown, doc: unknown, rules: readonly PathRule[]): n
     return n;
   };
   return diff(old, doc, true);
+}
+
+function changedComposites(old: unknown, doc: unknown, policy: IndexingPolicy): number {
+  if (!policy.compositeIndexes) return 0;
+  const before = new Set(compositeTerms(old, policy));
+  const after = new Set(compositeTerms(doc, policy));
+  let n = 0;
+  for (const t of before) if (!after.has(t)) n++;
+  for (const t of after) if (!before.has(t)) n++;
+  return n;
 }
 
 export function deleteCharge(doc: Json, policy?: IndexingPolicy): number {

@@ -12,7 +12,7 @@ import type { Engine } from './engine';
 import { storeOf } from './engine';
 import { addCharge, withMeter } from './chargeMeter';
 import { MINIMUM_RU, batchCharge, chargeHeader, pointReadCharge, queryPageCharge } from './requestCharge';
-import type { Throughput } from './throughput';
+import type { Priority, Throughput } from './throughput';
 import {
   QuerySyntaxError,
   batchDocumentsHandler,
@@ -238,6 +238,11 @@ const THROTTLED = {
   message:
     'Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later.',
 };
+/** The request's priority (`x-ms-cosmos-priority-level`, set by the SDK's `priorityLevel`); high by default. */
+function priorityOf(req: http.IncomingMessage): Priority {
+  return String(req.headers['x-ms-cosmos-priority-level'] ?? '').toLowerCase() === 'low' ? 'low' : 'high';
+}
+
 /** Sub-status of a 429 for a container's request-unit budget (`RUBudgetExceeded` in the Cosmos DB SDKs). */
 const RU_BUDGET_EXCEEDED = '3200';
 
@@ -248,7 +253,8 @@ export function createEngineServer(getEngine: () => Engine | undefined, throughp
       const engine = getEngine();
       const found = engine ? handlerFor(route(req)) : undefined;
       const container = found ? documentContainer(req, found.params) : undefined;
-      const retryAfterMs = container ? throughput.admit(container) : undefined;
+      const priority = priorityOf(req);
+      const retryAfterMs = container ? throughput.admit(container, priority) : undefined;
       let body: unknown;
       let charge = 0;
       if (retryAfterMs !== undefined) {
@@ -266,7 +272,7 @@ export function createEngineServer(getEngine: () => Engine | undefined, throughp
           res.statusCode = 500;
         }
         charge = container ? chargeOf(req, res, found.params, body, meter.ru) : MINIMUM_RU;
-        if (container) throughput.charge(container, charge);
+        if (container) throughput.charge(container, charge, priority);
         if (res.statusCode > 399 && typeof body === 'object' && body !== null && !(body as Json).message)
           (body as Json).message = '';
       } else {

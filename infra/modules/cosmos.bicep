@@ -1,5 +1,5 @@
 // Cosmos DB for NoSQL: the database and the containers of lib/store/containers.ts.
-// infra/cosmos-containers.json is generated from that file (command in README "Build, package, deploy")
+// infra/cosmos-containers.json is generated from that file (command in docs/operations.md "Build and package")
 // and tests/unit/infra fails when the two differ, so ids, partition keys, unique keys and indexing
 // policies are defined once. Unique keys cannot change after a container exists: a change to them
 // needs a new container and a copy.
@@ -38,6 +38,11 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     // Serverless is chosen when the account is created; moving to provisioned throughput later is a
     // migration of the account, not a parameter change (see docs/operations.md).
     capabilities: throughputMode == 'serverless' ? [{ name: 'EnableServerless' }] : []
+    // Priority-based execution: the service sends its bulk work (imports, associations, background units,
+    // retention) at low priority, so when a container's request units run short, Cosmos DB throttles that
+    // work first and a tenant's SCIM and administrator requests are served (docs/security.md).
+    enablePriorityBasedExecution: true
+    defaultPriorityLevel: 'High'
     disableLocalAuth: true
     // Databases and containers are created here (ARM), never by the application.
     disableKeyBasedMetadataWriteAccess: true

@@ -1,5 +1,7 @@
-// The Function App on the Flex Consumption plan (Linux, Node.js 22) with a system-assigned identity (Cosmos DB,
-// storage, telemetry, Key Vault references) and the user-assigned Graph identity of identity.bicep.
+// The Function App on the Flex Consumption plan (Linux, Node.js 22) with two user-assigned identities of
+// identity.bicep: the app identity (deployment package, host storage, queues, telemetry, Cosmos DB, Key Vault
+// references; its roles exist before the site) and the Graph identity. No system-assigned identity: its roles
+// could only be granted after the site exists, and the first deployment would race their propagation.
 // Every setting the code reads (SETTING_NAMES in lib/config/settings.ts) is set here, with its production
 // value; tests/unit/infra checks the list. None holds a secret: Cosmos DB, storage, Application Insights
 // and Microsoft Graph are all reached with the managed identity.
@@ -22,6 +24,8 @@ param serviceAppIdUri string
 param graphClientId string
 param graphIdentityId string
 param graphIdentityClientId string
+param appIdentityId string
+param appIdentityClientId string
 param graphCredential string
 param graphCertificateName string
 param keyVaultName string
@@ -61,23 +65,31 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   tags: union(tags, { 'azd-service-name': 'api' })
   kind: 'functionapp,linux'
   identity: {
-    type: 'SystemAssigned, UserAssigned'
+    type: 'UserAssigned'
     userAssignedIdentities: {
+      '${appIdentityId}': {}
       '${graphIdentityId}': {}
     }
   }
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Key Vault references (GRAPH_CERTIFICATE in certificate mode) resolve with the app identity.
+    keyVaultReferenceIdentity: appIdentityId
     siteConfig: {
       minTlsVersion: '1.2'
       appSettings: [
-        // Host storage (timer schedules and leases) with the managed identity; no account key anywhere.
+        // Host storage (timer schedules and leases) with the app identity; no account key anywhere.
         { name: 'AzureWebJobsStorage__accountName', value: storageAccountName }
         { name: 'AzureWebJobsStorage__credential', value: 'managedidentity' }
-        // Telemetry with Entra authentication (Monitoring Metrics Publisher role in roles.bicep).
+        { name: 'AzureWebJobsStorage__clientId', value: appIdentityClientId }
+        // Telemetry with Entra authentication as the app identity (Monitoring Metrics Publisher role in roles.bicep).
         { name: 'APPLICATIONINSIGHTS_CONNECTION_STRING', value: applicationInsights.properties.ConnectionString }
-        { name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING', value: 'Authorization=AAD' }
+        { name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING', value: 'ClientId=${appIdentityClientId};Authorization=AAD' }
+        // DefaultAzureCredential (Cosmos DB, the background-work queue) uses only the managed identity, and
+        // which one: the app identity (the Graph identity is chosen explicitly by GRAPH_MANAGED_IDENTITY_CLIENT_ID).
+        { name: 'AZURE_CLIENT_ID', value: appIdentityClientId }
+        { name: 'AZURE_TOKEN_CREDENTIALS', value: 'ManagedIdentityCredential' }
         // --- lib/config/settings.ts SETTING_NAMES ---
         { name: 'PUBLIC_BASE_URL', value: baseUrl }
         { name: 'COSMOS_ENDPOINT', value: cosmosEndpoint }
@@ -109,13 +121,18 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         // connection (Storage Queue Data Contributor in roles.bicep); no connection string or key.
         { name: 'BACKGROUND_QUEUE__queueServiceUri', value: storageQueueEndpoint }
         { name: 'BACKGROUND_QUEUE__credential', value: 'managedidentity' }
+        { name: 'BACKGROUND_QUEUE__clientId', value: appIdentityClientId }
         { name: 'PENDING_LINK_BATCH_LIMIT', value: '300' }
         { name: 'PENDING_LINK_BACKOFF_SECONDS', value: '300' }
         { name: 'PENDING_LINK_BACKOFF_MAX_SECONDS', value: '14400' }
         { name: 'SCIM_RATE_LIMIT_PER_SECOND', value: '50' }
         { name: 'SCIM_MAX_BODY_BYTES', value: '1048576' }
         { name: 'GRAPHQL_MAX_BODY_BYTES', value: '104857600' }
+        { name: 'GRAPHQL_MAX_QUERY_BYTES', value: '65536' }
         { name: 'GRAPHQL_INTROSPECTION', value: 'false' }
+        { name: 'MAX_REQUESTS_IN_FLIGHT', value: '32' }
+        { name: 'GRAPHQL_REQUESTS_PER_MINUTE', value: '600' }
+        { name: 'BULK_ITEMS_PER_MINUTE', value: '500000' }
         { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
         { name: 'IMPORT_MAX_IDENTITIES', value: '250000' }
         { name: 'ASSOCIATION_MAX_PAIRS', value: '20000' }
@@ -133,7 +150,8 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
           // primaryEndpoints.blob ends with '/'.
           value: '${storageBlobEndpoint}${deploymentContainerName}'
           authentication: {
-            type: 'SystemAssignedIdentity'
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: appIdentityId
           }
         }
       }
@@ -168,4 +186,3 @@ resource scmCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@
 
 output name string = app.name
 output uri string = 'https://${app.properties.defaultHostName}'
-output principalId string = app.identity.principalId

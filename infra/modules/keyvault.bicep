@@ -1,8 +1,12 @@
-// Key Vault for the service application's Graph certificate (certificate mode only; the default
-// managedIdentity mode stores nothing). Access by Azure RBAC only, never by access policies.
+// Key Vault for the service application's Graph certificate, created in certificate mode only (the default
+// managedIdentity mode stores nothing, so it has no vault). Access by Azure RBAC only, never by access
+// policies. Soft delete is always on (90 days): `azd down --purge` purges the vault; without --purge, or
+// with purge protection, a new `azd up` of the same environment needs another name (keyVaultNameSuffix).
 param location string
 param tags object
 param name string
+@description('Purge protection: a deleted vault, and its name, are kept for the retention period and cannot be purged. Irreversible once on.')
+param purgeProtection bool
 
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: name
@@ -17,8 +21,8 @@ resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
     enableRbacAuthorization: true
     enableSoftDelete: true
     softDeleteRetentionInDays: 90
-    // Irreversible: a deleted vault (and the name) is kept for the retention period and cannot be purged.
-    enablePurgeProtection: true
+    // The API refuses false; leaving it out keeps it off.
+    enablePurgeProtection: purgeProtection ? true : null
     publicNetworkAccess: 'Enabled'
     networkAcls: {
       defaultAction: 'Allow'

@@ -15,6 +15,9 @@ param cosmosAutoscaleMaxThroughput int
 param cosmosPublicNetworkAccess string
 param maximumInstanceCount int
 param instanceMemoryMB int
+param keyVaultNameSuffix string
+param keyVaultPurgeProtection bool
+param alertEmail string
 
 var abbrs = loadJsonContent('../abbreviations.json')
 // 13 lowercase characters, stable for a subscription + resource group + environment.
@@ -23,6 +26,9 @@ var functionAppName = '${abbrs.webSitesFunctions}${resourceToken}'
 var deploymentContainerName = 'app-package'
 // Same default as lib/config/settings.ts (COSMOS_DATABASE).
 var databaseName = 'business-identities'
+var certificateMode = graphCredential == 'certificate'
+// Named even when not created (the default mode), so role and setting expressions never see an empty name.
+var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}${keyVaultNameSuffix}'
 
 module monitoring 'monitoring.bicep' = {
   name: 'monitoring'
@@ -57,12 +63,24 @@ module cosmos 'cosmos.bicep' = {
   }
 }
 
-module keyVault 'keyvault.bicep' = {
+// Certificate mode only: the default mode keeps nothing in a vault, so `azd down` + `azd up` never meets a
+// soft-deleted vault of the same name.
+module keyVault 'keyvault.bicep' = if (certificateMode) {
   name: 'keyvault'
   params: {
     location: location
     tags: tags
-    name: '${abbrs.keyVaultVaults}${resourceToken}'
+    name: keyVaultName
+    purgeProtection: keyVaultPurgeProtection
+  }
+}
+
+module appIdentity 'identity.bicep' = {
+  name: 'app-identity'
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.managedIdentityUserAssignedIdentities}api-${resourceToken}'
   }
 }
 
@@ -93,39 +111,70 @@ module functionApp 'functionapp.bicep' = {
     graphClientId: graphClientId
     graphIdentityId: graphIdentity.outputs.id
     graphIdentityClientId: graphIdentity.outputs.clientId
+    appIdentityId: appIdentity.outputs.id
+    appIdentityClientId: appIdentity.outputs.clientId
     graphCredential: graphCredential
     graphCertificateName: graphCertificateName
-    keyVaultName: keyVault.outputs.name
+    keyVaultName: keyVaultName
     publicBaseUrl: publicBaseUrl
     importMaxDeleteRatio: importMaxDeleteRatio
     consoleClientId: consoleClientId
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }
+  // The app identity's roles first: the site's first start and azd's first deployment use them at once.
+  dependsOn: [
+    roles
+  ]
 }
 
 module roles 'roles.bicep' = {
   name: 'roles'
   params: {
-    appPrincipalId: functionApp.outputs.principalId
+    appPrincipalId: appIdentity.outputs.principalId
     operatorPrincipalId: principalId
     graphCredential: graphCredential
     storageAccountName: storage.outputs.name
     cosmosAccountName: cosmos.outputs.name
-    keyVaultName: keyVault.outputs.name
+    cosmosDatabaseName: databaseName
+    keyVaultName: keyVaultName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
   }
+  dependsOn: [
+    keyVault
+  ]
+}
+
+module diagnostics 'diagnostics.bicep' = {
+  name: 'diagnostics'
+  params: {
+    location: location
+    tags: tags
+    logAnalyticsName: monitoring.outputs.logAnalyticsName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    storageAccountName: storage.outputs.name
+    cosmosAccountName: cosmos.outputs.name
+    keyVaultName: keyVaultName
+    certificateMode: certificateMode
+    actionGroupName: '${abbrs.insightsActionGroups}${resourceToken}'
+    alertPrefix: '${abbrs.insightsScheduledQueryRules}${resourceToken}'
+    alertEmail: alertEmail
+  }
+  dependsOn: [
+    keyVault
+  ]
 }
 
 output functionAppName string = functionApp.outputs.name
 output functionAppUri string = functionApp.outputs.uri
-output functionAppPrincipalId string = functionApp.outputs.principalId
+output appIdentityPrincipalId string = appIdentity.outputs.principalId
+output appIdentityClientId string = appIdentity.outputs.clientId
 output graphIdentityPrincipalId string = graphIdentity.outputs.principalId
 output graphIdentityClientId string = graphIdentity.outputs.clientId
 output cosmosAccountName string = cosmos.outputs.name
 output cosmosEndpoint string = cosmos.outputs.endpoint
 output cosmosDatabase string = databaseName
-output keyVaultName string = keyVault.outputs.name
-output keyVaultUri string = keyVault.outputs.uri
+output keyVaultName string = certificateMode ? keyVaultName : ''
+output keyVaultUri string = certificateMode ? 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/' : ''
 output applicationInsightsName string = monitoring.outputs.applicationInsightsName
 output logAnalyticsName string = monitoring.outputs.logAnalyticsName

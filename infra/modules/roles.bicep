@@ -1,12 +1,15 @@
-// Data-plane roles of the Function App's managed identity (and, optionally, of the operator who runs
-// azd). Nothing in the deployment uses a key or a connection string with a key.
+// Data-plane roles of the app's user-assigned identity (and, optionally, of the operator who runs azd),
+// least privilege: granted before the Function App exists (resources.bicep makes the app depend on this
+// module), so the first deployment and the first start find them. Nothing uses a key or a connection
+// string with a key.
 param appPrincipalId string
 @description('Object id of the operator identity (AZURE_PRINCIPAL_ID); empty = no operator role.')
 param operatorPrincipalId string
-@description('Graph credential mode; in certificate mode the operator gets Key Vault Certificates Officer to create the certificate.')
+@description('Graph credential mode; the vault and its roles exist in certificate mode only.')
 param graphCredential string
 param storageAccountName string
 param cosmosAccountName string
+param cosmosDatabaseName string
 param keyVaultName string
 param applicationInsightsName string
 
@@ -16,12 +19,12 @@ var roleIds = {
   storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
-  keyVaultCertificateUser: 'db79e9a7-68ee-4b58-9aeb-b90e7c24fcba'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'
 }
 // Cosmos DB Built-in Data Contributor (data plane: read and write items; no database or container management).
 var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'
+var certificateMode = graphCredential == 'certificate'
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
@@ -42,7 +45,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
 // Blob Data Owner: deployment package container and host leases; Queue and Table Data Contributor:
 // the host's queues and tables (timer trigger and diagnostics state) and the background-work queues
 // (storage.bicep) that the planners send to and backgroundWork reads, through the identity-based
-// BACKGROUND_QUEUE connection.
+// BACKGROUND_QUEUE connection. The same roles the Flex Consumption azd samples give their app identity.
 resource storageRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for role in [
     roleIds.storageBlobDataOwner
@@ -59,21 +62,17 @@ resource storageRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   }
 ]
 
-// Certificate User and Secrets User: read the Graph certificate (certificate mode); read only.
-resource vaultRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
-  for role in [
-    roleIds.keyVaultCertificateUser
-    roleIds.keyVaultSecretsUser
-  ]: {
-    name: guid(vault.id, appPrincipalId, role)
-    scope: vault
-    properties: {
-      principalId: appPrincipalId
-      principalType: 'ServicePrincipal'
-      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role)
-    }
+// Certificate mode: Secrets User only, the role a Key Vault reference needs to read the certificate's PEM
+// (GRAPH_CERTIFICATE); the app never manages certificates.
+resource vaultSecretsRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (certificateMode) {
+  name: guid(vault.id, appPrincipalId, roleIds.keyVaultSecretsUser)
+  scope: vault
+  properties: {
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultSecretsUser)
   }
-]
+}
 
 // Certificate mode: the vault is RBAC-only, so the operator who runs azd needs a data role to create,
 // download and rotate the Graph certificate (`az keyvault certificate create|download`, infra/entra-app.md).
@@ -86,7 +85,7 @@ resource operatorCertificateRole 'Microsoft.Authorization/roleAssignments@2022-0
   }
 }
 
-// Entra-authenticated telemetry (APPLICATIONINSIGHTS_AUTHENTICATION_STRING=Authorization=AAD).
+// Entra-authenticated telemetry (APPLICATIONINSIGHTS_AUTHENTICATION_STRING=ClientId=…;Authorization=AAD).
 resource telemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(appInsights.id, appPrincipalId, roleIds.monitoringMetricsPublisher)
   scope: appInsights
@@ -97,23 +96,30 @@ resource telemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   }
 }
 
+// Scoped to the service's database, not the whole account.
+var cosmosScope = '${cosmos.id}/dbs/${cosmosDatabaseName}'
+
 resource cosmosAppRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: cosmos
   name: guid(cosmos.id, appPrincipalId, cosmosDataContributor)
   properties: {
     principalId: appPrincipalId
     roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'
-    scope: cosmos.id
+    scope: cosmosScope
   }
 }
 
-// The operator's own identity, for `npm run ops -- tenant register|list|remove` with `az login`.
+// The operator's own identity, for `npm run ops` with `az login`. After the app's: Cosmos DB takes one
+// SQL role assignment write at a time per account and refuses a second one in parallel.
 resource cosmosOperatorRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(operatorPrincipalId)) {
   parent: cosmos
   name: guid(cosmos.id, operatorPrincipalId, cosmosDataContributor)
+  dependsOn: [
+    cosmosAppRole
+  ]
   properties: {
     principalId: operatorPrincipalId
     roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'
-    scope: cosmos.id
+    scope: cosmosScope
   }
 }

@@ -105,6 +105,17 @@ if [ -n "$certificate" ] && [ ! -r "$certificate" ] && ! $dry_run; then
 fi
 
 tenant=$(az_ account show --query tenantId -o tsv)
+# The application must live in the tenant the deployment trusts (azd's AZURE_TENANT_ID, the issuer of the
+# federated credential and of the Graph identity): `az login` may be signed in to another one.
+azd_tenant=''
+if command -v azd >/dev/null 2>&1; then
+  azd_tenant=$(azd env get-value AZURE_TENANT_ID 2>/dev/null || true)
+fi
+if [ -n "$azd_tenant" ] && [ "$azd_tenant" != "$tenant" ] && ! $dry_run; then
+  echo "The Azure CLI is signed in to tenant $tenant, but the azd environment deploys to tenant $azd_tenant." >&2
+  echo "Sign in to the deployment's tenant first: az login --tenant $azd_tenant" >&2
+  exit 2
+fi
 [ -n "$app_id_uri" ] || app_id_uri="api://$tenant/business-identity-service"
 if [ "$app_id_uri" = 'api://business-identity-service' ]; then
   echo 'api://business-identity-service is the local stack audience; any application can claim it. Use a tenant-unique App ID URI.' >&2; exit 2

@@ -1,12 +1,12 @@
 /**
  * Bearer-token validation for multi-tenant Entra ID access tokens (RS256 only).
  * The issuer must be the token's own tenant (`<authority>/<tid>/v2.0`, or the v1
- * `https://sts.windows.net/<tid>/` against the real authority); keys come from that
- * tenant's JWKS (see jwksCache). Nothing here logs, and no message contains the token.
+ * `https://sts.windows.net/<tid>/` against the real authority); keys come from Entra's common key
+ * set (see signingKeys). The signature is checked before the tenant's registration is looked up.
+ * Nothing here logs, and no message contains the token.
  */
-import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { KeysUnavailableError, createJwksCache, defaultFetchJwks } from './jwksCache';
+import { KeysUnavailableError, createSigningKeys, defaultFetchJwks } from './signingKeys';
 
 export type CallerKind = 'app' | 'user';
 
@@ -37,8 +37,8 @@ export class TokenValidationError extends Error {
   constructor(
     readonly failure: TokenFailure,
     message: string,
-    /** keys_unavailable: the tenant, and whether this request's fetch failed (report it) or the failure is remembered. */
-    readonly keys?: { tenantId: string; fetchFailed: boolean },
+    /** keys_unavailable: whether this request is the first of an outage of the key endpoint (report it). */
+    readonly keys?: { fetchFailed: boolean },
   ) {
     super(message);
     this.name = 'TokenValidationError';
@@ -52,14 +52,14 @@ export interface TokenValidatorOptions {
   audiences: string[];
   clockSkewSeconds?: number;
   jwksCacheMaxAgeMs?: number;
-  /** Minimum time between refreshes caused by an unknown `kid`, per tenant. */
-  jwksRefreshMinIntervalMs?: number;
+  /** Key-set fetches caused by key ids not in the cache, per minute. */
+  jwksRefreshesPerMinute?: number;
   fetchJwks?: (jwksUri: string) => Promise<unknown>;
-  /** After a registered tenant's keys could not be fetched, its tokens are refused without a new fetch for this long. */
+  /** An outage of the key endpoint is reported (keys.fetchFailed) at most once in this time. */
   jwksFailureRetryMs?: number;
   /**
-   * Whether the token's tenant is registered with the service. Asked before any key is fetched, so a
-   * token naming any other tenant causes no outbound request (failure `unregistered_tenant`).
+   * Whether the token's tenant is registered with the service. Asked only for a token whose signature,
+   * expiry and audience are valid, so a forged token of any tenant costs no lookup (failure `unregistered_tenant`).
    */
   isRegisteredTenant?: (tenantId: string) => Promise<boolean>;
   now?: () => number;
@@ -154,7 +154,7 @@ function issuerIsTenant(iss: string, authority: string, tenant: string): boolean
   return authority === ENTRA_AUTHORITY && tenantBetween('https://sts.windows.net/', '/');
 }
 
-function verifySignature(token: string, key: KeyObject, skewSeconds: number, nowMs: number): Claims {
+function verifySignature(token: string, key: string, skewSeconds: number, nowMs: number): Claims {
   let verified: unknown;
   try {
     verified = jwt.verify(token, key, {
@@ -205,25 +205,23 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
   const audiences = [...o.audiences];
   const skew = o.clockSkewSeconds ?? 300;
   const now = o.now ?? Date.now;
-  const jwks = createJwksCache({
-    jwksUri: (tenantId) => `${authority}/${tenantId}/discovery/v2.0/keys`,
+  const keys = createSigningKeys({
+    jwksUri: `${authority}/common/discovery/v2.0/keys`,
     fetchJwks: o.fetchJwks ?? defaultFetchJwks,
     maxAgeMs: o.jwksCacheMaxAgeMs ?? 24 * 3600_000,
-    refreshMinIntervalMs: o.jwksRefreshMinIntervalMs ?? 60_000,
-    failureRetryMs: o.jwksFailureRetryMs,
+    refreshesPerMinute: o.jwksRefreshesPerMinute ?? 10,
+    failureReportIntervalMs: o.jwksFailureRetryMs ?? 10_000,
     now,
   });
 
-  const keyOf = async (tenantId: string, kid: string): Promise<KeyObject | undefined> => {
+  const keyOf = async (kid: string): Promise<string | undefined> => {
     try {
-      return await jwks.getKey(tenantId, kid);
+      return await keys.getKey(kid);
     } catch (err) {
       if (err instanceof KeysUnavailableError) {
-        throw new TokenValidationError(
-          'keys_unavailable',
-          'The signing keys of the token tenant could not be retrieved',
-          { tenantId, fetchFailed: err.fetchFailed },
-        );
+        throw new TokenValidationError('keys_unavailable', 'The signing keys could not be retrieved', {
+          fetchFailed: err.fetchFailed,
+        });
       }
       throw err;
     }
@@ -234,19 +232,19 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
       const token = parseBearer(authorizationHeader);
       const { header, payload } = decodeUnverified(token);
       const kid = keyIdOf(header);
-      // Issuer and registration before keys: only a registered tenant's token causes a JWKS fetch.
       const tenantId = issuingTenant(payload, authority);
+      // Signature, expiry and audience before registration: a forged token of any tenant is answered
+      // alike, whether the tenant is a customer or not, and costs no lookup.
+      const key = await keyOf(kid);
+      if (!key) throw new TokenValidationError('unknown_key', 'The token was signed with a key Entra does not publish');
+      const verified = verifySignature(token, key, skew, now());
+      checkAudience(verified, audiences);
       if (o.isRegisteredTenant && !(await o.isRegisteredTenant(tenantId))) {
         throw new TokenValidationError(
           'unregistered_tenant',
           'The token is not from an organization registered with the service',
         );
       }
-      const key = await keyOf(tenantId, kid);
-      if (!key)
-        throw new TokenValidationError('unknown_key', 'The token was signed with a key the tenant does not publish');
-      const verified = verifySignature(token, key, skew, now());
-      checkAudience(verified, audiences);
       return callerOf(verified, tenantId);
     },
   };

@@ -13,6 +13,11 @@ export type BackgroundWorkKind = 'pendingLinks' | 'retention';
 export interface BackgroundWork {
   kind: BackgroundWorkKind;
   tenantId: string;
+  /**
+   * Retention: the identities partition (`<tenantId>|<sourceKey>`) the unit works in. A retention
+   * unit without one finds the tenant's due partitions and enqueues a unit for each.
+   */
+  partition?: string;
   /** Continue after this identity id ('' or absent = from the start). */
   after?: string;
   /** How often this unit was put back because the tenant's directory throttled or was unavailable. */
@@ -27,16 +32,25 @@ export class InvalidBackgroundWork extends Error {
 }
 
 const MAX_ID_LENGTH = 255;
+const MAX_PARTITION_LENGTH = 600;
 /** A unit is put back at most this often; after that the planner's next run plans the tenant again. */
 export const MAX_DEFERRALS = 5;
 
 export function parseBackgroundWork(message: unknown): BackgroundWork {
   if (typeof message !== 'object' || message === null || Array.isArray(message))
     throw new InvalidBackgroundWork('not a JSON object');
-  const { kind, tenantId, after, deferrals, ...rest } = message as Record<string, unknown>;
+  const { kind, tenantId, partition, after, deferrals, ...rest } = message as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new InvalidBackgroundWork('unknown members');
   if (kind !== 'pendingLinks' && kind !== 'retention') throw new InvalidBackgroundWork('unknown kind');
   if (typeof tenantId !== 'string' || !isGuid(tenantId)) throw new InvalidBackgroundWork('tenantId is not a GUID');
+  if (
+    partition !== undefined &&
+    (kind !== 'retention' ||
+      typeof partition !== 'string' ||
+      partition.length > MAX_PARTITION_LENGTH ||
+      !partition.startsWith(`${normalizeGuid(tenantId)}|`))
+  )
+    throw new InvalidBackgroundWork("partition is not one of the tenant's identity partitions");
   if (after !== undefined && (typeof after !== 'string' || after.length > MAX_ID_LENGTH))
     throw new InvalidBackgroundWork('after is not an identity id');
   if (
@@ -45,5 +59,11 @@ export function parseBackgroundWork(message: unknown): BackgroundWork {
   ) {
     throw new InvalidBackgroundWork('deferrals is out of range');
   }
-  return { kind, tenantId: normalizeGuid(tenantId), ...(after ? { after } : {}), ...(deferrals ? { deferrals } : {}) };
+  return {
+    kind,
+    tenantId: normalizeGuid(tenantId),
+    ...(typeof partition === 'string' ? { partition } : {}),
+    ...(after ? { after } : {}),
+    ...(deferrals ? { deferrals } : {}),
+  };
 }

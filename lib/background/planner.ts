@@ -1,14 +1,16 @@
 /**
- * The timers only plan: they enqueue one unit of background work per tenant that may have work,
- * and queue-triggered invocations do the units (scaling out with the queue). Pending links are
- * planned for every registered tenant (a tenant without due identities costs one indexed query);
- * retention for every tenant that has identities whose sensitive data is due for deletion.
+ * The timers only plan: they enqueue units of background work (per tenant for pending links, per
+ * identity partition for retention), and queue-triggered invocations do the units (scaling out with
+ * the queue). Pending links are planned for every registered tenant (a tenant without due identities costs one indexed query);
+ * retention for every identities partition (tenant and source) that has identities whose sensitive
+ * data is due for deletion, found with one single-item query per such partition.
  */
 import type { Store } from '../store/store';
 import type { TenantRegistry } from '../tenants/tenantRegistry';
-import { tenantsWithExpiredSensitiveData } from '../identities/retention';
+import { partitionsWithExpiredSensitiveData } from '../identities/retention';
 import { forEachBounded } from '../util/concurrency';
 import type { WorkQueue } from './workQueue';
+import { atLowPriority } from '../store/priority';
 
 const SEND_CONCURRENCY = 16;
 
@@ -24,7 +26,9 @@ export async function planRetention(
   inactiveDays: number,
   now = new Date(),
 ): Promise<{ units: number }> {
-  const tenantIds = await tenantsWithExpiredSensitiveData(store, inactiveDays, now);
-  await forEachBounded(tenantIds, SEND_CONCURRENCY, (tenantId) => queue.send({ kind: 'retention', tenantId }));
-  return { units: tenantIds.length };
+  const due = await atLowPriority(() => partitionsWithExpiredSensitiveData(store, inactiveDays, now));
+  await forEachBounded(due, SEND_CONCURRENCY, (d) =>
+    queue.send({ kind: 'retention', tenantId: d.tenantId, partition: d.pk }),
+  );
+  return { units: due.length };
 }

@@ -1,5 +1,6 @@
 /**
- * Does one unit of background work: one tenant's pending links or retention, a bounded batch.
+ * Does one unit of background work: one tenant's link cycle (lib/links/tenantLinkCycle.ts) or
+ * retention, a bounded batch.
  * When more is due it enqueues its own continuation; when the tenant's directory throttles or is
  * unavailable it puts the unit back with a delay (at most MAX_DEFERRALS times), so that tenant
  * waits without holding up any other. Any other failure is thrown: the queue retries the message
@@ -9,11 +10,17 @@ import type { Store } from '../store/store';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
 import type { BackoffPolicy } from '../links/linkBackoff';
-import { resolveTenantPendingLinks, type PendingUnitResult } from '../links/pendingLinks';
-import { purgeTenantExpiredSensitiveData, type RetentionResult } from '../identities/retention';
+import type { AuditLog } from '../audit/auditLog';
+import { runTenantLinkCycle, type TenantCycleResult } from '../links/tenantLinkCycle';
+import {
+  partitionsWithExpiredSensitiveData,
+  purgePartitionExpiredSensitiveData,
+  type RetentionResult,
+} from '../identities/retention';
 import { MAX_DEFERRALS, type BackgroundWork } from './backgroundWork';
 import { deferralFor, type Deferral } from './deferral';
 import type { WorkQueue } from './workQueue';
+import { atLowPriority } from '../store/priority';
 
 export interface WorkDeps {
   store: Store;
@@ -21,35 +28,50 @@ export interface WorkDeps {
   claims: LinkClaims;
   queue: WorkQueue;
   pendingLinkBatchLimit: number;
+  /** Back-off of conflicts and of UPNs the directory refuses (pending identities wait for directory changes instead). */
   backoff: BackoffPolicy;
   retentionInactiveDays: number;
+  audit?: AuditLog;
 }
 
 /** Identities one retention unit examines. */
 export const RETENTION_UNIT_LIMIT = 500;
 
 export type WorkOutcome =
-  | { done: 'pendingLinks'; result: PendingUnitResult; continued: boolean }
+  | { done: 'pendingLinks'; result: TenantCycleResult; continued: boolean }
   | { done: 'retention'; result: RetentionResult; continued: boolean }
   | { deferred: Deferral; putBack: boolean };
 
-export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
-  const after = work.after ?? '';
+/** One unit of background work, at low priority in the store (see lib/store/priority.ts). */
+export function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
+  return atLowPriority(() => runUnit(deps, work, now));
+}
+
+async function runUnit(deps: WorkDeps, work: BackgroundWork, now: Date): Promise<WorkOutcome> {
   if (work.kind === 'retention') {
-    const result = await purgeTenantExpiredSensitiveData(
+    if (work.partition === undefined) {
+      // A tenant-wide unit (planned before units named their partition): one unit per due partition.
+      const due = await partitionsWithExpiredSensitiveData(deps.store, deps.retentionInactiveDays, now, work.tenantId);
+      for (const d of due) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, partition: d.pk });
+      return {
+        done: 'retention',
+        result: { examined: 0, purged: 0, skipped: 0, more: false },
+        continued: due.length > 0,
+      };
+    }
+    const result = await purgePartitionExpiredSensitiveData(
       deps.store,
-      work.tenantId,
+      work.partition,
       deps.retentionInactiveDays,
-      after,
       RETENTION_UNIT_LIMIT,
       now,
     );
-    if (result.next) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, after: result.next });
-    return { done: 'retention', result, continued: result.next !== undefined };
+    if (result.more) await deps.queue.send({ kind: 'retention', tenantId: work.tenantId, partition: work.partition });
+    return { done: 'retention', result, continued: result.more };
   }
-  let result: PendingUnitResult;
+  let result: TenantCycleResult;
   try {
-    result = await resolveTenantPendingLinks(deps, work.tenantId, after, deps.pendingLinkBatchLimit, now);
+    result = await runTenantLinkCycle(deps, work.tenantId, now);
   } catch (err) {
     const deferral = deferralFor(err);
     if (!deferral) throw err;
@@ -58,6 +80,7 @@ export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, no
     if (putBack) await deps.queue.send({ ...work, deferrals }, deferral.seconds);
     return { deferred: deferral, putBack };
   }
-  if (result.next) await deps.queue.send({ kind: 'pendingLinks', tenantId: work.tenantId, after: result.next });
-  return { done: 'pendingLinks', result, continued: result.next !== undefined };
+  // A delta round longer than one unit (a first round of a large directory) goes on in the next unit.
+  if (result.more) await deps.queue.send({ kind: 'pendingLinks', tenantId: work.tenantId });
+  return { done: 'pendingLinks', result, continued: result.more };
 }

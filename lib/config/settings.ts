@@ -2,61 +2,11 @@
  * Every setting the service reads, from the environment, validated once.
  * A bad or missing setting fails at start with a message naming it.
  */
+import { isProduction, productionRefusal } from './productionSafety';
 
-export interface Settings {
-  /** Public base URL of the service, used in scimEndpoint and meta.location. */
-  publicBaseUrl: string;
-  cosmos: {
-    endpoint: string;
-    /** Account key; absent in Azure, where the managed identity is used. */
-    key?: string;
-    database: string;
-  };
-  auth: {
-    /** Token authority, e.g. https://login.microsoftonline.com (no trailing slash). */
-    authority: string;
-    /**
-     * Accepted token audiences. Local: the App ID URI (default the local stack's) and, if set, the client id.
-     * In Azure: the service's client id (the `aud` of every v2 token), plus a tenant-unique App ID URI only when one is configured.
-     */
-    audiences: string[];
-  };
-  graph: {
-    baseUrl: string;
-    /** How the service gets app-only Graph tokens for a customer tenant. */
-    credential: 'clientSecret' | 'certificate' | 'managedIdentity';
-    clientId?: string;
-    /** Client id of the user-assigned identity that is the application's federated credential (managedIdentity mode). */
-    managedIdentityClientId?: string;
-    clientSecret?: string;
-    /** PEM (private key and certificate); in Azure a Key Vault reference to the certificate. */
-    certificate?: string;
-    certificatePath?: string;
-  };
-  retentionInactiveDays: number;
-  scimRateLimitPerSecond: number;
-  scimMaxBodyBytes: number;
-  graphqlMaxBodyBytes: number;
-  graphqlIntrospection: boolean;
-  importMaxDeleteRatio?: number;
-  importMaxIdentities: number;
-  associationMaxPairs: number;
-  /** Pending/conflict identities one unit of background link work examines (one tenant). */
-  pendingLinkBatchLimit: number;
-  pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
-  /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
-  backgroundQueue: { connectionString?: string; queueServiceUri?: string };
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** The administrator console (served at /console): its app registration and the API scope it asks for. */
-  console: {
-    /** Client id of the console's single-page application registration; without it the console explains that it is not set up. */
-    clientId?: string;
-    /** The delegated scope the console requests: <App ID URI>/Console.Admin. */
-    apiScope: string;
-    /** The tenant segment of the sign-in authority: `organizations` (any work account) or one tenant id. */
-    authorityTenant: string;
-  };
-}
+import type { Settings } from './settingsShape';
+
+export type { Settings };
 
 export class ConfigError extends Error {
   constructor(
@@ -158,7 +108,10 @@ function audiences(env: Env, inAzure: boolean): string[] {
     return clientId ? [uri, clientId] : [uri];
   }
   if (!clientId)
-    throw new ConfigError('SERVICE_CLIENT_ID', 'is required in Azure: v2.0 tokens carry the client id as audience');
+    throw new ConfigError(
+      'SERVICE_CLIENT_ID',
+      'is required in Azure and production: v2.0 tokens carry the client id as audience',
+    );
   if (!GUID.test(clientId)) throw new ConfigError('SERVICE_CLIENT_ID', 'must be the application (client) id, a GUID');
   if (configuredUri === undefined) return [clientId];
   if (configuredUri.toLowerCase() === LOCAL_APP_ID_URI) {
@@ -184,7 +137,8 @@ function consoleApiScope(env: Env): string {
 }
 
 export function loadSettings(env: Env = process.env): Settings {
-  const inAzure = hostedInAzure(env);
+  // Production (Azure, or NODE_ENV=production) fails closed: see productionSafety.
+  const inAzure = isProduction(env, hostedInAzure(env));
   const graphCredential = oneOf(
     env,
     'GRAPH_CREDENTIAL',
@@ -215,7 +169,11 @@ export function loadSettings(env: Env = process.env): Settings {
     scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
     scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
+    graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
+    bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
@@ -238,6 +196,12 @@ export function loadSettings(env: Env = process.env): Settings {
       authorityTenant: optional(env, 'CONSOLE_AUTHORITY_TENANT') ?? 'organizations',
     },
   };
+  if (settings.bulkItemsPerMinute < Math.max(settings.importMaxIdentities, settings.associationMaxPairs)) {
+    throw new ConfigError(
+      'BULK_ITEMS_PER_MINUTE',
+      'must be at least IMPORT_MAX_IDENTITIES and ASSOCIATION_MAX_PAIRS: the largest import must fit in a minute',
+    );
+  }
   if (settings.graph.credential === 'clientSecret') {
     if (!settings.graph.clientId)
       throw new ConfigError('GRAPH_CLIENT_ID', 'is required when GRAPH_CREDENTIAL is clientSecret');
@@ -270,47 +234,362 @@ export function loadSettings(env: Env = process.env): Settings {
       );
     }
   }
+  if (inAzure) {
+    const refusal = productionRefusal(settings);
+    if (refusal) throw new ConfigError(...refusal);
+  }
   return settings;
 }
 
+/** Where a setting is read: by the service (in Azure, locally, or both), or by the local stack only. */
+export type SettingScope = 'Azure and local' | 'Azure' | 'local' | 'local stack';
+
+export interface SettingDescription {
+  name: string;
+  /** The default as a reader sees it (a value in backticks, or a word in parentheses). */
+  default: string;
+  meaning: string;
+  appliesTo: SettingScope;
+  /** Set on the Function App by the template (`infra/modules/functionapp.bicep`; checked by tests/unit/infra). */
+  deployed: boolean;
+}
+
 /**
- * Names of every setting read above; the infrastructure test checks each is deployed. BACKGROUND_QUEUE
+ * Every setting the service and the local stack read, one row each: docs/configuration.md is rendered from
+ * this table (`npm run docs:config`) and the infrastructure test checks every deployed one is set.
+ */
+export const SETTINGS: readonly SettingDescription[] = [
+  {
+    name: 'PUBLIC_BASE_URL',
+    default: '(required)',
+    meaning: 'base URL of the service; used in `scimEndpoint` and `meta.location`',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_ENDPOINT',
+    default: '(required)',
+    meaning: 'Cosmos DB account endpoint',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_KEY',
+    default: '(none)',
+    meaning: 'account key; leave empty in Azure to use the managed identity',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_DATABASE',
+    default: '`business-identities`',
+    meaning: 'database name',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'AUTH_AUTHORITY',
+    default: '`https://login.microsoftonline.com`',
+    meaning: 'token issuer authority (`<authority>/<tenant>/v2.0`)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'SERVICE_APP_ID_URI',
+    default: 'local: `api://business-identity-service`; Azure: (none)',
+    meaning:
+      'accepted token audience besides the client id. In Azure only a tenant-unique URI (`api://<app or tenant id>/…`, or a verified domain) and only when set; the service refuses to start with `api://business-identity-service` there',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'SERVICE_CLIENT_ID',
+    default: '(none; required in Azure)',
+    meaning:
+      "the service application's client id, the `aud` of every v2.0 token; in Azure the audience that is always accepted",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_BASE_URL',
+    default: '`https://graph.microsoft.com`',
+    meaning: 'Microsoft Graph',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_CREDENTIAL',
+    default: '`managedIdentity`',
+    meaning: '`managedIdentity` (federated client assertion), `certificate`, or `clientSecret` (local)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_CLIENT_ID',
+    default: '(none)',
+    meaning: "the service's multi-tenant application id",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
+    default: '(none; required in Azure in `managedIdentity` mode)',
+    meaning:
+      "client id of the user-assigned managed identity that is the application's federated credential (`ManagedIdentityCredential({ clientId })`, for Graph only)",
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  { name: 'GRAPH_CLIENT_SECRET', default: '(none)', meaning: 'local stack only', appliesTo: 'local', deployed: true },
+  {
+    name: 'GRAPH_CERTIFICATE',
+    default: '(none)',
+    meaning:
+      '`certificate` mode: the PEM (private key and certificate); in Azure a Key Vault reference to the certificate',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPH_CERTIFICATE_PATH',
+    default: '(none)',
+    meaning: '`certificate` mode on hosts that can place the PEM on disk (instead of `GRAPH_CERTIFICATE`)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'RETENTION_INACTIVE_DAYS',
+    default: '`90`',
+    meaning: 'days inactive before personal numbers and document references are deleted',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'RETENTION_SCHEDULE',
+    default: '`0 0 2 * * *`',
+    meaning: 'NCRONTAB of the retention timer',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'RESOLVE_PENDING_LINKS_SCHEDULE',
+    default: '`0 */5 * * * *`',
+    meaning: 'NCRONTAB of the pending-link timer',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'PENDING_LINK_BATCH_LIMIT',
+    default: '`300`',
+    meaning:
+      'due pending/conflict identities one unit of background work examines (one tenant; a continuation goes on after them)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'PENDING_LINK_BACKOFF_SECONDS',
+    default: '`300`',
+    meaning:
+      'wait after the first unchanged check of a pending/conflict identity; doubles with each further one (`0` = no back-off)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'PENDING_LINK_BACKOFF_MAX_SECONDS',
+    default: '`14400`',
+    meaning: 'longest wait between checks of one identity',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'BACKGROUND_QUEUE__queueServiceUri',
+    default: '(none; set in Azure)',
+    meaning:
+      'queue service of the storage account (identity-based connection of `backgroundWork` and of the planners, with `BACKGROUND_QUEUE__credential` = `managedidentity`)',
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  {
+    name: 'BACKGROUND_QUEUE__credential',
+    default: '(none; set in Azure)',
+    meaning: "`managedidentity`: the queue connection above signs in with the app's managed identity",
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  {
+    name: 'BACKGROUND_QUEUE',
+    default: '(local stack: Azurite)',
+    meaning: 'a connection string instead (local only; Azure uses the identity-based setting)',
+    appliesTo: 'local',
+    deployed: false,
+  },
+  {
+    name: 'SCIM_RATE_LIMIT_PER_SECOND',
+    default: '`50`',
+    meaning: 'requests per second per integration per instance (429 beyond)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'SCIM_MAX_BODY_BYTES',
+    default: '`1048576`',
+    meaning: 'largest SCIM request body (413 beyond)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_MAX_BODY_BYTES',
+    default: '`104857600`',
+    meaning:
+      'largest GraphQL request body of an administrator (requests without an administrator token are refused before the body is read)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_MAX_QUERY_BYTES',
+    default: '`65536`',
+    meaning:
+      'largest GraphQL query text, apart from its variables (413 `QUERY_TOO_LARGE` as soon as the streamed text passes it)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'MAX_REQUESTS_IN_FLIGHT',
+    default: '`32`',
+    meaning:
+      'requests in progress at once per SCIM integration and per tenant for GraphQL (429 / `SERVICE_BUSY` beyond, with a retry hint)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_REQUESTS_PER_MINUTE',
+    default: '`600`',
+    meaning: 'GraphQL requests per tenant per minute (`SERVICE_BUSY` with `retryAfterSeconds` beyond)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'BULK_ITEMS_PER_MINUTE',
+    default: '`500000`',
+    meaning:
+      'imported identities plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); never below the largest import or association',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'CONSOLE_CLIENT_ID',
+    default: '(none)',
+    meaning:
+      "client id of the administrator console's single-page application registration (without it `/console` explains that it is not set up)",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'CONSOLE_AUTHORITY_TENANT',
+    default: '`organizations`',
+    meaning:
+      "the tenant segment of the console's sign-in authority: `organizations` (any work account) or one tenant id",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'GRAPHQL_INTROSPECTION',
+    default: '`false`',
+    meaning:
+      "introspection and GraphiQL (on in the local stack); a browser opening `/graphql` is sent to GraphiQL at `/console/graphiql.html`, served with the console's files under its CSP and signed in like the console; every query (introspection too) needs an administrator token",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'IMPORT_MAX_DELETE_RATIO',
+    default: '(off)',
+    meaning: 'refuse an import that would delete more than this share of the source',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'IMPORT_MAX_IDENTITIES',
+    default: '`250000`',
+    meaning: 'largest import set',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'ASSOCIATION_MAX_PAIRS',
+    default: '`20000`',
+    meaning: 'largest association list per call (`ASSOCIATION_TOO_LARGE` beyond; send parts)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: '`info`',
+    meaning: '`debug`, `info`, `warn`, `error`',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'DEV_COSMOS_DATA_DIR',
+    default: '`.local/cosmos`',
+    meaning: "folder of the local engine's data",
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_IN_MEMORY',
+    default: '`false`',
+    meaning: '`true` (or `npm start -- --in-memory`) starts the engine empty and keeps nothing',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_RU_PER_SECOND',
+    default: '(unlimited)',
+    meaning:
+      'request units per second per container of the local engine; beyond it `429` with `x-ms-retry-after-ms`, like Cosmos DB (5,000 = a serverless container)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_HOST_PORT',
+    default: '`7071`',
+    meaning: 'port of the dev host (the functions)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_IDP_PORT',
+    default: '`7072`',
+    meaning: 'port of the identity-provider stand-in',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_DIRECTORY_PORT',
+    default: '`7073`',
+    meaning: 'port of the directory (Microsoft Graph) stand-in',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_PORT',
+    default: '`8081`',
+    meaning: 'port of the Cosmos DB-compatible engine (also where `npm run ops` looks for the local stack)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_QUEUE_PORT',
+    default: '`10001`',
+    meaning: 'port of the Azurite queue service',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+];
+
+/**
+ * Names of every setting the template deploys; the infrastructure test checks each is set. BACKGROUND_QUEUE
  * (a connection string) is local only: in Azure the queue connection is identity-based.
  */
-export const SETTING_NAMES = [
-  'PUBLIC_BASE_URL',
-  'COSMOS_ENDPOINT',
-  'COSMOS_KEY',
-  'COSMOS_DATABASE',
-  'AUTH_AUTHORITY',
-  'SERVICE_APP_ID_URI',
-  'SERVICE_CLIENT_ID',
-  'GRAPH_BASE_URL',
-  'GRAPH_CREDENTIAL',
-  'GRAPH_CLIENT_ID',
-  'GRAPH_MANAGED_IDENTITY_CLIENT_ID',
-  'GRAPH_CLIENT_SECRET',
-  'GRAPH_CERTIFICATE',
-  'GRAPH_CERTIFICATE_PATH',
-  'RETENTION_INACTIVE_DAYS',
-  'SCIM_RATE_LIMIT_PER_SECOND',
-  'SCIM_MAX_BODY_BYTES',
-  'GRAPHQL_MAX_BODY_BYTES',
-  'GRAPHQL_INTROSPECTION',
-  'IMPORT_MAX_DELETE_RATIO',
-  'IMPORT_MAX_IDENTITIES',
-  'ASSOCIATION_MAX_PAIRS',
-  'PENDING_LINK_BATCH_LIMIT',
-  'LOG_LEVEL',
-  'PENDING_LINK_BACKOFF_SECONDS',
-  'PENDING_LINK_BACKOFF_MAX_SECONDS',
-  'BACKGROUND_QUEUE__queueServiceUri',
-  'BACKGROUND_QUEUE__credential',
-  'RETENTION_SCHEDULE',
-  'RESOLVE_PENDING_LINKS_SCHEDULE',
-  'CONSOLE_CLIENT_ID',
-  'CONSOLE_AUTHORITY_TENANT',
-] as const;
+export const SETTING_NAMES: readonly string[] = SETTINGS.filter((s) => s.deployed).map((s) => s.name);
 
 let cached: Settings | undefined;
 

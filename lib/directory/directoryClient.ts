@@ -2,6 +2,8 @@
  * Microsoft Graph look-ups of directory users in a customer tenant: by UPN, by object id,
  * and many UPNs at once (`$filter=userPrincipalName in (...)`, 15 values per request,
  * up to 20 requests per `$batch`). Deleted users are not returned by /users, so they are never used.
+ * A UPN Graph refuses to look up (a 4xx answer for its query) is reported as refused, alone: the other
+ * UPNs of its `$filter` chunk are asked again one by one, and nothing else waits for it.
  */
 import {
   Client,
@@ -13,9 +15,15 @@ import {
   type Middleware,
 } from '@microsoft/microsoft-graph-client';
 import type { GraphTokenProvider } from './graphTokens';
-import { DirectoryAccessError, DirectoryUnavailableError, tokenFailure } from './directoryTrouble';
+import {
+  DirectoryAccessError,
+  DirectoryQueryRefusedError,
+  DirectoryUnavailableError,
+  isRefusal,
+  tokenFailure,
+} from './directoryTrouble';
 
-export { DirectoryAccessError, DirectoryUnavailableError } from './directoryTrouble';
+export { DirectoryAccessError, DirectoryQueryRefusedError, DirectoryUnavailableError } from './directoryTrouble';
 
 export interface DirectoryUser {
   id: string;
@@ -122,20 +130,38 @@ export class DirectoryClient {
         if (err.statusCode === 429 || err.statusCode >= 500 || err.statusCode === 0 || err.statusCode === -1) {
           throw new DirectoryUnavailableError(err.statusCode, hinted ?? 5000);
         }
+        if (isRefusal(err.statusCode)) throw new DirectoryQueryRefusedError(err.statusCode);
       }
       throw err;
     }
   }
 
+  /** The user with this UPN; none when there is none, or when Graph refuses the UPN (no user can hold it). */
   async findByUpn(tenantId: string, upn: string): Promise<DirectoryUser | undefined> {
-    const res = await this.send(
-      tenantId,
-      () =>
-        this.client(tenantId)
-          .api(usersQuery(`userPrincipalName eq ${odataString(upn)}`))
-          .get() as Promise<{ value?: DirectoryUser[] }>,
-    );
+    let res: { value?: DirectoryUser[] };
+    try {
+      res = await this.send(
+        tenantId,
+        () =>
+          this.client(tenantId)
+            .api(usersQuery(`userPrincipalName eq ${odataString(upn)}`))
+            .get() as Promise<{ value?: DirectoryUser[] }>,
+      );
+    } catch (err) {
+      if (err instanceof DirectoryQueryRefusedError) return undefined;
+      throw err;
+    }
     return (res.value ?? []).find((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase());
+  }
+
+  /**
+   * One GET of a Graph link (an `@odata.nextLink` or `@odata.deltaLink`, or a path under the version
+   * root). Graph's errors come back as for every request (a 410 as GraphError with its status).
+   */
+  async getLink<T>(tenantId: string, link: string): Promise<T> {
+    const version = link.indexOf('/v1.0/');
+    const path = version >= 0 ? link.slice(version + '/v1.0'.length) : link;
+    return this.send(tenantId, () => this.client(tenantId).api(path).get() as Promise<T>);
   }
 
   async getById(tenantId: string, id: string): Promise<DirectoryUser | undefined> {
@@ -158,25 +184,45 @@ export class DirectoryClient {
    * Returns the users found, keyed by lower-case UPN.
    */
   async findByUpns(tenantId: string, upns: string[]): Promise<Map<string, DirectoryUser>> {
+    return (await this.lookUpUpns(tenantId, upns)).found;
+  }
+
+  /**
+   * As findByUpns, and which UPNs Graph refused (lower case): those are neither found nor missing,
+   * and the caller deals with them alone.
+   */
+  async lookUpUpns(
+    tenantId: string,
+    upns: string[],
+  ): Promise<{ found: Map<string, DirectoryUser>; refused: Set<string> }> {
     const unique = [...new Set(upns.map((u) => u.toLowerCase()))];
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += UPNS_PER_FILTER) chunks.push(unique.slice(i, i + UPNS_PER_FILTER));
     const found = new Map<string, DirectoryUser>();
+    const refused = new Set<string>();
     for (let i = 0; i < chunks.length; i += REQUESTS_PER_BATCH)
-      await this.batchLookUp(tenantId, chunks.slice(i, i + REQUESTS_PER_BATCH), found);
-    return found;
+      await this.batchLookUp(tenantId, chunks.slice(i, i + REQUESTS_PER_BATCH), found, refused);
+    return { found, refused };
   }
 
   /**
-   * One `$batch` of filter queries. A sub-request that fails (Graph throttles or fails inside a batch
+   * `$batch`es of filter queries. A sub-request that fails (Graph throttles or fails inside a batch
    * that itself answers 200) is sent again after its Retry-After, up to SUB_REQUEST_ATTEMPTS times; what
-   * still fails throws, so its UPNs are never reported as users that do not exist.
+   * still fails throws, so its UPNs are never reported as users that do not exist. A sub-request Graph
+   * refuses (4xx) is an answer: a chunk of several UPNs is asked again one UPN per query, and a single
+   * refused UPN goes to `refused`.
    */
-  private async batchLookUp(tenantId: string, group: string[][], found: Map<string, DirectoryUser>): Promise<void> {
-    let open = group.map((chunk, j) => ({ id: String(j + 1), chunk }));
-    for (let attempt = 1; open.length > 0; attempt++) {
-      const requests = open.map(({ id, chunk }) => ({
-        id,
+  private async batchLookUp(
+    tenantId: string,
+    group: string[][],
+    found: Map<string, DirectoryUser>,
+    refused: Set<string>,
+  ): Promise<void> {
+    let open = group;
+    for (let failures = 0; open.length > 0;) {
+      const sent = open.slice(0, REQUESTS_PER_BATCH);
+      const requests = sent.map((chunk, j) => ({
+        id: String(j + 1),
         method: 'GET',
         url: usersQuery(`userPrincipalName in (${chunk.map(odataString).join(',')})`),
       }));
@@ -184,25 +230,36 @@ export class DirectoryClient {
         tenantId,
         () => this.client(tenantId).api('/$batch').post({ requests }) as Promise<BatchResponse>,
       );
-      const answered = new Set<string>();
+      const settled = new Set<string[]>();
+      const split: string[][] = [];
       let failure: { status: number; retryAfterMs: number } | undefined;
       for (const r of res.responses ?? []) {
+        const chunk = sent[Number(r.id) - 1];
+        if (!chunk) continue;
         if (r.status === 200) {
-          answered.add(r.id);
+          settled.add(chunk);
           for (const u of r.body?.value ?? [])
             found.set(u.userPrincipalName.toLowerCase(), { id: u.id, userPrincipalName: u.userPrincipalName });
           continue;
         }
         if (r.status === 401 || r.status === 403) throw new DirectoryAccessError(r.status);
+        if (isRefusal(r.status)) {
+          settled.add(chunk);
+          if (chunk.length > 1) split.push(...chunk.map((upn) => [upn]));
+          else if (chunk[0] !== undefined) refused.add(chunk[0]);
+          continue;
+        }
         const retryAfter = Number(r.headers?.['Retry-After'] ?? r.headers?.['retry-after'] ?? '');
         const retryAfterMs =
           Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : SUB_REQUEST_DEFAULT_WAIT_MS;
         if (!failure || retryAfterMs > failure.retryAfterMs) failure = { status: r.status, retryAfterMs };
       }
-      open = open.filter(({ id }) => !answered.has(id));
-      if (open.length === 0) return;
+      const unanswered = sent.filter((chunk) => !settled.has(chunk));
+      open = [...unanswered, ...split, ...open.slice(REQUESTS_PER_BATCH)];
+      if (unanswered.length === 0) continue;
+      failures++;
       const { status, retryAfterMs } = failure ?? { status: 0, retryAfterMs: SUB_REQUEST_DEFAULT_WAIT_MS };
-      if (attempt >= SUB_REQUEST_ATTEMPTS || retryAfterMs > SUB_REQUEST_MAX_WAIT_MS)
+      if (failures >= SUB_REQUEST_ATTEMPTS || retryAfterMs > SUB_REQUEST_MAX_WAIT_MS)
         throw new DirectoryUnavailableError(status, Math.max(retryAfterMs, 1000));
       await new Promise((r) => setTimeout(r, retryAfterMs));
     }

@@ -70,3 +70,19 @@ export function tokenFailure(err: unknown): DirectoryUnavailableError {
   if (status === 400 || status === 401 || status === 403) return new DirectoryAccessError(status);
   return new DirectoryUnavailableError(status, DEFAULT_RETRY_MS.unavailable, 'unavailable');
 }
+
+/**
+ * Graph refused a request as such (a 4xx other than authentication, throttling or time-out): an answer
+ * about what was asked (e.g. a UPN the directory cannot hold), not a reason to wait and send it again.
+ */
+export class DirectoryQueryRefusedError extends Error {
+  constructor(readonly status: number) {
+    super(`The directory refused the query (HTTP ${status})`);
+    this.name = 'DirectoryQueryRefusedError';
+  }
+}
+
+/** Whether a Graph status refuses the request itself (see DirectoryQueryRefusedError). */
+export function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && ![401, 403, 404, 408, 410, 429].includes(status);
+}

@@ -42,7 +42,7 @@ export function isAdministrator(caller: Caller): boolean {
 export async function authenticateAdmin(services: Services, authorization: string | null, log: Logger): Promise<Admin> {
   let caller: Caller;
   try {
-    // The validator checks the tenant's registration before it fetches any key.
+    // The validator checks the signature with Entra's common keys before it looks up the tenant's registration.
     caller = await services.tokens.validate(authorization);
   } catch (err) {
     if (err instanceof TokenValidationError) {

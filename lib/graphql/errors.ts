@@ -24,6 +24,13 @@ export function notAuthorized(): GraphQLError {
   );
 }
 
+/** The tenant's share of the service is in use: retry after the given seconds. */
+export function serviceBusy(retryAfterSeconds: number): GraphQLError {
+  return new GraphQLError('The service is busy; retry later', {
+    extensions: { code: 'SERVICE_BUSY', retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
+  });
+}
+
 /** Maps expected failures to GraphQL errors with a code; anything else stays unexpected (masked). */
 export function toGraphQLError(err: unknown): unknown {
   if (err instanceof GraphQLError) return err;
@@ -32,14 +39,8 @@ export function toGraphQLError(err: unknown): unknown {
       extensions: { ...err.details, code: err.code, ...(err.problems.length ? { problems: err.problems } : {}) },
     });
   }
-  if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
-    return new GraphQLError('The service is busy; retry later', {
-      extensions: {
-        code: 'SERVICE_BUSY',
-        retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)),
-      },
-    });
-  }
+  if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable'))
+    return serviceBusy((err.retryAfterMs ?? 1000) / 1000);
   if (err instanceof DirectoryUnavailableError) {
     return new GraphQLError(directoryCallAdvice(err.reason), {
       extensions: {

@@ -19,6 +19,11 @@ export const MAX_DEPTH = 10;
  */
 export const MAX_INTROSPECTION_DEPTH = 16;
 const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
+/** Tokens graphql-js may read from one document before it stops parsing (a 500-field query needs far fewer). */
+export const MAX_TOKENS = 5_000;
+export const QUERY_TOO_LARGE = 'QUERY_TOO_LARGE';
+/** Mutations that each carry a whole import or association: at most one per document. */
+export const BULK_MUTATIONS: ReadonlySet<string> = new Set(['importBusinessIdentities', 'associateBusinessIdentities']);
 export const MAX_ALIASES = 20;
 /** Field selections in one document; graphql-js's overlapping-fields check costs the square of them. */
 export const MAX_FIELDS = 500;
@@ -35,6 +40,19 @@ export function fieldCount(document: DocumentNode): number {
     }
   }
   return count;
+}
+
+export function queryTooLarge(maxBytes: number): GraphQLError {
+  return new GraphQLError(
+    `The query text is longer than ${maxBytes} bytes; send large inputs as variables, not in the document`,
+    { extensions: { code: QUERY_TOO_LARGE } },
+  );
+}
+
+export function tooManyTokens(): GraphQLError {
+  return new GraphQLError(`A query may have at most ${MAX_TOKENS} tokens`, {
+    extensions: { code: 'QUERY_TOO_COMPLEX' },
+  });
 }
 
 export function tooManyFields(): GraphQLError {
@@ -63,8 +81,16 @@ function depthOf(
 
 export function queryLimitsRule(context: ValidationContext): ASTVisitor {
   let aliases = 0;
+  let bulk = 0;
   return {
     Field(node) {
+      if (BULK_MUTATIONS.has(node.name.value) && ++bulk === 2) {
+        context.reportError(
+          new GraphQLError('A document may run at most one importBusinessIdentities or associateBusinessIdentities', {
+            extensions: { code: 'QUERY_TOO_COMPLEX' },
+          }),
+        );
+      }
       if (node.alias) aliases++;
       if (aliases === MAX_ALIASES + 1) {
         context.reportError(

@@ -1,7 +1,7 @@
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import type { GraphQLContext } from './context';
 import { GraphQLScalarType, Kind, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import { associationIncomplete, toGraphQLError } from './errors';
+import { associationIncomplete, serviceBusy, toGraphQLError } from './errors';
 import { identityView } from './identityView';
 import { assertCustomSourceName, sourcePartition } from './sources';
 import type { ImportIdentityInput } from '../imports/importInput';
@@ -17,6 +17,7 @@ import {
 import { detailedIdentity, sourceSummaries } from './consoleQueries';
 import type { IdentityDoc } from '../identities/model';
 import { badInput } from '../util/domainError';
+import { atLowPriority } from '../store/priority';
 
 type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
@@ -94,6 +95,15 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
   };
 }
 
+/**
+ * The tenant's identities and pairs per minute: a request over the budget is refused SERVICE_BUSY before
+ * it starts (an oversized one is refused by its own limit, so it takes nothing here).
+ */
+function takeBulkBudget(ctx: GraphQLContext, tenantId: string, items: number, max: number): void {
+  const wait = ctx.services.bulkBudget.takeUnits(tenantId, Math.min(items, max));
+  if (wait > 0) throw serviceBusy(wait);
+}
+
 export const resolvers = {
   LocalDate,
   Query: {
@@ -131,7 +141,8 @@ export const resolvers = {
       const page = await ctx.services.store
         .collection<IdentityDoc>('identities')
         .queryPartitionPage<IdentityDoc>(pk, `SELECT TOP ${first + 1} *`, where.join(' AND '), params, {
-          orderBy: 'c.id',
+          // externalId is unique in the source: at most one identity, no order (and no composite index) needed.
+          ...(filter.externalId ? {} : { orderBy: 'c.id' }),
           maxItemCount: first + 1,
         });
       const nodes = page.items.slice(0, first);
@@ -178,50 +189,74 @@ export const resolvers = {
       return { scimIntegration: integrationView(r, ctx) };
     }),
     importBusinessIdentities: adminField(async (args, ctx, { caller }) => {
-      const { source, identities } = input(args) as { source: unknown; identities: ImportIdentityInput[] };
+      const { source, identities, dryRun, maxDeletedRatio } = input(args) as {
+        source: unknown;
+        identities: ImportIdentityInput[];
+        dryRun?: boolean | null;
+        maxDeletedRatio?: number | null;
+      };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
+      if (maxDeletedRatio != null && !(maxDeletedRatio >= 0 && maxDeletedRatio <= 1))
+        throw badInput([{ field: 'input.maxDeletedRatio', problem: 'must be a number from 0 to 1' }]);
+      const request = {
+        dryRun: dryRun === true,
+        ...(maxDeletedRatio != null ? { maxDeletedRatio } : {}),
+      };
+      takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
       const started = Date.now();
-      const { result: counts, runId } = await ctx.services.runs.record(
-        {
-          tenantId: caller.tenantId,
-          source: name,
-          operation: 'import',
-          clientId: caller.clientId,
-          correlationId: ctx.correlationId,
-          submitted: identities.length,
-        },
-        ctx.log,
-        (run) =>
-          ctx.services.importer.import(caller.tenantId, name, identities, { runId: run.id, counts: run.importCounts }),
-        (importCounts) => ({ importCounts }),
+      // Bulk work runs at low priority in the store: SCIM and administrator requests are served first.
+      const { result: counts, runId } = await atLowPriority(() =>
+        ctx.services.runs.record(
+          {
+            tenantId: caller.tenantId,
+            source: name,
+            operation: 'import',
+            clientId: caller.clientId,
+            correlationId: ctx.correlationId,
+            submitted: identities.length,
+            dryRun: request.dryRun,
+          },
+          ctx.log,
+          (run) =>
+            ctx.services.importer.import(caller.tenantId, name, identities, {
+              runId: run.id,
+              counts: run.importCounts,
+              ...request,
+            }),
+          (importCounts) => ({ importCounts }),
+        ),
       );
       // Counts only: a large deleted count can reveal a broken source export.
       ctx.log.info('import finished', {
         tenantId: caller.tenantId,
         runId,
         identities: identities.length,
+        dryRun: request.dryRun,
         ...counts,
         durationMs: Date.now() - started,
       });
-      return { ...counts, runId };
+      return { ...counts, dryRun: request.dryRun, runId };
     }),
     associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }, info) => {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
-      const { result: r, runId } = await ctx.services.runs.record(
-        {
-          tenantId: caller.tenantId,
-          source: name,
-          operation: 'association',
-          clientId: caller.clientId,
-          correlationId: ctx.correlationId,
-          submitted: associations.length,
-        },
-        ctx.log,
-        () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
-        (result) => associationOutcome(result),
+      takeBulkBudget(ctx, caller.tenantId, associations.length, ctx.services.settings.associationMaxPairs);
+      const { result: r, runId } = await atLowPriority(() =>
+        ctx.services.runs.record(
+          {
+            tenantId: caller.tenantId,
+            source: name,
+            operation: 'association',
+            clientId: caller.clientId,
+            correlationId: ctx.correlationId,
+            submitted: associations.length,
+          },
+          ctx.log,
+          () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
+          (result) => associationOutcome(result),
+        ),
       );
       // The counts of the pairs done come back with an error naming the pairs to send again.
       if (r.sendAgain.length > 0)

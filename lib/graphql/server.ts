@@ -1,12 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NoSchemaIntrospectionCustomRule, type DocumentNode, type ExecutionResult } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context';
 import { resolvers } from './resolvers';
-import { MAX_FIELDS, fieldCount, queryLimitsRule, tooManyFields } from './limits';
+import {
+  MAX_FIELDS,
+  MAX_TOKENS,
+  fieldCount,
+  queryLimitsRule,
+  queryTooLarge,
+  tooManyFields,
+  tooManyTokens,
+} from './limits';
 import { cleanError } from './errorHygiene';
 import { ByteBoundedCache, NO_CACHE } from './documentCache';
+import { rejectedRuns } from './rejectedRuns';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
 
@@ -16,6 +25,29 @@ function limitQueryShape(): Plugin {
     onValidate({ params, addValidationRule, setResult }) {
       if (fieldCount(params.documentAST) > MAX_FIELDS) setResult([tooManyFields()]);
       else addValidationRule(queryLimitsRule);
+    },
+  };
+}
+
+/**
+ * The document's text is capped (the HTTP layer refuses longer ones while the body streams in; this
+ * catches the rest, such as a query in the URL) and graphql-js stops after MAX_TOKENS tokens, so parsing
+ * costs at most a bounded amount of time and memory whatever is sent.
+ */
+function boundParsing(maxQueryBytes: number): Plugin {
+  return {
+    onParse({ params, setParseFn }) {
+      const text = typeof params.source === 'string' ? params.source : params.source.body;
+      if (Buffer.byteLength(text, 'utf8') > maxQueryBytes) throw queryTooLarge(maxQueryBytes);
+      setParseFn((source, options) => {
+        try {
+          return parse(source, { ...options, maxTokens: MAX_TOKENS });
+        } catch (err) {
+          if (err instanceof Error && /Document contains more tha[nt] \d+ tokens/.test(err.message))
+            throw tooManyTokens();
+          throw err;
+        }
+      });
     },
   };
 }
@@ -64,7 +96,11 @@ export const DOCUMENT_CACHE_MAX_TOTAL_BYTES = 1024 * 1024;
 
 export type GraphQLServer = YogaServerInstance<GraphQLContext, object>;
 
-export function createGraphQLServer(options: { introspection: boolean; maxBodyBytes: number }): GraphQLServer {
+export function createGraphQLServer(options: {
+  introspection: boolean;
+  maxBodyBytes: number;
+  maxQueryBytes: number;
+}): GraphQLServer {
   return createYoga<GraphQLContext, object>({
     schema: createSchema<GraphQLContext>({ typeDefs, resolvers }),
     graphqlEndpoint: '/graphql',
@@ -81,8 +117,10 @@ export function createGraphQLServer(options: { introspection: boolean; maxBodyBy
       errorCache: NO_CACHE,
     },
     plugins: [
+      boundParsing(options.maxQueryBytes),
       limitQueryShape(),
       partialErrors(),
+      rejectedRuns(),
       cleanErrors(),
       ...(options.introspection ? [] : [disableIntrospection()]),
     ],

@@ -3,14 +3,18 @@ import { GraphQLError } from 'graphql';
 import { services, type Services } from '../services';
 import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
-import { toGraphQLError } from '../graphql/errors';
+import { serviceBusy, toGraphQLError } from '../graphql/errors';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
+import { QueryTextMeter } from '../graphql/queryTextMeter';
+import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
 import type { Logger } from '../log/logger';
 import {
   SECURITY_HEADERS,
   correlationIdOf,
   hasRepeatedAuthorization,
   loggerFor,
+  BODY_IDLE_MS,
   MIN_BODY_BYTES_PER_SECOND,
   readBodyText,
 } from './request';
@@ -58,6 +62,12 @@ function errorCodesOf(contentType: string | undefined, body: Uint8Array): string
   }
 }
 
+/** A JSON request body (graphql-yoga's default when the content type is missing). */
+function isJsonBody(contentType: string | null): boolean {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === undefined || type === '' || type === 'application/json' || type === 'application/graphql+json';
+}
+
 /**
  * A browser opening /graphql (local stack, introspection on) is sent to GraphiQL, which is served with the
  * console's files under the console's CSP and signs in like the console. Header names are case-insensitive.
@@ -95,10 +105,11 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   const correlationId = correlationIdOf(request, context);
   const log = loggerFor(context, { correlationId });
   const svc = services();
-  server ??= createGraphQLServer({
+  const yoga = (server ??= createGraphQLServer({
     introspection: svc.settings.graphqlIntrospection,
     maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
-  });
+    maxQueryBytes: svc.settings.graphqlMaxQueryBytes,
+  }));
   const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
     log.info('graphql request', { status: response.status ?? 200, errorCodes });
     return response;
@@ -117,12 +128,47 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   const found = await admin(request, svc, log);
   if (found instanceof GraphQLError)
     return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
-  const who: Admin = found;
+  const release = tenantPlace(svc, found.caller.tenantId);
+  if (release instanceof GraphQLError)
+    return done(errorResponse(200, [release], correlationId, true), String(release.extensions.code));
+  try {
+    return await serve(yoga, request, svc, found, log, correlationId, done);
+  } finally {
+    release();
+  }
+}
 
+/**
+ * The tenant's share of the instance: a budget of requests per minute and a bound on requests in flight.
+ * Returns the release of the request's place, or the SERVICE_BUSY error that answers it.
+ */
+function tenantPlace(svc: Services, tenantId: string): (() => void) | GraphQLError {
+  const wait = svc.graphqlRateLimiter.take(tenantId);
+  if (wait > 0) return serviceBusy(wait);
+  return svc.inFlight.tryAcquire(`graphql:${tenantId}`) ?? serviceBusy(IN_FLIGHT_RETRY_AFTER_SECONDS);
+}
+
+async function serve(
+  yoga: GraphQLServer,
+  request: HttpRequest,
+  svc: Services,
+  who: Admin,
+  log: Logger,
+  correlationId: string,
+  done: (response: HttpResponseInit, errorCodes: string | undefined) => HttpResponseInit,
+): Promise<HttpResponseInit> {
+  const maxQuery = svc.settings.graphqlMaxQueryBytes;
+  if ((request.query.get('query')?.length ?? 0) > maxQuery)
+    return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
   let body: string | undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    const max = svc.settings.graphqlMaxBodyBytes;
-    const text = await readBodyText(request, max);
+    // In a JSON body only the query text is capped (variables carry imports); any other body is the query.
+    const json = isJsonBody(request.headers.get('content-type'));
+    const max = json ? svc.settings.graphqlMaxBodyBytes : maxQuery;
+    const meter = new QueryTextMeter(maxQuery);
+    const text = await readBodyText(request, max, { refuseAfter: json ? (chunk) => meter.exceeded(chunk) : undefined });
+    if (text === 'refused' || (text === 'tooLarge' && !json))
+      return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
     if (text === 'tooLarge')
       return done(
         errorResponse(
@@ -135,7 +181,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
       );
     if (text === 'tooSlow') {
       const late = badRequest(
-        `The request body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+        `The request body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
         'REQUEST_TIMEOUT',
       );
       return done(errorResponse(408, [late], correlationId, false), 'REQUEST_TIMEOUT');
@@ -149,7 +195,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   }
   const headers = new Headers();
   request.headers.forEach((value, key) => headers.set(key, value));
-  const response = await server.fetch(
+  const response = await yoga.fetch(
     request.url,
     { method: request.method, headers, body },
     createContext(svc, who, log, correlationId),

@@ -1,4 +1,4 @@
-/** Token bucket per key (a SCIM integration), per instance. */
+/** Token bucket per key (a SCIM integration, a tenant), per instance. */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
@@ -25,6 +25,19 @@ export class RateLimiter {
       return 0;
     }
     return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+  }
+
+  /**
+   * Takes `units` tokens at once (an import's identities); returns 0 when allowed, otherwise the seconds
+   * until the bucket holds that many. Nothing is taken when refused.
+   */
+  takeUnits(key: string, units: number): number {
+    const b = this.bucket(key);
+    if (b.tokens >= units) {
+      b.tokens -= units;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((units - b.tokens) / this.perSecond));
   }
 
   /**

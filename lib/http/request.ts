@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, InvocationContext } from '@azure/functions';
-import { createLogger, type Logger, type LogSink } from '../log/logger';
+import { createLogger, type Logger, type LogLevel, type LogSink } from '../log/logger';
+import { services } from '../services';
 
 const CORRELATION = /^[A-Za-z0-9._:-]{1,64}$/;
 /** A run of digits shaped like a personal number (a caller could send one as its id; it would reach the logs). */
@@ -18,7 +19,19 @@ export function correlationIdOf(request: HttpRequest, context: InvocationContext
   return context.invocationId && context.invocationId !== 'unknown' ? context.invocationId : randomUUID();
 }
 
-/** A logger that writes through the invocation context, so the host attaches its own ids too. */
+/** LOG_LEVEL; 'info' while the settings cannot be read (the failure is reported where they are used). */
+function configuredLevel(): LogLevel {
+  try {
+    return services().settings.logLevel;
+  } catch {
+    return 'info';
+  }
+}
+
+/**
+ * A logger that writes through the invocation context, so the host attaches its own ids too.
+ * Lines below LOG_LEVEL are dropped before anything is formatted.
+ */
 export function loggerFor(context: InvocationContext, fields: Record<string, string>): Logger {
   const sink: LogSink = (level, line) => {
     if (level === 'error') context.error(line);
@@ -26,7 +39,7 @@ export function loggerFor(context: InvocationContext, fields: Record<string, str
     else if (level === 'debug') context.debug(line);
     else context.info(line);
   };
-  return createLogger(sink, { function: context.functionName, ...fields });
+  return createLogger(sink, { function: context.functionName, ...fields }, configuredLevel());
 }
 
 /** Headers every response carries. */
@@ -47,27 +60,44 @@ export const BODY_GRACE_MS = 10_000;
  */
 export const MIN_BODY_BYTES_PER_SECOND = 10_240;
 
-export type BodyText = string | 'tooLarge' | 'invalidEncoding' | 'tooSlow';
+/**
+ * The longest a body may pause between two chunks (or before its first) once the headers are in: a
+ * caller that declares a body and sends nothing stops holding the invocation after this, not after the
+ * grace time.
+ */
+export const BODY_IDLE_MS = 2_000;
+
+export type BodyText = string | 'tooLarge' | 'invalidEncoding' | 'tooSlow' | 'refused';
+
+export interface BodyReadOptions {
+  /** Sees every chunk as it arrives; returning true stops the read at once ('refused'). */
+  refuseAfter?: (chunk: Uint8Array) => boolean;
+  now?: () => number;
+}
 
 /**
  * Reads the body with a size limit; 'tooLarge' past it, 'invalidEncoding' when it is not UTF-8, 'tooSlow'
- * when the body falls behind BODY_GRACE_MS plus one second per MIN_BODY_BYTES_PER_SECOND received.
+ * when no chunk arrives for BODY_IDLE_MS or the body falls behind BODY_GRACE_MS plus one second per
+ * MIN_BODY_BYTES_PER_SECOND received, 'refused' when `refuseAfter` says so.
  * The body arrives as a stream: reading stops at the limit, so at most `maxBytes` (plus one chunk) is held.
  */
-export async function readBodyText(request: HttpRequest, maxBytes: number): Promise<BodyText> {
+export async function readBodyText(
+  request: HttpRequest,
+  maxBytes: number,
+  options: BodyReadOptions = {},
+): Promise<BodyText> {
+  const now = options.now ?? Date.now;
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) return 'tooLarge';
   const stream = request.body as ReadableStream<Uint8Array> | null;
   const chunks: Uint8Array[] = [];
   if (stream) {
     const reader = stream.getReader();
-    const started = Date.now();
+    const started = now();
     let size = 0;
     for (;;) {
-      const next = await withDeadline(
-        reader.read(),
-        started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND - Date.now(),
-      );
+      const averageDeadline = started + BODY_GRACE_MS + (size * 1000) / MIN_BODY_BYTES_PER_SECOND;
+      const next = await withDeadline(reader.read(), Math.min(averageDeadline - now(), BODY_IDLE_MS));
       if (next === 'late') {
         // Released, not cancelled: cancelling would close the connection before the answer is sent.
         reader.releaseLock();
@@ -78,6 +108,10 @@ export async function readBodyText(request: HttpRequest, maxBytes: number): Prom
       if (size > maxBytes) {
         reader.releaseLock();
         return 'tooLarge';
+      }
+      if (options.refuseAfter?.(next.value)) {
+        reader.releaseLock();
+        return 'refused';
       }
       chunks.push(next.value);
     }

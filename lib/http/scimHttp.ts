@@ -1,16 +1,17 @@
 /**
  * The seam between the Functions host and the SCIM API: authentication, the caller's
  * integration, rate limit, body parsing, and the mapping of every failure to a SCIM
- * Error response. Functions in functions/scim* are thin handlers inside it.
+ * Error response. The handlers in scimUsersHandlers.ts and scimDiscoveryHandlers.ts run inside it.
  */
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { services } from '../services';
-import { ScimError, invalidSyntax } from '../scim/errors';
+import { ScimError } from '../scim/errors';
 import { TokenValidationError } from '../auth/tokenValidator';
 import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
 import {
@@ -18,6 +19,7 @@ import {
   correlationIdOf,
   hasRepeatedAuthorization,
   loggerFor,
+  BODY_IDLE_MS,
   MIN_BODY_BYTES_PER_SECOND,
   readBodyText,
 } from './request';
@@ -71,30 +73,23 @@ async function authenticate(
   log: Logger,
 ): Promise<{ caller: Caller; integration: ScimIntegrationRecord }> {
   const svc = services();
-  const unauthorized = (reason: string): ScimError =>
-    new ScimError(401, undefined, reason, { 'www-authenticate': 'Bearer error="invalid_token"' });
+  const unauthorized = (reason: string): ScimError => ScimError.unauthorized(reason, 'Bearer error="invalid_token"');
   let caller: Caller;
   try {
     caller = await svc.tokens.validate(request.headers.get('authorization'));
   } catch (err) {
     if (err instanceof TokenValidationError) {
-      if (err.failure === 'missing')
-        throw new ScimError(401, undefined, 'A bearer token is required', { 'www-authenticate': 'Bearer' });
-      if (err.failure === 'unregistered_tenant')
-        throw unauthorized('The token is not from an organization registered with the service');
+      if (err.failure === 'missing') throw ScimError.unauthorized('A bearer token is required', 'Bearer');
       logTokenFailure(log, err);
+      // One answer for every invalid token: nobody learns from it which organizations are customers.
       throw unauthorized('The bearer token is not valid for this service');
     }
     throw err;
   }
-  if (caller.kind !== 'app') throw new ScimError(403, undefined, 'The SCIM API accepts application tokens only');
+  if (caller.kind !== 'app') throw ScimError.forbidden('The SCIM API accepts application tokens only');
   const integration = await svc.integrations.findByClientId(caller.tenantId, caller.clientId);
   if (!integration || !integration.enabled) {
-    throw new ScimError(
-      403,
-      undefined,
-      'No enabled SCIM integration of the organization has the application of this token',
-    );
+    throw ScimError.forbidden('No enabled SCIM integration of the organization has the application of this token');
   }
   return { caller, integration };
 }
@@ -102,16 +97,26 @@ async function authenticate(
 /** Wraps an authenticated SCIM handler: the call carries the caller and its integration. */
 export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): HttpHandler {
   return wrap(async (request, base) => {
-    if (hasRepeatedAuthorization(request)) throw new ScimError(400, undefined, 'Send exactly one Authorization header');
+    if (hasRepeatedAuthorization(request)) throw ScimError.badRequest('Send exactly one Authorization header');
     const identity = await authenticate(request, base.log);
-    const wait = services().scimRateLimiter.take(identity.integration.id);
-    if (wait > 0)
-      throw new ScimError(429, undefined, 'Too many requests for this integration', { 'retry-after': String(wait) });
-    return handler({
-      ...base,
-      ...identity,
-      log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
-    });
+    const svc = services();
+    const wait = svc.scimRateLimiter.take(identity.integration.id);
+    if (wait > 0) throw ScimError.tooManyRequests('Too many requests for this integration', wait);
+    const release = svc.inFlight.tryAcquire(`scim:${identity.integration.id}`);
+    if (!release)
+      throw ScimError.tooManyRequests(
+        'Too many requests of this integration are in progress',
+        IN_FLIGHT_RETRY_AFTER_SECONDS,
+      );
+    try {
+      return await handler({
+        ...base,
+        ...identity,
+        log: base.log.child({ tenantId: identity.caller.tenantId, integrationId: identity.integration.id }),
+      });
+    } finally {
+      release();
+    }
   });
 }
 
@@ -146,22 +151,20 @@ function wrap(run: (request: HttpRequest, call: ScimPublicCall) => Promise<ScimR
 
 async function parseJsonBody(request: HttpRequest): Promise<unknown> {
   if (!isJsonMediaType(request.headers.get('content-type'))) {
-    throw new ScimError(415, undefined, 'Send the body as application/scim+json or application/json');
+    throw ScimError.unsupportedMediaType('Send the body as application/scim+json or application/json');
   }
   const max = services().settings.scimMaxBodyBytes;
   const text = await readBodyText(request, max);
-  if (text === 'tooLarge') throw new ScimError(413, undefined, `The body is larger than ${max} bytes`);
+  if (text === 'tooLarge') throw ScimError.payloadTooLarge(`The body is larger than ${max} bytes`);
   if (text === 'tooSlow')
-    throw new ScimError(
-      408,
-      undefined,
-      `The body arrived too slowly: send it at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
+    throw ScimError.requestTimeout(
+      `The body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
     );
-  if (text === 'invalidEncoding') throw invalidSyntax('The body is not valid UTF-8');
+  if (text === 'invalidEncoding') throw ScimError.invalidSyntax('The body is not valid UTF-8');
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw invalidSyntax('The body is not valid JSON');
+    throw ScimError.invalidSyntax('The body is not valid JSON');
   }
 }
 
@@ -171,19 +174,22 @@ function toScimError(err: unknown, log: Logger, method: string, correlationId: s
     return err;
   }
   if (err instanceof StoreError && (err.failure === 'throttled' || err.failure === 'unavailable')) {
-    const retryAfter = String(Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)));
-    const status = err.failure === 'throttled' ? 429 : 503;
-    log.warn('store unavailable', { method, status, failure: err.failure });
-    return new ScimError(status, undefined, 'The service is busy; retry after the given seconds', {
-      'retry-after': retryAfter,
-    });
+    const retryAfter = Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000));
+    const busy = 'The service is busy; retry after the given seconds';
+    const refusal =
+      err.failure === 'throttled'
+        ? ScimError.tooManyRequests(busy, retryAfter)
+        : ScimError.unavailable(busy, retryAfter);
+    log.warn('store unavailable', { method, status: refusal.status, failure: err.failure });
+    return refusal;
   }
   if (err instanceof DirectoryUnavailableError) {
     log.warn('directory unavailable', { method, status: 503, directoryStatus: err.status });
-    return new ScimError(503, undefined, 'The directory is busy; retry after the given seconds', {
-      'retry-after': String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))),
-    });
+    return ScimError.unavailable(
+      'The directory is busy; retry after the given seconds',
+      Math.max(1, Math.ceil(err.retryAfterMs / 1000)),
+    );
   }
   log.error('scim request failed', { method, error: err instanceof Error ? err.name : 'unknown' });
-  return new ScimError(500, undefined, `Internal error; correlation id ${correlationId}`);
+  return ScimError.internal(`Internal error; correlation id ${correlationId}`);
 }

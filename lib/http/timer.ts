@@ -11,3 +11,10 @@ export function loggerForTimer(context: InvocationContext): Logger {
 export function loggerForQueueMessage(context: InvocationContext): Logger {
   return loggerFor(context, { correlationId: context.invocationId });
 }
+
+/** How long a queue message waited since it was enqueued (the trigger's insertionTime); undefined when unknown. */
+export function queuedMsOf(context: InvocationContext, now: number = Date.now()): number | undefined {
+  const inserted = context.triggerMetadata?.insertionTime;
+  const at = typeof inserted === 'string' || inserted instanceof Date ? new Date(inserted).getTime() : NaN;
+  return Number.isFinite(at) ? Math.max(0, now - at) : undefined;
+}

@@ -4,7 +4,8 @@ import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
 import { validateImportSet, type ImportIdentityInput } from '../imports/importInput';
-import { hasSensitiveData, newIdentityDoc, partitionKey, type IdentityDoc } from './model';
+import { partitionKey, type IdentityDoc } from './model';
+import { newIdentityDoc, nextIdentityVersion } from './rules';
 import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
 import { IdentityRepository, UniquenessError } from './repository';
@@ -126,21 +127,12 @@ export async function updateManualIdentity(
   const identityDocumentReferences = given(changes.identityDocumentReferences)
     ? a.identityDocumentReferences
     : doc.identityDocumentReferences;
-  const { _etag, inactiveSince, ...rest } = doc;
-  const stamp = now.toISOString();
-  const next: IdentityDoc = {
-    ...rest,
-    ...a,
-    personalNumbers,
-    identityDocumentReferences,
-    active,
-    hasSensitive: hasSensitiveData({ personalNumbers, identityDocumentReferences }),
-    ...(active ? {} : { inactiveSince: doc.active ? stamp : (inactiveSince ?? stamp) }),
-    lastModified: stamp,
-    version: doc.version + 1,
-  };
-  for (const k of ['birthDate', 'nationality', 'personalEmail', 'personalPhone'] as const)
-    if (a[k] === undefined) delete next[k];
+  const { _etag } = doc;
+  const next = nextIdentityVersion(
+    doc,
+    { attributes: { ...a, personalNumbers, identityDocumentReferences, active } },
+    now.toISOString(),
+  );
   let saved: IdentityDoc;
   try {
     saved = await new IdentityRepository(store).replace(next, _etag);

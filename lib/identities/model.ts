@@ -56,6 +56,12 @@ export interface DirectoryLink {
   lookedUpUpn?: string;
   /** For conflict: the object id of the user that is linked elsewhere. */
   conflictUserId?: string;
+  /** Pending or conflict: the normalized UPN waited for (see lib/links/upnKey.ts); directory changes are matched on it. */
+  upnKey?: string;
+  /** Pending: saved while the directory could not be asked; the next background cycle looks the UPN up. */
+  lookUpOwed?: boolean;
+  /** Pending: the directory refused to look this UPN up (no user can hold it); checked again only after its back-off. */
+  lookupRefused?: boolean;
   /** Pending or conflict: background checks made since the assertion last changed (drives the back-off). */
   checks?: number;
   /** Pending or conflict: the background work looks at the identity again from this time on (ISO 8601); absent = now. */
@@ -86,46 +92,4 @@ export interface IdentityDoc extends StoredDoc, IdentityAttributes {
 
 export function partitionKey(tenantId: string, sourceKey: string): string {
   return `${tenantId}|${sourceKey}`;
-}
-
-export function hasSensitiveData(
-  a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>,
-): boolean {
-  return a.personalNumbers.length > 0 || a.identityDocumentReferences.length > 0;
-}
-
-/** The userName unique key: case-insensitive for SCIM; identities without userName get a key that cannot collide. */
-export function userNameKeyOf(userName: string | undefined, externalId: string): string {
-  return userName !== undefined ? userName.toLowerCase() : `\u0000ext:${externalId}`;
-}
-
-/** A new identity document of a source, as every creation path stores it. */
-export function newIdentityDoc(o: {
-  id: string;
-  tenantId: string;
-  sourceKind: SourceKind;
-  sourceKey: string;
-  attributes: IdentityAttributes;
-  now: string;
-  link?: DirectoryLink;
-  contentHash?: string;
-}): IdentityDoc {
-  const a = o.attributes;
-  return {
-    id: o.id,
-    pk: partitionKey(o.tenantId, o.sourceKey),
-    tenantId: o.tenantId,
-    sourceKind: o.sourceKind,
-    sourceKey: o.sourceKey,
-    ...a,
-    externalIdKey: a.externalId,
-    userNameKey: userNameKeyOf(a.userName, a.externalId),
-    link: o.link ?? { status: 'notAsserted' },
-    created: o.now,
-    lastModified: o.now,
-    version: 1,
-    ...(a.active ? {} : { inactiveSince: o.now }),
-    hasSensitive: hasSensitiveData(a),
-    ...(o.contentHash !== undefined ? { contentHash: o.contentHash } : {}),
-  };
 }

@@ -21,9 +21,9 @@ export class IdentityRepository {
     return this.items.read(pk, id);
   }
 
-  async create(doc: IdentityDoc): Promise<WithEtag<IdentityDoc>> {
+  async create(doc: IdentityDoc, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<IdentityDoc>> {
     try {
-      return await this.items.create(doc);
+      return await this.items.create(doc, options);
     } catch (err) {
       if (isStoreError(err, 'conflict')) throw new UniquenessError();
       throw err;
@@ -31,8 +31,8 @@ export class IdentityRepository {
   }
 
   /** Creates many identities of one partition in transactional batches; per item: created, conflict, or the store failure. */
-  batchCreate(pk: string, docs: IdentityDoc[]) {
-    return this.items.batchCreate(pk, docs);
+  batchCreate(pk: string, docs: IdentityDoc[], options: { retryThrottled?: boolean } = {}) {
+    return this.items.batchCreate(pk, docs, options);
   }
 
   /** Replaces when the stored item still has `etag`; preconditionFailed otherwise. */

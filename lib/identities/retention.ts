@@ -1,83 +1,105 @@
+import { writeStamped } from '../store/stampedWrite';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
+import { attributesOf, nextIdentityVersion } from './rules';
 
 export interface RetentionResult {
   examined: number;
   purged: number;
   skipped: number;
-  /** More expired identities may follow: continue after this identity id. */
-  next?: string;
+  /** More expired identities may follow: run the unit again. */
+  more: boolean;
 }
 
-const DUE = 'c.hasSensitive = true AND c.active = false AND c.inactiveSince <= @cutoff';
-const PLANNER_PAGE = 1000;
+/**
+ * Identities that hold sensitive data and have been inactive since before the cutoff. `inactiveSince`
+ * exists only while an identity is inactive (a reactivation removes it), and every purge checks
+ * `active` again before it writes.
+ */
+const DUE = 'c.hasSensitive = true AND c.inactiveSince <= @cutoff';
+/** Partitions the planner looks for before it stops (a safety bound; far beyond any real count of sources). */
+const MAX_PLANNED_PARTITIONS = 100_000;
 
 export function retentionCutoff(inactiveDays: number, now: Date): string {
   return new Date(now.getTime() - inactiveDays * 86_400_000).toISOString();
 }
 
+export interface DuePartition {
+  tenantId: string;
+  /** The identities partition (`<tenantId>|<sourceKey>`). */
+  pk: string;
+}
+
 /**
- * The tenants that have identities whose sensitive data is due for deletion (all sources; a tenant
- * removed from the registry included). Reads only the tenant id of each due identity, in bounded pages.
+ * The identity partitions (tenant and source) that hold identities whose sensitive data is due for
+ * deletion, all tenants (a tenant removed from the registry included) or one. One indexed query per
+ * such partition, each returning one item: the next due partition in key order. The cost grows with
+ * the number of partitions that have work, not with the number of due identities.
  */
-export async function tenantsWithExpiredSensitiveData(
+export async function partitionsWithExpiredSensitiveData(
   store: Store,
   inactiveDays: number,
   now: Date = new Date(),
-  maxPages = 1000,
-): Promise<string[]> {
+  tenantId?: string,
+): Promise<DuePartition[]> {
   const identities = store.collection<IdentityDoc>('identities');
-  const tenants = new Set<string>();
-  let continuationToken: string | undefined;
-  let pages = 0;
-  do {
-    const page = await identities.queryPage<{ tenantId: string }>(
+  const cutoff = retentionCutoff(inactiveDays, now);
+  const out: DuePartition[] = [];
+  let after = '';
+  while (out.length < MAX_PLANNED_PARTITIONS) {
+    const page = await identities.queryPage<DuePartition>(
       {
-        query: `SELECT c.tenantId FROM c WHERE ${DUE}`,
-        parameters: [{ name: '@cutoff', value: retentionCutoff(inactiveDays, now) }],
+        query: `SELECT TOP 1 c.tenantId, c.pk FROM c WHERE ${DUE} AND c.pk > @after${
+          tenantId ? ' AND c.tenantId = @tenantId' : ''
+        } ORDER BY c.pk`,
+        parameters: [
+          { name: '@cutoff', value: cutoff },
+          { name: '@after', value: after },
+          ...(tenantId ? [{ name: '@tenantId', value: tenantId }] : []),
+        ],
       },
-      { maxItemCount: PLANNER_PAGE, continuationToken },
+      { maxItemCount: 1 },
     );
-    for (const item of page.items) tenants.add(item.tenantId);
-    continuationToken = page.continuationToken;
-  } while (continuationToken && ++pages < maxPages);
-  return [...tenants].sort();
+    const next = page.items[0];
+    if (!next) break;
+    out.push({ tenantId: next.tenantId, pk: next.pk });
+    after = next.pk;
+  }
+  return out;
 }
 
 /**
  * One unit of retention: deletes personal numbers and document references of at most `limit`
- * identities of the tenant inactive for at least `inactiveDays` (all sources), in id order after
- * `after`. Idempotent; re-checks each identity before writing, so a reactivation that races with it wins.
+ * identities of one partition (tenant and source) inactive for at least `inactiveDays`. The query
+ * names its partition and needs no order: a purged identity no longer matches it, so the next run
+ * of the unit finds the ones still due. Idempotent; re-checks each identity before writing, so a
+ * reactivation that races with it wins.
  */
-export async function purgeTenantExpiredSensitiveData(
+export async function purgePartitionExpiredSensitiveData(
   store: Store,
-  tenantId: string,
+  pk: string,
   inactiveDays: number,
-  after: string,
   limit: number,
   now: Date = new Date(),
 ): Promise<RetentionResult> {
   const cutoff = retentionCutoff(inactiveDays, now);
   const identities = store.collection<IdentityDoc>('identities');
-  const result: RetentionResult = { examined: 0, purged: 0, skipped: 0 };
-  const page = await identities.queryPage<{ id: string; pk: string }>(
-    {
-      query: `SELECT c.id, c.pk FROM c WHERE c.tenantId = @tenantId AND ${DUE} AND c.id > @after ORDER BY c.id`,
-      parameters: [
-        { name: '@tenantId', value: tenantId },
-        { name: '@cutoff', value: cutoff },
-        { name: '@after', value: after },
-      ],
-    },
-    { maxItemCount: limit },
+  const result: RetentionResult = { examined: 0, purged: 0, skipped: 0, more: false };
+  const page = await identities.queryPartitionPage<string>(
+    pk,
+    `SELECT TOP ${limit + 1} VALUE c.id`,
+    DUE,
+    [{ name: '@cutoff', value: cutoff }],
+    { maxItemCount: limit + 1 },
   );
-  for (const ref of page.items) {
+  for (const id of page.items.slice(0, limit)) {
     result.examined++;
-    if (await purgeOne(store, ref.pk, ref.id, cutoff)) result.purged++;
+    if (await purgeOne(store, pk, id, cutoff)) result.purged++;
     else result.skipped++;
   }
-  if (page.continuationToken && page.items.length > 0) result.next = page.items.at(-1)?.id;
+  // Identities that could not be purged stay due: without progress the next planner run takes them up.
+  result.more = page.items.length > limit && result.purged > 0;
   return result;
 }
 
@@ -88,16 +110,10 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
     if (!doc || doc.active || !doc.inactiveSince || doc.inactiveSince > cutoff || !doc.hasSensitive) return false;
     const { _etag, ...rest } = doc;
     try {
-      await identities.replace(
-        {
-          ...rest,
-          personalNumbers: [],
-          identityDocumentReferences: [],
-          hasSensitive: false,
-          version: doc.version + 1,
-          lastModified: new Date().toISOString(),
-        }, // the time of this write
-        _etag,
+      const purged = { ...attributesOf(rest), personalNumbers: [], identityDocumentReferences: [] };
+      // lastModified: the time of this write, taken again on each try when the store throttles.
+      await writeStamped((now) =>
+        identities.replace(nextIdentityVersion(rest, { attributes: purged }, now), _etag, { retryThrottled: false }),
       );
       return true;
     } catch (err) {

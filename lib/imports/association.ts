@@ -10,11 +10,14 @@ import { IdentityRepository } from '../identities/repository';
 import { DirectoryUnavailableError, type DirectoryClient, type DirectoryUser } from '../directory/directoryClient';
 import { REQUESTS_PER_BATCH, UPNS_PER_FILTER } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
+import { afterAssociationClaim, associationAction } from '../links/linkStateMachine';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded, MAX_CHANGED_ATTEMPTS } from '../util/concurrency';
-import { MAX_EXTERNAL_ID_LENGTH, validateSourceName } from './importInput';
+import { validateSourceName } from './importInput';
+import { isUpnShaped } from '../identities/rules';
+import { classifyPairs, isPossibleExternalId, type AssociationPair } from './pairClassification';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
 import { withTransientRetry } from './transientRetry';
@@ -28,10 +31,7 @@ import {
   type LinkCandidate,
 } from './associationBatches';
 
-export interface AssociationInput {
-  externalId: string;
-  userPrincipalName: string;
-}
+export type AssociationInput = AssociationPair;
 
 export interface AssociationResult {
   associated: number;
@@ -46,8 +46,6 @@ export interface AssociationOutcome extends AssociationResult {
   sendAgain: string[];
 }
 
-const UPN_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const MAX_UPN_LENGTH = 1024;
 /** Pairs done one by one at once (those a batch handed back); each is a read, a claim, a replace and an audit entry. */
 export const ASSOCIATION_PARALLELISM = 64;
 /** Parts of new links (PAIRS_PER_PART pairs, written in batches of 100) in flight at once. */
@@ -59,15 +57,6 @@ const QUERY_PARALLELISM = 4;
 const UPNS_PER_LOOKUP = UPNS_PER_FILTER * REQUESTS_PER_BATCH;
 /** Graph `$batch` requests in flight at once. */
 const LOOKUP_PARALLELISM = 4;
-
-export function isUpnShaped(upn: string): boolean {
-  return upn.length <= MAX_UPN_LENGTH && UPN_SHAPE.test(upn);
-}
-
-/** An externalId no identity can have (empty or longer than an import accepts): the pair is unknown, not a bad list. */
-function isPossibleExternalId(externalId: string): boolean {
-  return externalId !== '' && externalId.length <= MAX_EXTERNAL_ID_LENGTH;
-}
 
 /** The rules of the list as a whole; a single pair's malformed value only makes that pair unknown. */
 export function validateAssociations(associations: AssociationInput[]): void {
@@ -141,18 +130,15 @@ export class Associator {
       conflictingUserPrincipalNames: [],
       sendAgain: [],
     };
-    const pairs = associations.filter((a) => {
-      if (isPossibleExternalId(a.externalId)) return true;
-      outcome.unknownExternalIds.push(a.externalId);
-      return false;
-    });
+    const pairs = associations.filter((a) => isPossibleExternalId(a.externalId));
     const lookup = await this.lookUp(
       tenantId,
       pairs.filter((a) => isUpnShaped(a.userPrincipalName)).map((a) => a.userPrincipalName),
     );
     const stored = await this.readLinks(pk, pairs);
+    const classified = classifyPairs(associations, stored, lookup);
 
-    const unknownUpns = new Set<string>();
+    const unknownUpns = new Set<string>(classified.unknownUserPrincipalNames);
     const conflicting = new Set<string>();
     const failures = new Map<string, number>();
     const failed = (a: AssociationInput, kind: string) => {
@@ -165,30 +151,16 @@ export class Associator {
       else if (result === 'conflict') conflicting.add(a.userPrincipalName);
       else outcome[result]++;
     };
+    outcome.unknownExternalIds.push(...classified.unknownExternalIds);
+    outcome.unchanged += classified.unchanged;
+    for (const a of classified.directoryUnavailable) failed(a, 'directory');
 
     // A pair whose link already stands is known from the query; new links are written part by part in batches.
-    const oneByOne: Array<{ pair: AssociationInput; identityId?: string }> = [];
-    const candidates: LinkCandidate[] = [];
-    const batchedUsers = new Set<string>();
-    for (const a of pairs) {
-      if (stored.unread.has(a.externalId)) {
-        oneByOne.push({ pair: a });
-        continue;
-      }
-      const identity = stored.links.get(a.externalId);
-      const upn = a.userPrincipalName.toLowerCase();
-      const user = isUpnShaped(a.userPrincipalName) ? lookup.users.get(upn) : undefined;
-      if (!identity) record(a, 'unknownExternalId');
-      else if (lookup.unavailable.has(upn)) failed(a, 'directory');
-      else if (!user) record(a, 'unknownUpn');
-      else if (identity.link.status === 'linked' && identity.link.userId === user.id) record(a, 'unchanged');
-      // A user named by more than one pair is decided one by one, after the batches (one of them may conflict).
-      else if (batchedUsers.has(user.id)) oneByOne.push({ pair: a, identityId: identity.id });
-      else {
-        batchedUsers.add(user.id);
-        candidates.push({ pair: a, identityId: identity.id, userId: user.id, doc: identity.doc });
-      }
-    }
+    const oneByOne: Array<{ pair: AssociationInput; identityId?: string }> = [...classified.oneByOne];
+    const candidates: LinkCandidate[] = classified.toLink.map((c) => ({
+      ...c,
+      doc: stored.links.get(c.pair.externalId)?.doc,
+    }));
     const parts: LinkCandidate[][] = [];
     for (let i = 0; i < candidates.length; i += PAIRS_PER_PART) parts.push(candidates.slice(i, i + PAIRS_PER_PART));
     await forEachBounded(parts, PART_PARALLELISM, async (part) => {
@@ -347,8 +319,11 @@ export class Associator {
     actor: Actor,
     log: Logger | undefined,
   ): Promise<'associated' | 'unchanged' | 'conflict'> {
-    if (identity.link.status === 'linked' && identity.link.userId === userId) return 'unchanged';
-    if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') return 'conflict';
+    if (associationAction(identity.link, userId) === 'unchanged') return 'unchanged';
+    if (
+      afterAssociationClaim(identity.link, userId, await this.claims.claim(tenantId, userId, identity)) === 'conflict'
+    )
+      return 'conflict';
     try {
       await this.replaceStamped(identity, userId);
     } catch (err) {

@@ -9,14 +9,16 @@
  */
 import type { Collection, Store, WithEtag } from '../store/store';
 import type { IdentityDoc } from '../identities/model';
+import { nextIdentityVersion } from '../identities/rules';
 import type { LinkClaims } from '../links/claims';
+import { afterAssociationClaim, type LinkTransition } from '../links/linkStateMachine';
 import type { Actor, AuditInput, AuditLog } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { isStoreError, type StoreError } from '../store/errors';
 import { MAX_BATCH_OPERATIONS } from '../store/batches';
 import { DomainError } from '../util/domainError';
 import { withTransientRetry } from './transientRetry';
-import type { AssociationInput } from './association';
+import type { AssociationPair as AssociationInput } from './pairClassification';
 
 /** A pair whose identity is to be linked to a user it does not link to now. */
 export interface LinkCandidate {
@@ -73,23 +75,32 @@ export async function afterLinks(
       identityId,
       failure: failureKind(err),
     });
-  for (const { before } of links) {
-    const previousUser = before.link.status === 'linked' ? before.link.userId : undefined;
-    if (previousUser)
-      await withTransientRetry(() => claims.release(tenantId, previousUser, before)).catch((err: unknown) =>
-        problem(err, before.id),
-      );
-  }
-  const entries: AuditInput[] = links.map(({ before, userId }) => ({
-    actor,
-    action: 'link.associated',
-    target: { type: 'businessIdentity', id: before.id },
-    before: {
-      status: before.link.status,
-      userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null,
-    },
-    after: { status: 'linked', userId },
+  const transitions = links.map(({ before, userId }) => ({
+    before,
+    userId,
+    effects: associated(before, userId).effects,
   }));
+  for (const { before, effects } of transitions)
+    for (const effect of effects)
+      if (effect.kind === 'releaseClaim')
+        await withTransientRetry(() => claims.release(tenantId, effect.userId, before)).catch((err: unknown) =>
+          problem(err, before.id),
+        );
+  // The audit entries of the links are written together, in batches.
+  const entries: AuditInput[] = transitions
+    .flatMap(({ before, userId, effects }) =>
+      effects.flatMap((effect) => (effect.kind === 'audit' ? [{ effect, before, userId }] : [])),
+    )
+    .map(({ effect, before, userId }) => ({
+      actor,
+      action: effect.action,
+      target: { type: 'businessIdentity', id: before.id },
+      before: {
+        status: before.link.status,
+        userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null,
+      },
+      after: { status: 'linked', userId },
+    }));
   let unwritten: AuditInput[];
   try {
     unwritten = await audit.writeMany(tenantId, entries);
@@ -107,13 +118,15 @@ export function linkedVersion(
   now = new Date().toISOString(),
   userPrincipalName?: string,
 ): IdentityDoc {
-  const { _etag: _ignored, ...rest } = identity as IdentityDoc & { _etag?: string };
-  return {
-    ...rest,
-    link: { status: 'linked', source: 'asserted', userId, ...(userPrincipalName ? { userPrincipalName } : {}) },
-    lastModified: now,
-    version: identity.version + 1,
-  };
+  const link = associated(identity, userId).link;
+  return nextIdentityVersion(identity, { link: userPrincipalName ? { ...link, userPrincipalName } : link }, now);
+}
+
+/** The transition of a pair whose user was claimed for the identity (by the batch's claims or one by one). */
+function associated(identity: IdentityDoc, userId: string): LinkTransition {
+  const transition = afterAssociationClaim(identity.link, userId, 'claimed');
+  if (transition === 'conflict') throw new Error('a claimed user cannot conflict');
+  return transition;
 }
 
 export class BatchLinker {

@@ -11,6 +11,7 @@ import {
   normalizeCpr,
   normalizeE164,
 } from '../identities/formats';
+import { IDENTITY_LIMITS } from '../identities/rules';
 import { badInput, type FieldProblem } from '../util/domainError';
 
 export interface ImportIdentityInput {
@@ -32,10 +33,10 @@ export interface ValidImportIdentity {
   hash: string;
 }
 
-export const MAX_NAME_LENGTH = 128;
-export const MAX_EMAIL_LENGTH = 200;
-export const MAX_EXTERNAL_ID_LENGTH = 256;
-export const MAX_DOCUMENT_NUMBER_LENGTH = 64;
+const MAX_NAME_LENGTH = IDENTITY_LIMITS.name;
+const MAX_EMAIL_LENGTH = IDENTITY_LIMITS.personalEmail;
+const MAX_EXTERNAL_ID_LENGTH = IDENTITY_LIMITS.externalId;
+const MAX_DOCUMENT_NUMBER_LENGTH = IDENTITY_LIMITS.documentNumber;
 export const MAX_REPORTED_PROBLEMS = 100;
 export const RESERVED_SOURCE = 'manual';
 

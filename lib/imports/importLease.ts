@@ -1,9 +1,15 @@
-/** One import per source at a time: a lease document with an expiry, taken atomically. */
+/**
+ * One import per source at a time: a lease document with an expiry, taken atomically and renewed by a
+ * heartbeat while the run lives. A run whose process died stops renewing, so the source is free again
+ * within LEASE_MS (the next import takes it over and marks the dead run abandoned), not after the host's
+ * time limit.
+ */
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
 import { withThrottleRetry } from '../util/concurrency';
+import { atHighPriority } from '../store/priority';
 
 interface LeaseDoc extends StoredDoc {
   kind: 'lease';
@@ -13,8 +19,40 @@ interface LeaseDoc extends StoredDoc {
   runId?: string;
 }
 
-/** Longer than the 230 s HTTP limit, so a lease held by a running import never expires under it. */
-export const LEASE_MS = 10 * 60_000;
+/** The part of a run record (runHistory.ts) a takeover marks. */
+interface StaleRunDoc extends StoredDoc {
+  kind: 'run';
+  status: string;
+  endedAt?: string;
+  failure?: { code: string; message: string };
+}
+
+/** How long a lease lives without a heartbeat. */
+export const LEASE_MS = 60_000;
+/** How often a live run renews its lease: several renewals fit in LEASE_MS, so one slow write loses nothing. */
+export const LEASE_RENEW_MS = 15_000;
+
+/** Time as the lease sees it; tests pass their own to move time without waiting. */
+export interface LeaseClock {
+  now(): number;
+  /** Calls `beat` every `ms` until the returned function is called. */
+  every(ms: number, beat: () => void): () => void;
+}
+
+export const SYSTEM_LEASE_CLOCK: LeaseClock = {
+  now: () => Date.now(),
+  every: (ms, beat) => {
+    const timer = setInterval(beat, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+export interface ImportLease {
+  /** Extends the lease by LEASE_MS from now; false once another run has taken it (the heartbeat then stops). */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+}
 
 /** Whether the source's lease is held, unexpired, by the run with this id. */
 export async function leaseHeldBy(store: Store, pk: string, runId: string, now = Date.now()): Promise<boolean> {
@@ -22,22 +60,44 @@ export async function leaseHeldBy(store: Store, pk: string, runId: string, now =
   return lease?.runId === runId && Date.parse(lease.expiresAt) > now;
 }
 
+/** The run whose lease expired stopped without recording its end: its record says so (best effort). */
+async function markAbandoned(store: Store, pk: string, runId: string, now: number): Promise<void> {
+  const col = store.collection<StaleRunDoc>('imports');
+  const run = await col.read(pk, `run-${runId}`);
+  if (run?.kind !== 'run' || run.status !== 'running') return;
+  const { _etag, ...doc } = run;
+  await col.replace(
+    {
+      ...doc,
+      status: 'abandoned',
+      endedAt: new Date(now).toISOString(),
+      failure: {
+        code: 'RUN_ABANDONED',
+        message: 'The run stopped without finishing (its lease was no longer renewed); send the import again',
+      },
+    },
+    _etag,
+  );
+}
+
 export async function acquireImportLease(
   store: Store,
   pk: string,
   now = Date.now(),
   runId?: string,
-): Promise<{ release(): Promise<void> }> {
+  clock: LeaseClock = SYSTEM_LEASE_CLOCK,
+): Promise<ImportLease> {
   const col = store.collection<LeaseDoc>('imports');
   const holder = randomUUID();
-  const doc: LeaseDoc = {
+  const leaseDoc = (at: number): LeaseDoc => ({
     id: 'lease',
     pk,
     kind: 'lease',
     holder,
-    expiresAt: new Date(now + LEASE_MS).toISOString(),
+    expiresAt: new Date(at + LEASE_MS).toISOString(),
     ...(runId ? { runId } : {}),
-  };
+  });
+  const doc = leaseDoc(now);
   const inProgress = (holderRunId: string | undefined) =>
     new DomainError(
       'IMPORT_IN_PROGRESS',
@@ -60,9 +120,37 @@ export async function acquireImportLease(
       if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict')) throw inProgress(await holderOfLease());
       throw e;
     }
+    if (existing?.runId && existing.runId !== runId)
+      await markAbandoned(store, pk, existing.runId, now).catch(() => undefined);
   }
+
+  let lost = false;
+  let renewing: Promise<boolean> | undefined;
+  // At high priority: a bulk import's own low-priority writes may use up the container, its heartbeat must not wait behind them.
+  const renew = (): Promise<boolean> =>
+    (renewing ??= atHighPriority(async () => {
+      if (lost) return false;
+      const current = await col.read(pk, 'lease');
+      if (current?.holder !== holder) {
+        lost = true;
+        return false;
+      }
+      await col.replace(leaseDoc(clock.now()), current._etag);
+      return true;
+    })
+      .catch((err: unknown) => {
+        // Another writer replaced it meanwhile: it is no longer ours. Other failures: the next beat tries again.
+        if (isStoreError(err, 'preconditionFailed')) lost = true;
+        return !lost;
+      })
+      .finally(() => (renewing = undefined)));
+  const stopBeating = clock.every(LEASE_RENEW_MS, () => void renew().then((held) => held || stopBeating()));
+
   return {
+    renew,
     release: async () => {
+      stopBeating();
+      await renewing;
       const current = await withThrottleRetry(() => col.read(pk, 'lease'));
       if (current?.holder === holder)
         await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);

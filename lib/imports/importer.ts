@@ -5,8 +5,9 @@
  * may be under way carry no hash) and after them, so a failure at any point leaves a state that
  * the next run of the same import converges from.
  */
-import type { IdentityAttributes, IdentityDoc } from '../identities/model';
-import { hasSensitiveData, newIdentityDoc, partitionKey } from '../identities/model';
+import type { IdentityDoc } from '../identities/model';
+import { partitionKey } from '../identities/model';
+import { newIdentityDoc, nextIdentityVersion } from '../identities/rules';
 import { IdentityRepository, UniquenessError } from '../identities/repository';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
@@ -21,6 +22,7 @@ import {
   type ValidImportIdentity,
 } from './importInput';
 import { ImportManifest } from './manifest';
+import { exceedsDeleteLimit, planImport, type PlannedWrite } from './importPlan';
 import { acquireImportLease } from './importLease';
 
 export interface ImportCounts {
@@ -30,10 +32,16 @@ export interface ImportCounts {
   unchanged: number;
 }
 
-/** How a run reports itself: its id (held with the lease) and the counts object it fills in as it writes. */
+/**
+ * How a run reports itself: its id (held with the lease) and the counts object it fills in as it writes;
+ * and what the request asks: only the counts it would write (dryRun), and the share of the source's
+ * identities it may delete at most (maxDeletedRatio, besides IMPORT_MAX_DELETE_RATIO; the stricter holds).
+ */
 export interface ImportRunContext {
   runId?: string;
   counts?: ImportCounts;
+  dryRun?: boolean;
+  maxDeletedRatio?: number;
 }
 
 export const WRITE_PARALLELISM = 32;
@@ -45,6 +53,9 @@ export const CREATE_BATCH_PARALLELISM = 8;
 export function customSourceKey(source: string): string {
   return `src:${source}`;
 }
+
+/** Tries of one identity write while the store throttles (each waits the store's retry-after). */
+const THROTTLED_TRIES = 20;
 
 export class Importer {
   private readonly repo: IdentityRepository;
@@ -73,15 +84,12 @@ export class Importer {
     }
     const valid = validateImportSet(identities);
     const pk = partitionKey(tenantId, customSourceKey(source));
+    const counts = run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 };
+    // A dry run writes nothing to the source, so it neither takes nor waits for the lease.
+    if (run.dryRun) return this.apply(tenantId, source, pk, valid, counts, run);
     const lease = await acquireImportLease(this.store, pk, Date.now(), run.runId);
     try {
-      return await this.apply(
-        tenantId,
-        source,
-        pk,
-        valid,
-        run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 },
-      );
+      return await this.apply(tenantId, source, pk, valid, counts, run);
     } finally {
       await lease.release();
     }
@@ -93,69 +101,74 @@ export class Importer {
     pk: string,
     valid: ValidImportIdentity[],
     counts: ImportCounts,
+    request: Pick<ImportRunContext, 'dryRun' | 'maxDeletedRatio'>,
   ): Promise<ImportCounts> {
     const manifest = await ImportManifest.load(this.store, pk);
-    const writes: Array<{ v: ValidImportIdentity; id: string; known: boolean }> = [];
-    const incoming = new Set<string>();
-    for (const v of valid) {
-      incoming.add(v.attributes.externalId);
-      const entry = manifest.entries.get(v.attributes.externalId);
-      if (entry && entry.hash === v.hash) counts.unchanged++;
-      else writes.push({ v, id: entry?.id ?? uuid7(), known: entry !== undefined });
-    }
-    const deletions = [...manifest.entries].filter(([externalId]) => !incoming.has(externalId));
-    if (
-      this.maxDeleteRatio !== undefined &&
-      manifest.entries.size > 0 &&
-      deletions.length / manifest.entries.size > this.maxDeleteRatio
-    ) {
+    const plan = planImport(manifest.entries, valid, uuid7);
+    counts.unchanged += plan.unchanged;
+    const limits = [this.maxDeleteRatio, request.maxDeletedRatio].filter((r): r is number => r !== undefined);
+    const strictest = limits.length > 0 ? Math.min(...limits) : undefined;
+    if (exceedsDeleteLimit(plan, manifest.entries.size, strictest)) {
       throw new DomainError(
         'IMPORT_DELETE_LIMIT_EXCEEDED',
-        `The import would delete ${deletions.length} of ${manifest.entries.size} identities of the source, more than IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+        `The import would delete ${plan.deletions.length} of ${manifest.entries.size} identities of the source, more than ${request.maxDeletedRatio !== undefined ? "the request's maxDeletedRatio or " : ''}IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+        [],
+        { wouldDelete: plan.deletions.length, held: manifest.entries.size },
       );
     }
-    if (writes.length === 0 && deletions.length === 0) return counts;
+    if (request.dryRun) {
+      counts.created += plan.creates.length;
+      counts.updated += plan.updates.length;
+      counts.deleted += plan.deletions.length;
+      return counts;
+    }
+    const writes = [...plan.creates, ...plan.updates];
+    if (writes.length === 0 && plan.deletions.length === 0) return counts;
 
     // Intent first: entries of identities about to be written lose their hash.
-    for (const w of writes) manifest.entries.set(w.v.attributes.externalId, { id: w.id, hash: null });
-    const touched = [...writes.map((w) => w.v.attributes.externalId), ...deletions.map(([e]) => e)];
+    for (const w of writes) manifest.entries.set(w.identity.attributes.externalId, { id: w.id, hash: null });
+    const touched = [
+      ...writes.map((w) => w.identity.attributes.externalId),
+      ...plan.deletions.map((d) => d.externalId),
+    ];
     await manifest.save(touched);
 
-    const writeOne = async (w: { v: ValidImportIdentity; id: string }) => {
-      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.v));
+    const writeOne = async (w: PlannedWrite) => {
+      // Each try builds the document again, with the time of that try (writes are not resent unchanged).
+      const outcome = await withThrottleRetry(
+        () => this.write(tenantId, source, pk, w.id, w.identity),
+        THROTTLED_TRIES,
+      );
       counts[outcome.result]++;
-      manifest.entries.set(w.v.attributes.externalId, { id: outcome.id, hash: w.v.hash });
+      manifest.entries.set(w.identity.attributes.externalId, { id: outcome.id, hash: w.identity.hash });
     };
-    const fresh = writes.filter((w) => !w.known);
-    const batches: Array<typeof fresh> = [];
-    for (let i = 0; i < fresh.length; i += CREATE_BATCH) batches.push(fresh.slice(i, i + CREATE_BATCH));
+    const batches: PlannedWrite[][] = [];
+    for (let i = 0; i < plan.creates.length; i += CREATE_BATCH) batches.push(plan.creates.slice(i, i + CREATE_BATCH));
     try {
       // New identities in batches; anything not plainly created (conflict, throttling, a failure) takes the per-item path.
       await forEachBounded(batches, CREATE_BATCH_PARALLELISM, async (batch) => {
         const now = new Date().toISOString();
+        // Not resent unchanged when throttled: a throttled batch takes the per-item path, stamped on each try.
         const outcomes = await this.repo
           .batchCreate(
             pk,
-            batch.map((w) => newDoc(tenantId, source, w.id, w.v, now)),
+            batch.map((w) => newDoc(tenantId, source, w.id, w.identity, now)),
+            { retryThrottled: false },
           )
           .catch(() => batch.map(() => 'retry' as const));
-        const retry: typeof batch = [];
+        const retry: PlannedWrite[] = [];
         outcomes.forEach((o, i) => {
           const w = batch[i];
           if (!w) return;
           if (o === 'created') {
             counts.created++;
-            manifest.entries.set(w.v.attributes.externalId, { id: w.id, hash: w.v.hash });
+            manifest.entries.set(w.identity.attributes.externalId, { id: w.id, hash: w.identity.hash });
           } else retry.push(w);
         });
         await forEachBounded(retry, WRITE_PARALLELISM, writeOne);
       });
-      await forEachBounded(
-        writes.filter((w) => w.known),
-        WRITE_PARALLELISM,
-        writeOne,
-      );
-      await forEachBounded(deletions, WRITE_PARALLELISM, async ([externalId, entry]) => {
+      await forEachBounded(plan.updates, WRITE_PARALLELISM, writeOne);
+      await forEachBounded(plan.deletions, WRITE_PARALLELISM, async ({ externalId, entry }) => {
         if (await withThrottleRetry(() => this.remove(tenantId, pk, entry.id))) counts.deleted++;
         manifest.entries.delete(externalId);
       });
@@ -178,7 +191,7 @@ export class Importer {
     if (!current) {
       const now = new Date().toISOString();
       try {
-        await this.repo.create(newDoc(tenantId, source, id, v, now));
+        await this.repo.create(newDoc(tenantId, source, id, v, now), { retryThrottled: false });
         return { id, result: 'created' };
       } catch (err) {
         if (!(err instanceof UniquenessError) && !isStoreError(err, 'conflict')) throw err;
@@ -194,7 +207,7 @@ export class Importer {
       if (current.contentHash === v.hash) return { id: current.id, result: 'unchanged' };
       const { _etag, ...rest } = current;
       try {
-        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString()), _etag);
+        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString()), _etag, { retryThrottled: false });
         return { id: current.id, result: 'updated' };
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed')) throw err;
@@ -238,17 +251,6 @@ function newDoc(tenantId: string, source: string, id: string, v: ValidImportIden
   });
 }
 
-const OPTIONAL: Array<keyof IdentityAttributes> = ['birthDate', 'nationality', 'personalEmail', 'personalPhone'];
-
 function updatedDoc(current: IdentityDoc, v: ValidImportIdentity, now: string): IdentityDoc {
-  const next: IdentityDoc = {
-    ...current,
-    ...v.attributes,
-    lastModified: now,
-    version: current.version + 1,
-    hasSensitive: hasSensitiveData(v.attributes),
-    contentHash: v.hash,
-  };
-  for (const key of OPTIONAL) if (v.attributes[key] === undefined) delete next[key];
-  return next;
+  return nextIdentityVersion(current, { attributes: v.attributes, contentHash: v.hash }, now);
 }

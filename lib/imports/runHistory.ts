@@ -20,7 +20,10 @@ import { LEASE_MS, leaseHeldBy } from './importLease';
 
 export type RunOperation = 'import' | 'association';
 export type RunStatus = 'running' | 'completed' | 'rejected' | 'failed';
-/** `abandoned`: still `running` in the store after the host's time limit and, for an import, without its lease: the host stopped it. */
+/**
+ * `abandoned`: an import whose lease is no longer renewed (its process stopped), marked so by the next
+ * import of the source or reported so on reading; an association still `running` after the host's time limit.
+ */
 export type ReportedRunStatus = RunStatus | 'abandoned';
 
 export interface AssociationCounts {
@@ -45,11 +48,13 @@ interface RunDoc extends StoredDoc {
   source: string;
   clientId: string;
   correlationId: string;
-  status: RunStatus;
+  status: ReportedRunStatus;
   startedAt: string;
   endedAt?: string;
   /** Identities or pairs the request carried. */
   submitted: number;
+  /** An import that only counted what it would write. */
+  dryRun?: boolean;
   importCounts?: ImportCounts;
   associationCounts?: AssociationCounts;
   failure?: RunFailure;
@@ -66,6 +71,7 @@ export interface RunView {
   startedAt: string;
   endedAt: string | null;
   submitted: number;
+  dryRun: boolean;
   importCounts: ImportCounts | null;
   associationCounts: AssociationCounts | null;
   failure: RunFailure | null;
@@ -73,10 +79,12 @@ export interface RunView {
 
 export const RUN_TTL_DAYS = 90;
 /**
- * A run still `running` this long after its start was stopped by the host (functionTimeout in host.json)
- * once an import no longer holds its lease (held LEASE_MS from a moment just after the start).
+ * An import still `running` this long after its start was stopped once it no longer holds its lease
+ * (taken just after the start, renewed while the run lives).
  */
 export const RUN_LIMIT_MS = LEASE_MS;
+/** An association still `running` this long after its start was stopped by the host (functionTimeout in host.json). */
+export const ASSOCIATION_LIMIT_MS = 10 * 60_000;
 export const MAX_LISTED_RUNS = 100;
 
 /** Codes of requests refused before anything was written. */
@@ -136,6 +144,7 @@ export interface RunStart {
   clientId: string;
   correlationId: string;
   submitted: number;
+  dryRun?: boolean;
 }
 
 /** How a run that returned ended: its counts, and a failure when it did only part of its work. */
@@ -192,6 +201,7 @@ export class RunHistory {
       status: 'running',
       startedAt: new Date(this.now()).toISOString(),
       submitted: start.submitted,
+      ...(start.dryRun ? { dryRun: true } : {}),
       ttl,
     };
     // Run records share the source's partition with the manifest, whose writes may use up the container's request units.
@@ -249,7 +259,9 @@ export class RunHistory {
   }
 
   private async isAbandoned(d: RunDoc): Promise<boolean> {
-    if (d.status !== 'running' || this.now() - Date.parse(d.startedAt) <= RUN_LIMIT_MS) return false;
+    if (d.status !== 'running') return false;
+    const limit = d.operation === 'import' ? RUN_LIMIT_MS : ASSOCIATION_LIMIT_MS;
+    if (this.now() - Date.parse(d.startedAt) <= limit) return false;
     return d.operation !== 'import' || !(await leaseHeldBy(this.store, d.pk, d.runId, this.now()));
   }
 
@@ -265,6 +277,7 @@ export class RunHistory {
       startedAt: d.startedAt,
       endedAt: d.endedAt ?? null,
       submitted: d.submitted,
+      dryRun: d.dryRun === true,
       importCounts: d.importCounts ?? null,
       associationCounts: d.associationCounts ?? null,
       failure: d.failure ?? null,

@@ -1,13 +1,16 @@
 /** Administrator links (source manual) and unlinks, for identities of any source. Audited. */
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
+import { writeStamped } from '../store/stampedWrite';
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
+import { nextIdentityVersion } from '../identities/rules';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError, badInput } from '../util/domainError';
 import { isGuid } from '../util/guid';
 import type { LinkClaims } from './claims';
+import { afterManualClaim, manualLinkAction, unlinked, type LinkTransition } from './linkStateMachine';
 
 const facts = (l: DirectoryLink) => ({ status: l.status, source: l.source ?? null, userId: l.userId ?? null });
 
@@ -44,43 +47,44 @@ export class AdminLinks {
     const userId = user?.id;
     if (!userId)
       throw new DomainError('DIRECTORY_USER_NOT_FOUND', 'No directory user matches; it may not be synchronized yet');
-    if (identity.link.status === 'linked' && identity.link.userId === userId && identity.link.source === 'manual')
-      return identity;
-    if ((await this.claims.claim(tenantId, userId, identity)) !== 'claimed') {
+    if (manualLinkAction(identity.link, userId) === 'keep') return identity;
+    const transition = afterManualClaim(identity.link, userId, await this.claims.claim(tenantId, userId, identity));
+    if (transition === 'heldByOther') {
       throw new DomainError(
         'LINK_CONFLICT',
         'The directory user is already linked to another business identity; unlink it first',
       );
     }
-    const link: DirectoryLink = { status: 'linked', source: 'manual', userId };
-    if (user?.userPrincipalName) link.userPrincipalName = user.userPrincipalName;
+    // The linked user's UPN is kept beside its object id, for the administrators' screens.
+    const link: DirectoryLink = { ...transition.link, userPrincipalName: user?.userPrincipalName };
+    if (!link.userPrincipalName) delete link.userPrincipalName;
     const saved = await this.write(identity, link, () => this.claims.release(tenantId, userId, identity));
-    const previous = identity.link.status === 'linked' ? identity.link.userId : undefined;
-    if (previous && previous !== userId) await this.claims.release(tenantId, previous, identity);
-    await this.audit.write(tenantId, {
-      actor,
-      action: 'link.manualLinked',
-      target: { type: 'businessIdentity', id },
-      before: facts(identity.link),
-      after: facts(link),
-    });
+    await this.apply(tenantId, identity, { ...transition, link }, actor);
     return saved;
   }
 
   async unlink(tenantId: string, pk: string, id: string, actor: Actor): Promise<IdentityDoc> {
     const identity = await this.find(pk, id);
-    if (identity.link.status !== 'linked') return identity;
-    const link: DirectoryLink = { status: 'notAsserted' };
-    const saved = await this.write(identity, link, async () => undefined);
-    if (identity.link.userId) await this.claims.release(tenantId, identity.link.userId, identity);
-    await this.audit.write(tenantId, {
-      actor,
-      action: 'link.unlinked',
-      target: { type: 'businessIdentity', id },
-      before: facts(identity.link),
-      after: facts(link),
-    });
+    const transition = unlinked(identity.link);
+    if (!transition) return identity;
+    const saved = await this.write(identity, transition.link, async () => undefined);
+    await this.apply(tenantId, identity, transition, actor);
     return saved;
+  }
+
+  /** The effects of a stored transition, in order: claims given up, then the audit entry. */
+  private async apply(tenantId: string, before: IdentityDoc, transition: LinkTransition, actor: Actor): Promise<void> {
+    for (const effect of transition.effects) {
+      if (effect.kind === 'releaseClaim') await this.claims.release(tenantId, effect.userId, before);
+      else
+        await this.audit.write(tenantId, {
+          actor,
+          action: effect.action,
+          target: { type: 'businessIdentity', id: before.id },
+          before: facts(before.link),
+          after: facts(transition.link),
+        });
+    }
   }
 
   private async find(pk: string, id: string) {
@@ -99,9 +103,9 @@ export class AdminLinks {
   ): Promise<IdentityDoc> {
     const { _etag, ...rest } = identity;
     try {
-      return await this.repo.replace(
-        { ...rest, link, lastModified: new Date().toISOString(), version: identity.version + 1 },
-        _etag,
+      // lastModified: the time of this write, taken again on each try when the store throttles.
+      return await writeStamped((now) =>
+        this.repo.replace(nextIdentityVersion(rest, { link }, now), _etag, { retryThrottled: false }),
       );
     } catch (err) {
       await onFailure();

@@ -49,18 +49,19 @@ export class LinkService implements LinkCoordinator {
       user = await this.directory.findByUpn(tenantId, upn);
     } catch (err) {
       if (!(err instanceof DirectoryUnavailableError)) throw err;
-      // A directory outage or a missing consent never blocks the save: the link waits as pending
-      // and the background run looks the UPN up again.
+      // A directory outage or a missing consent never blocks the save: the link waits as pending,
+      // owing the look-up, which the next background cycle makes (the user may exist already).
       log?.warn(directoryAdvice(err.reason), {
         directoryProblem: err.reason,
         directoryStatus: err.status,
         linkStatus: 'pending',
       });
+      const waiting = afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined);
       return this.planned(
         tenantId,
         next,
         previous,
-        afterLookup(previous?.link, upn, { kind: 'notFound' }, undefined),
+        { ...waiting, link: { ...waiting.link, lookUpOwed: true } },
         undefined,
         actor,
       );

@@ -1,4 +1,7 @@
 /**
+ * The polling design of background links, before directory change tracking (lib/links/tenantLinkCycle.ts
+ * replaced it in the background work): bench:links runs it beside change tracking on the same scenario.
+ *
  * Background re-evaluation of links that could not be made at save time: pending identities
  * (no directory user with the UPN yet) and conflicts (the user was linked elsewhere), one tenant
  * and one bounded batch at a time (a unit of background work). Only identities that are due are
@@ -8,6 +11,7 @@
  * throws before anything is written, so the unit can be retried later as it was.
  */
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
+import { nextIdentityVersion } from '../identities/rules';
 import type { Store, WithEtag } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { DirectoryClient } from '../directory/directoryClient';
@@ -130,12 +134,7 @@ async function write(store: Store, c: Candidate, link: DirectoryLink): Promise<O
   const { _etag, ...rest } = c;
   const outcome: Outcome =
     link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflicts' : 'stillPending';
-  return replaceIfUnchanged(
-    store,
-    { ...rest, link, lastModified: new Date().toISOString(), version: c.version + 1 },
-    _etag,
-    outcome,
-  );
+  return replaceIfUnchanged(store, nextIdentityVersion(rest, { link }, new Date().toISOString()), _etag, outcome);
 }
 
 async function replaceIfUnchanged(store: Store, doc: IdentityDoc, etag: string, outcome: Outcome): Promise<Outcome> {

@@ -15,7 +15,7 @@ function namesVersion(header: string, currentVersion: number): boolean {
 export function checkIfMatch(header: string | null, currentVersion: number): void {
   if (header === null || header.trim() === '') return;
   if (namesVersion(header, currentVersion)) return;
-  throw new ScimError(412, undefined, 'The User changed after the version in If-Match');
+  throw ScimError.preconditionFailed('The User changed after the version in If-Match');
 }
 
 /** If-None-Match on a read (RFC 7644 §3.14): true when the client already holds the current version (answer 304). */

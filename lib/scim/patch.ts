@@ -58,8 +58,37 @@ type Target =
 
 type ListTarget = Extract<Target, { kind: 'list' }>;
 
-const invalidPath = (detail: string): ScimError => new ScimError(400, 'invalidPath', detail);
-const noTarget = (detail: string): ScimError => new ScimError(400, 'noTarget', detail);
+const invalidPath = (detail: string): ScimError => ScimError.invalidPath(detail);
+
+/**
+ * A target that is read-only. Changing it is refused (400 mutability); setting it to the value it has
+ * is not a change (spec §4.1 rule 5 refuses changing one), so `currentIn` finds that value in the User.
+ */
+class ReadOnlyTargetError extends ScimError {
+  constructor(
+    path: string,
+    readonly caseExact: boolean,
+    readonly currentIn: (resource: JsonObject) => unknown,
+  ) {
+    super(400, 'mutability', readOnlyError(path).detail);
+    this.name = 'ReadOnlyTargetError';
+  }
+}
+
+const memberOf = (o: unknown, name: string): unknown =>
+  isJsonObject(o) ? o[Object.keys(o).find((k) => sameName(k, name)) ?? ''] : undefined;
+
+/** Whether `value` is what the read-only attribute holds now (a complex value: each sub-attribute given). */
+function isCurrentValue(current: unknown, value: unknown, caseExact: boolean): boolean {
+  const absent = (v: unknown) => v === undefined || v === null || v === '';
+  if (absent(current) || absent(value)) return absent(current) && absent(value);
+  if (typeof current === 'string' && typeof value === 'string')
+    return caseExact ? current === value : current.toLowerCase() === value.toLowerCase();
+  if (isJsonObject(value) && isJsonObject(current))
+    return Object.entries(value).every(([k, v]) => isCurrentValue(memberOf(current, k), v, caseExact));
+  return current === value;
+}
+const noTarget = (detail: string): ScimError => ScimError.noTarget(detail);
 
 /** personalNumbers holds one number per type (spec §2.1), so an added item replaces the one of its type. */
 const ONE_PER_TYPE = new Set(['personalNumbers']);
@@ -154,7 +183,8 @@ function parseFilter(text: string, list: AttributeDefinition, where: string): Co
 function extensionTarget(parts: PathParts, where: string): Target {
   const def = extensionAttribute(parts.attr);
   if (def === undefined) throw unknownExtensionAttributeError(parts.attr);
-  if (isReadOnly(def)) throw readOnlyError(`${EXT}:${def.name}`);
+  if (isReadOnly(def))
+    throw new ReadOnlyTargetError(`${EXT}:${def.name}`, def.caseExact, (r) => memberOf(r[EXT], def.name));
   if (!def.multiValued) {
     if (parts.filter !== undefined || parts.sub !== undefined)
       throw invalidPath(`${where}: ${EXT}:${def.name} has no sub-attributes or items`);
@@ -176,7 +206,14 @@ function coreTarget(parts: PathParts, where: string): Target {
   // The extension's attributes need no URN: their names cannot be confused with core ones.
   if (def === undefined)
     return extensionAttribute(parts.attr) === undefined ? { kind: 'ignored' } : extensionTarget(parts, where);
-  if (isReadOnly(def)) throw readOnlyError(def.name);
+  if (isReadOnly(def)) {
+    const sub = parts.sub === undefined ? undefined : subAttribute(def, parts.sub);
+    const name = sub ? `${def.name}.${sub.name}` : def.name;
+    throw new ReadOnlyTargetError(name, (sub ?? def).caseExact, (r) => {
+      const value = memberOf(r, def.name);
+      return sub ? memberOf(value, sub.name) : value;
+    });
+  }
   if (parts.filter !== undefined) throw invalidPath(`${where}: ${def.name} is not multi-valued`);
   if (parts.sub === undefined) return { kind: 'core', def };
   if (def.type !== 'complex') throw invalidPath(`${where}: ${def.name} has no sub-attributes`);
@@ -394,7 +431,39 @@ function applyName(
   else doc.name = given;
 }
 
-function applyTarget(doc: JsonObject, op: Op, t: Target, value: unknown, where: string): void {
+/** Resolves and applies one target; a read-only one set to its current value is left alone. */
+function applyPath(
+  doc: JsonObject,
+  op: Op,
+  resolve: () => Target,
+  value: unknown,
+  where: string,
+  resource: JsonObject | undefined,
+): void {
+  let target: Target;
+  try {
+    target = resolve();
+  } catch (err) {
+    if (
+      err instanceof ReadOnlyTargetError &&
+      resource !== undefined &&
+      op !== 'remove' &&
+      isCurrentValue(err.currentIn(resource), value, err.caseExact)
+    )
+      return;
+    throw err;
+  }
+  applyTarget(doc, op, target, value, where, resource);
+}
+
+function applyTarget(
+  doc: JsonObject,
+  op: Op,
+  t: Target,
+  value: unknown,
+  where: string,
+  resource: JsonObject | undefined,
+): void {
   switch (t.kind) {
     case 'ignored':
       return;
@@ -411,7 +480,8 @@ function applyTarget(doc: JsonObject, op: Op, t: Target, value: unknown, where: 
       if (!isJsonObject(value))
         throw invalidValue(`${where}.value for ${EXT} must be an object of extension attributes`);
       for (const [name, v] of Object.entries(value)) {
-        if (!isSchemasMember(name)) applyTarget(doc, op, extensionTarget({ attr: name }, where), v, where);
+        if (!isSchemasMember(name))
+          applyPath(doc, op, () => extensionTarget({ attr: name }, where), v, where, resource);
       }
       return;
     case 'extensionAttribute': {
@@ -460,28 +530,32 @@ function opOf(raw: unknown, where: string): Op {
   return op;
 }
 
-function applyOperation(doc: JsonObject, operation: JsonObject, where: string): void {
+function applyOperation(doc: JsonObject, operation: JsonObject, where: string, resource: JsonObject | undefined): void {
   const op = opOf(member(operation, 'op'), where);
   const path = member(operation, 'path');
   const value = member(operation, 'value');
   if (path !== undefined && path !== null && typeof path !== 'string')
     throw invalidPath(`${where}.path must be a string`);
   if (typeof path === 'string' && path.trim() !== '') {
-    applyTarget(doc, op, resolvePath(path, `${where}.path`), value, where);
+    applyPath(doc, op, () => resolvePath(path, `${where}.path`), value, where, resource);
     return;
   }
   if (op === 'remove') throw noTarget(`${where}: remove needs a path`);
   // Without a path the value is an object of attributes, each applied as if its key were the path.
   if (!isJsonObject(value)) throw invalidSyntax(`${where}.value must be an object of attributes when there is no path`);
   for (const [key, v] of Object.entries(value))
-    applyTarget(doc, op, resolvePath(key, `A key of ${where}.value`), v, where);
+    applyPath(doc, op, () => resolvePath(key, `A key of ${where}.value`), v, where, resource);
 }
 
-/** Applies a PatchOp body to a canonical User and returns the new canonical User; `current` is not changed. */
-export function applyPatch(current: ScimUserInput, patchBody: unknown): ScimUserInput {
+/**
+ * Applies a PatchOp body to a canonical User and returns the new canonical User; `current` is not changed.
+ * `resource` is the User as the service returns it: an operation that sets a read-only attribute to the
+ * value it holds there is not a change and is accepted; without it, every read-only target is refused.
+ */
+export function applyPatch(current: ScimUserInput, patchBody: unknown, resource?: JsonObject): ScimUserInput {
   const operations = operationsOf(patchBody);
   const doc = cloneJson(current);
   if (!isJsonObject(doc)) throw new TypeError('applyPatch: current must be an object');
-  operations.forEach((operation, i) => applyOperation(doc, operation, `Operations[${i}]`));
+  operations.forEach((operation, i) => applyOperation(doc, operation, `Operations[${i}]`, resource));
   return canonicalizeUser(doc, 'patchResult');
 }

@@ -6,6 +6,8 @@
  *    prototype, so a key such as __proto__ is plain data and can never reach Object.prototype.
  * 2. toIdentityAttributes: validation (ajv, compiled once, with lib/identities/formats as ajv
  *    formats) and normalisation. Errors are invalidValue; `detail` names the path, never the value.
+ * Every problem of a body is collected, so a client learns them all in one round trip: one 400 whose
+ * detail lists them, with the scimType of the first (see combinedError).
  */
 import Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
@@ -25,6 +27,7 @@ import {
   normalizeE164,
 } from '../identities/formats';
 import type { FormatResult } from '../identities/formats';
+import { IDENTITY_LIMITS as L, isUpnShaped } from '../identities/rules';
 import { CORE_ATTRIBUTES, CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
 import type { AttributeDefinition } from './schema';
 import { ScimError, invalidSyntax, invalidValue } from './errors';
@@ -91,7 +94,7 @@ export function shownName(name: string): string {
   return /^[A-Za-z_$][\w$-]{0,63}$/.test(name) ? `'${name}'` : '(name not shown)';
 }
 
-export const readOnlyError = (path: string): ScimError => new ScimError(400, 'mutability', `${path} is read-only`);
+export const readOnlyError = (path: string): ScimError => ScimError.mutability(`${path} is read-only`);
 
 export const unknownExtensionAttributeError = (name: string): ScimError =>
   invalidSyntax(`Unknown attribute ${shownName(name)} in the service extension ${EXT}`);
@@ -192,21 +195,40 @@ function putExtensionAttribute(ext: JsonObject, name: string, value: unknown, mo
  * `<extension URN>:<attribute>`. schemas, id, meta, unlisted core attributes and other schema
  * extensions are ignored.
  */
-export function canonicalizeUser(body: unknown, mode: CanonicalizeMode = 'put'): ScimUserInput {
+export function canonicalizeUser(
+  body: unknown,
+  mode: CanonicalizeMode = 'put',
+  /** When given, problems are collected here (and the attribute left out) instead of thrown. */
+  problems?: ScimError[],
+): ScimUserInput {
   if (!isJsonObject(body)) throw invalidSyntax('The body must be a JSON object');
   const out = safeObject();
   let ext: JsonObject | undefined;
+  const collect = (put: () => void): void => {
+    if (problems === undefined) return put();
+    try {
+      put();
+    } catch (err) {
+      if (!(err instanceof ScimError)) throw err;
+      problems.push(err);
+    }
+  };
   for (const [key, value] of Object.entries(body)) {
     if (sameName(key, EXT)) {
-      if (!isJsonObject(value)) throw invalidValue(`${EXT} must be an object`);
+      if (!isJsonObject(value)) {
+        collect(() => {
+          throw invalidValue(`${EXT} must be an object`);
+        });
+        continue;
+      }
       ext ??= safeObject();
-      for (const [name, v] of Object.entries(value)) putExtensionAttribute(ext, name, v, mode);
+      for (const [name, v] of Object.entries(value)) collect(() => putExtensionAttribute(ext!, name, v, mode));
       continue;
     }
     const flattened = stripPrefix(key, `${EXT}:`);
     if (flattened !== undefined) {
       ext ??= safeObject();
-      putExtensionAttribute(ext, flattened, value, mode);
+      collect(() => putExtensionAttribute(ext!, flattened, value, mode));
       continue;
     }
     const def = coreAttribute(stripPrefix(key, `${CORE_USER_SCHEMA}:`) ?? key);
@@ -222,8 +244,6 @@ export function canonicalizeUser(body: unknown, mode: CanonicalizeMode = 'put'):
 }
 
 // ---- step 2: validation ------------------------------------------------------------------
-
-const UPN_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 
 const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: string }> = new Map([
   [
@@ -246,10 +266,7 @@ const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: str
     },
   ],
   ['plausibleEmail', { check: isPlausibleEmail, problem: 'must be an email address (local@domain)' }],
-  [
-    'upn',
-    { check: (v: string) => UPN_SHAPE.test(v), problem: 'must be a user principal name (name@domain, no spaces)' },
-  ],
+  ['upn', { check: isUpnShaped, problem: 'must be a user principal name (name@domain, no spaces)' }],
 ]);
 
 interface ValidatedUser {
@@ -288,12 +305,12 @@ const USER_SCHEMA = {
   type: 'object',
   required: ['externalId', 'userName', 'name', EXT],
   properties: {
-    externalId: text(256),
-    userName: text(256),
+    externalId: text(L.externalId),
+    userName: text(L.userName),
     name: {
       type: 'object',
       required: ['givenName', 'familyName'],
-      properties: { givenName: text(128), familyName: text(128) },
+      properties: { givenName: text(L.name), familyName: text(L.name) },
     },
     active: { type: 'boolean' },
     [EXT]: {
@@ -303,24 +320,24 @@ const USER_SCHEMA = {
         affiliationType: { type: 'string', enum: [...AFFILIATION_TYPES] },
         birthDate: formatted('localDate'),
         nationality: formatted('countryCode'),
-        personalEmail: text(200, 'plausibleEmail'),
+        personalEmail: text(L.personalEmail, 'plausibleEmail'),
         personalPhone: formatted('e164'),
-        personalNumbers: listOf(10, ['type', 'value'], {
+        personalNumbers: listOf(L.personalNumbers, ['type', 'value'], {
           type: { type: 'string', enum: [...PERSONAL_NUMBER_TYPES] },
           value: formatted('cpr'),
         }),
-        identityDocumentReferences: listOf(20, ['type', 'issuingCountry', 'documentNumber'], {
+        identityDocumentReferences: listOf(L.identityDocumentReferences, ['type', 'issuingCountry', 'documentNumber'], {
           type: { type: 'string', enum: [...DOCUMENT_TYPES] },
           issuingCountry: formatted('countryCode'),
-          documentNumber: text(64),
+          documentNumber: text(L.documentNumber),
         }),
-        directoryUserPrincipalName: text(1024, 'upn'),
+        directoryUserPrincipalName: text(L.userPrincipalName, 'upn'),
       },
     },
   },
 };
 
-const ajv = new Ajv({ allErrors: false, strict: true });
+const ajv = new Ajv({ allErrors: true, strict: true });
 for (const [name, f] of FORMATS) ajv.addFormat(name, { type: 'string', validate: f.check });
 const validateUser = ajv.compile<ValidatedUser>(USER_SCHEMA);
 
@@ -328,6 +345,13 @@ const CORE_KEYS = [...writableNames(CORE_ATTRIBUTES), EXT];
 const NAME_KEYS = writableNames(coreAttribute('name')?.subAttributes ?? []);
 const EXT_KEYS = writableNames(SERVICE_ATTRIBUTES);
 const LIST_KEYS = SERVICE_ATTRIBUTES.filter((d) => d.multiValued).map((d) => d.name);
+/** Items of a list validated at most: one beyond its limit still fails maxItems, and a huge list costs no more. */
+const LIST_LIMITS: ReadonlyMap<string, number> = new Map([
+  ['personalNumbers', L.personalNumbers],
+  ['identityDocumentReferences', L.identityDocumentReferences],
+]);
+/** Problems named in one answer at most (the count says how many there were). */
+export const MAX_LISTED_PROBLEMS = 20;
 
 /** Own values of `keys` (or of all keys), without null: null for an attribute means absent. */
 function presentValues(source: JsonObject, keys: readonly string[] = Object.keys(source)): JsonObject {
@@ -350,7 +374,9 @@ function validationInput(user: ScimUserInput): JsonObject {
     for (const list of LIST_KEYS) {
       const items = ext[list];
       if (Array.isArray(items))
-        ext[list] = items.map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
+        ext[list] = items
+          .slice(0, (LIST_LIMITS.get(list) ?? items.length) + 1)
+          .map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
     }
     input[EXT] = ext;
   }
@@ -401,25 +427,59 @@ function describeError(e: ErrorObject | undefined): string {
   }
 }
 
-function normalisedOrThrow(result: FormatResult, path: string): string {
-  if (!result.ok) throw invalidValue(`${path} ${result.reason}`);
-  return result.value;
+/** The schema errors, one per attribute (a value may fail several keywords), in the order ajv found them. */
+function schemaProblems(errors: readonly ErrorObject[]): ScimError[] {
+  const seen = new Set<string>();
+  const out: ScimError[] = [];
+  for (const e of errors) {
+    const p = e.params as Record<string, unknown>;
+    const at = e.keyword === 'required' ? attributePath(e.instancePath, String(p.missingProperty)) : e.instancePath;
+    if (seen.has(at)) continue;
+    seen.add(at);
+    out.push(invalidValue(describeError(e)));
+  }
+  return out.length > 0 ? out : [invalidValue(describeError(undefined))];
 }
 
-function personalNumbersOf(items: ReadonlyArray<{ type: PersonalNumberType; value: string }>): PersonalNumber[] {
+/**
+ * One error for every problem of a body: the problem itself when there is one; otherwise a 400 with
+ * the scimType of the first and a detail listing them (at most MAX_LISTED_PROBLEMS), never a value.
+ */
+export function combinedError(problems: readonly ScimError[]): ScimError | undefined {
+  const [first] = problems;
+  if (first === undefined || problems.length === 1) return first;
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((p) => p.detail);
+  const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : '';
+  return first.withDetail(`The User has ${problems.length} problems: ${listed.join('; ')}${more}`);
+}
+
+function normalised(result: FormatResult, path: string, problems: ScimError[]): string {
+  if (result.ok) return result.value;
+  problems.push(invalidValue(`${path} ${result.reason}`));
+  return '';
+}
+
+function personalNumbersOf(
+  items: ReadonlyArray<{ type: PersonalNumberType; value: string }>,
+  problems: ScimError[],
+): PersonalNumber[] {
   const seen = new Set<string>();
   return items.map((p, i) => {
     if (seen.has(p.type))
-      throw invalidValue(`${EXT}:personalNumbers[${i}] repeats a type: one number per type is allowed`);
+      problems.push(invalidValue(`${EXT}:personalNumbers[${i}] repeats a type: one number per type is allowed`));
     seen.add(p.type);
-    return { type: p.type, value: normalisedOrThrow(normalizeCpr(p.value), `${EXT}:personalNumbers[${i}].value`) };
+    return { type: p.type, value: normalised(normalizeCpr(p.value), `${EXT}:personalNumbers[${i}].value`, problems) };
   });
 }
 
-/** Validates and normalises a canonical User; the first problem is thrown as 400 invalidValue. */
-export function toIdentityAttributes(user: ScimUserInput): IdentityAttributes {
+/** Validates and normalises a canonical User; every problem is thrown in one 400 (combinedError). */
+export function toIdentityAttributes(user: ScimUserInput, earlier: readonly ScimError[] = []): IdentityAttributes {
   const input = validationInput(user);
-  if (!validateUser(input)) throw invalidValue(describeError(validateUser.errors?.[0]));
+  if (!validateUser(input))
+    throw (
+      combinedError([...earlier, ...schemaProblems(validateUser.errors ?? [])]) ?? invalidValue('The User is not valid')
+    );
+  const problems: ScimError[] = [...earlier];
   const ext = input[EXT];
   const attrs: IdentityAttributes = {
     externalId: input.externalId,
@@ -428,23 +488,26 @@ export function toIdentityAttributes(user: ScimUserInput): IdentityAttributes {
     familyName: input.name.familyName,
     active: input.active ?? true,
     affiliationType: ext.affiliationType,
-    personalNumbers: personalNumbersOf(ext.personalNumbers ?? []),
+    personalNumbers: personalNumbersOf(ext.personalNumbers ?? [], problems),
     identityDocumentReferences: (ext.identityDocumentReferences ?? []).map((d, i) => ({
       type: d.type,
-      issuingCountry: normalisedOrThrow(
+      issuingCountry: normalised(
         normalizeCountryCode(d.issuingCountry),
         `${EXT}:identityDocumentReferences[${i}].issuingCountry`,
+        problems,
       ),
       documentNumber: d.documentNumber,
     })),
   };
   if (ext.birthDate !== undefined) attrs.birthDate = ext.birthDate;
   if (ext.nationality !== undefined)
-    attrs.nationality = normalisedOrThrow(normalizeCountryCode(ext.nationality), `${EXT}:nationality`);
+    attrs.nationality = normalised(normalizeCountryCode(ext.nationality), `${EXT}:nationality`, problems);
   if (ext.personalEmail !== undefined) attrs.personalEmail = ext.personalEmail;
   if (ext.personalPhone !== undefined)
-    attrs.personalPhone = normalisedOrThrow(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`);
+    attrs.personalPhone = normalised(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`, problems);
   if (ext.directoryUserPrincipalName !== undefined) attrs.directoryUserPrincipalName = ext.directoryUserPrincipalName;
+  const error = combinedError(problems);
+  if (error) throw error;
   return attrs;
 }
 
@@ -461,7 +524,9 @@ export function checkUserSchemas(body: unknown): void {
 
 /** A PUT or POST body -> validated attributes. */
 export function parseScimUser(body: unknown): IdentityAttributes {
-  return toIdentityAttributes(canonicalizeUser(body, 'put'));
+  const problems: ScimError[] = [];
+  const user = canonicalizeUser(body, 'put', problems);
+  return toIdentityAttributes(user, problems);
 }
 
 /** The canonical SCIM form of stored attributes (the base a PATCH applies to). Lists are copied. */

@@ -33,8 +33,7 @@ export interface ListResult {
 
 function intParam(raw: string | null, fallback: number): number {
   if (raw === null || raw.trim() === '') return fallback;
-  if (!/^-?\d{1,12}$/.test(raw.trim()))
-    throw new ScimError(400, 'invalidValue', 'startIndex and count must be whole numbers');
+  if (!/^-?\d{1,12}$/.test(raw.trim())) throw ScimError.invalidValue('startIndex and count must be whole numbers');
   return Number(raw.trim());
 }
 
@@ -45,7 +44,7 @@ export function parseListQuery(query: URLSearchParams): ListQuery {
     try {
       filter = parseUserFilter(rawFilter);
     } catch (err) {
-      if (err instanceof FilterError) throw new ScimError(400, 'invalidFilter', err.message);
+      if (err instanceof FilterError) throw ScimError.invalidFilter(err.message);
       throw err;
     }
   }

@@ -5,15 +5,18 @@
  * never overwrite each other.
  */
 import type { IdentityAttributes, IdentityDoc } from '../identities/model';
-import { hasSensitiveData, newIdentityDoc, partitionKey, userNameKeyOf } from '../identities/model';
+import { partitionKey } from '../identities/model';
+import { attributesOf, newIdentityDoc, nextIdentityVersion, userNameKeyOf } from '../identities/rules';
 import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
 import type { WithEtag } from '../store/store';
+import { writeStamped } from '../store/stampedWrite';
 import { uuid7 } from '../util/uuid7';
 import { ScimError, notFound } from './errors';
 import { checkIfMatch } from './ifMatch';
 import { applyPatch } from './patch';
+import { toScimUser } from './userResource';
 import { checkUserSchemas, identityToScimInput, parseScimUser, toIdentityAttributes } from './userInput';
 import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
@@ -26,8 +29,7 @@ const MAX_WRITE_ATTEMPTS = 60;
 const backoff = (attempt: number): Promise<void> =>
   new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
 
-const uniqueness = () =>
-  new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName or externalId');
+const uniqueness = () => ScimError.uniqueness('Another User of the integration has the same userName or externalId');
 
 export class ScimUsers {
   constructor(
@@ -38,20 +40,23 @@ export class ScimUsers {
   async create(scope: UserScope, body: unknown, actor: Actor, log?: Logger): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
-    const base = newIdentityDoc({
+    const identity = {
       id: uuid7(),
       tenantId: scope.tenantId,
       sourceKind: 'scim',
       sourceKey: scope.integrationId,
-      attributes: attrs,
-      now: new Date().toISOString(),
-    });
+    } as const;
+    const base = newIdentityDoc({ ...identity, attributes: attrs, now: new Date().toISOString() });
     // One store write: the partition's unique keys on externalId and userName decide duplicates
     // (and races between identical POSTs); a query runs only to explain a 409.
     const planned = await this.links.plan(scope.tenantId, base, undefined, actor, log);
     try {
-      const saved = await this.repo.create(
-        stamped({ ...base, link: planned.link }, new Date().toISOString(), undefined),
+      // The times of the write are taken when it is made (after the directory look-up, and again on each try
+      // when the store throttles): a client polling `meta.lastModified gt <its last poll>` must not miss it.
+      const saved = await writeStamped((now) =>
+        this.repo.create(newIdentityDoc({ ...identity, attributes: attrs, now, link: planned.link }), {
+          retryThrottled: false,
+        }),
       );
       await planned.committed(saved);
       return saved;
@@ -94,7 +99,7 @@ export class ScimUsers {
       id,
       ifMatch,
       actor,
-      (current) => toIdentityAttributes(applyPatch(identityToScimInput(current), body)),
+      (current, doc) => toIdentityAttributes(applyPatch(identityToScimInput(current), body, toScimUser(doc, ''))),
       log,
     );
   }
@@ -128,33 +133,28 @@ export class ScimUsers {
     id: string,
     ifMatch: string | null,
     actor: Actor,
-    change: (current: IdentityAttributes) => IdentityAttributes,
+    change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
     log?: Logger,
   ): Promise<IdentityDoc> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await this.get(scope, id);
       checkIfMatch(ifMatch, current.version);
-      const next = change(attributesOf(current));
+      const next = change(attributesOf(current), current);
       if (sameAttributes(current, next)) return current;
       if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
         await this.assertUnique(pk, next, id);
       }
-      const candidate: IdentityDoc = {
-        ...stripEtag(current),
-        ...next,
-        externalIdKey: next.externalId,
-        userNameKey: userNameKeyOf(next.userName, next.externalId),
-        version: current.version + 1,
-        hasSensitive: hasSensitiveData(next),
-      };
-      // Optional attributes that were cleared must not survive from `current`.
-      for (const key of OPTIONAL_KEYS) if (next[key] === undefined) delete candidate[key];
+      const candidate = nextIdentityVersion(current, { attributes: next }, new Date().toISOString());
       const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
       try {
-        const saved = await this.repo.replace(
-          stamped({ ...candidate, link: planned.link }, new Date().toISOString(), current),
-          current._etag,
+        // Stamped again when written (see create).
+        const saved = await writeStamped((now) =>
+          this.repo.replace(
+            nextIdentityVersion(current, { attributes: next, link: planned.link }, now),
+            current._etag,
+            { retryThrottled: false },
+          ),
         );
         await planned.committed(saved);
         return saved;
@@ -162,7 +162,7 @@ export class ScimUsers {
         await planned.abandoned();
         if (err instanceof UniquenessError) throw uniqueness();
         if (isStoreError(err, 'preconditionFailed')) {
-          if (ifMatch) throw new ScimError(412, undefined, 'The User changed after the version in If-Match');
+          if (ifMatch) throw ScimError.preconditionFailed('The User changed after the version in If-Match');
           await backoff(attempt);
           continue;
         }
@@ -175,9 +175,9 @@ export class ScimUsers {
   /** The 409 of a create the unique keys refused, naming the attribute another User holds. */
   private async explainConflict(pk: string, attrs: IdentityAttributes): Promise<ScimError> {
     if (await this.repo.findOne(pk, 'externalIdKey', attrs.externalId))
-      return new ScimError(409, 'uniqueness', 'Another User of the integration has the same externalId');
+      return ScimError.uniqueness('Another User of the integration has the same externalId');
     if (await this.repo.findOne(pk, 'userNameKey', userNameKeyOf(attrs.userName, attrs.externalId)))
-      return new ScimError(409, 'uniqueness', 'Another User of the integration has the same userName');
+      return ScimError.uniqueness('Another User of the integration has the same userName');
     return uniqueness();
   }
 
@@ -189,60 +189,7 @@ export class ScimUsers {
   }
 }
 
-/**
- * The times of a write, taken when it is made (after the directory look-up): a client polling
- * `meta.lastModified gt <its last poll>` must not miss a write that took long to reach the store.
- */
-function stamped(doc: IdentityDoc, now: string, previous: IdentityDoc | undefined): IdentityDoc {
-  const inactiveSince = doc.active
-    ? undefined
-    : previous === undefined || previous.active
-      ? now
-      : previous.inactiveSince;
-  const out: IdentityDoc = {
-    ...doc,
-    lastModified: now,
-    ...(previous === undefined ? { created: now } : {}),
-    inactiveSince,
-  };
-  if (inactiveSince === undefined) delete out.inactiveSince;
-  return out;
-}
-
-const OPTIONAL_KEYS = [
-  'userName',
-  'birthDate',
-  'nationality',
-  'personalEmail',
-  'personalPhone',
-  'directoryUserPrincipalName',
-] as const;
-
-const busy = () =>
-  new ScimError(503, undefined, 'The User is being changed by other requests; retry', { 'retry-after': '1' });
-
-function stripEtag<T extends { _etag?: string }>(doc: T): Omit<T, '_etag'> {
-  const { _etag: _, ...rest } = doc;
-  return rest;
-}
-
-export function attributesOf(doc: IdentityDoc): IdentityAttributes {
-  return {
-    externalId: doc.externalId,
-    userName: doc.userName,
-    givenName: doc.givenName,
-    familyName: doc.familyName,
-    active: doc.active,
-    affiliationType: doc.affiliationType,
-    birthDate: doc.birthDate,
-    nationality: doc.nationality,
-    personalEmail: doc.personalEmail,
-    personalPhone: doc.personalPhone,
-    personalNumbers: doc.personalNumbers,
-    identityDocumentReferences: doc.identityDocumentReferences,
-    directoryUserPrincipalName: doc.directoryUserPrincipalName,
-  };
-}
+const busy = () => ScimError.unavailable('The User is being changed by other requests; retry', 1);
 
 function sameAttributes(doc: IdentityDoc, next: IdentityAttributes): boolean {
   return JSON.stringify(canonical(attributesOf(doc))) === JSON.stringify(canonical(next));

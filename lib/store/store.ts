@@ -3,12 +3,21 @@
  * with operation counting, error mapping and a fault-injection seam for tests.
  */
 import https from 'node:https';
-import type { Container, Database, ItemDefinition, JSONObject, OperationInput, SqlQuerySpec } from '@azure/cosmos';
+import type {
+  Container,
+  Database,
+  IndexingPolicy,
+  ItemDefinition,
+  JSONObject,
+  OperationInput,
+  SqlQuerySpec,
+} from '@azure/cosmos';
 import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential } from '@azure/identity';
 import { CONTAINERS, type ContainerName } from './containers';
 import { StoreError, toStoreError } from './errors';
 import { count } from './metrics';
+import { priorityOptions } from './priority';
 import { splitForBatches } from './batches';
 
 /**
@@ -88,7 +97,7 @@ export class Collection<T extends StoredDoc> {
     return this.run(
       'read',
       async () => {
-        const res = await this.container.item(id, pk).read<WithEtag<T>>();
+        const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
       },
@@ -99,12 +108,14 @@ export class Collection<T extends StoredDoc> {
     });
   }
 
-  async create(doc: T): Promise<WithEtag<T>> {
+  /** Creates the item. With `retryThrottled: false` throttling fails the call at once (as for batchReplace). */
+  async create(doc: T, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
+    const container = options.retryThrottled === false ? this.unretried : this.container;
     return this.run(
       'create',
       async () => {
-        const res = await this.container.items.create<T & ItemDefinition>(doc as T & ItemDefinition);
+        const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
@@ -120,9 +131,13 @@ export class Collection<T extends StoredDoc> {
    * (Not the SDK's `executeBulkOperations`: it polls for completion every 1,000 ms, so every call
    * costs at least a second however small the batch.)
    */
-  async batchCreate(pk: string, docs: T[]): Promise<Array<'created' | 'conflict' | StoreError>> {
+  async batchCreate(
+    pk: string,
+    docs: T[],
+    options: { retryThrottled?: boolean } = {},
+  ): Promise<Array<'created' | 'conflict' | StoreError>> {
     const sent = await this.sendInBatches(
-      this.container,
+      options.retryThrottled === false ? this.unretried : this.container,
       pk,
       'create',
       docs.map((doc) => ({ doc })),
@@ -189,7 +204,7 @@ export class Collection<T extends StoredDoc> {
       count('batchRequests');
       count('batchedWrites', group.length);
       try {
-        const res = await container.items.batch(group.map(operation), pk);
+        const res = await container.items.batch(group.map(operation), pk, priorityOptions());
         const results = res.result ?? [];
         group.forEach((item, j) => {
           count('requestCharge', results[j]?.requestCharge ?? 0);
@@ -217,7 +232,9 @@ export class Collection<T extends StoredDoc> {
           .item(doc.id, doc.pk)
           .replace<T & ItemDefinition>(
             doc as T & ItemDefinition,
-            ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined,
+            ifMatch
+              ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
+              : priorityOptions(),
           );
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
@@ -231,7 +248,7 @@ export class Collection<T extends StoredDoc> {
     return this.run(
       'upsert',
       async () => {
-        const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition);
+        const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
         count('requestCharge', res.requestCharge ?? 0);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
@@ -248,7 +265,11 @@ export class Collection<T extends StoredDoc> {
       async () => {
         const res = await this.container
           .item(id, pk)
-          .delete(ifMatch ? { accessCondition: { type: 'IfMatch', condition: ifMatch } } : undefined);
+          .delete(
+            ifMatch
+              ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
+              : priorityOptions(),
+          );
         count('requestCharge', res.requestCharge ?? 0);
         return true;
       },
@@ -267,6 +288,7 @@ export class Collection<T extends StoredDoc> {
         partitionKey: options.partitionKey,
         maxItemCount: options.maxItemCount,
         continuationToken: options.continuationToken,
+        ...priorityOptions(),
       });
       const res = await iterator.fetchNext();
       count('queryPages');
@@ -348,8 +370,8 @@ export class Store {
   }
 
   /**
-   * Creates the database and containers when missing, and turns time to live on or off where a
-   * container's setting differs (local stack and operator tooling; Bicep does it in Azure).
+   * Creates the database and containers when missing, and sets time to live and the indexing policy
+   * where a container's setting differs (local stack and operator tooling; Bicep does it in Azure).
    */
   async ensureSchema(): Promise<void> {
     const { database } = await this.client.databases.createIfNotExists({ id: this.database.id });
@@ -358,7 +380,13 @@ export class Store {
         structuredClone(def) as Parameters<typeof database.containers.createIfNotExists>[0],
       );
       const wanted = 'defaultTtl' in def ? def.defaultTtl : undefined;
-      if (resource && resource.defaultTtl !== wanted) await container.replace({ ...resource, defaultTtl: wanted });
+      const policyChanged = resource && indexingKey(resource.indexingPolicy) !== indexingKey(def.indexingPolicy);
+      if (resource && (resource.defaultTtl !== wanted || policyChanged))
+        await container.replace({
+          ...resource,
+          defaultTtl: wanted,
+          indexingPolicy: structuredClone(def.indexingPolicy),
+        });
     }
   }
 
@@ -393,4 +421,14 @@ const NOT_WRITTEN_WITH_BATCH = new StoreError('unavailable', 'Another item of th
 function batchFailure(outcome: unknown): StoreError {
   const mapped = typeof outcome === 'number' ? toStoreError({ code: outcome }) : outcome;
   return mapped instanceof StoreError ? mapped : new StoreError('unavailable', 'Batch write failed', 1000);
+}
+
+/** What decides which queries an indexing policy serves (the server adds defaults when it echoes a policy back). */
+function indexingKey(policy: IndexingPolicy | undefined): string {
+  const paths = (list: Array<{ path: string }> | undefined) => (list ?? []).map((p) => p.path).sort();
+  return JSON.stringify([
+    paths(policy?.includedPaths),
+    paths(policy?.excludedPaths),
+    (policy?.compositeIndexes ?? []).map((c) => c.map((p) => `${p.path} ${p.order ?? 'ascending'}`)),
+  ]);
 }

@@ -14,16 +14,22 @@ export interface TenantRecord extends StoredDoc {
  * the change at once.
  */
 export const TENANT_LOOKUP_TTL_MS = 5_000;
+/** Bound on each cache: answers about unregistered tenants never push out registered ones. */
+export const TENANT_CACHE_MAX_ENTRIES = 10_000;
 
 /** Customer tenants registered with the service; tokens from other tenants are not authenticated. */
 export class TenantRegistry {
-  private readonly cache: TtlCache<string, boolean>;
+  private readonly registered: TtlCache<string, true>;
+  private readonly unregistered: TtlCache<string, false>;
+  /** One store read per tenant at a time, however many requests ask. */
+  private readonly lookups = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly store: Store,
     now: () => number = Date.now,
   ) {
-    this.cache = new TtlCache<string, boolean>(TENANT_LOOKUP_TTL_MS, 10_000, now);
+    this.registered = new TtlCache<string, true>(TENANT_LOOKUP_TTL_MS, TENANT_CACHE_MAX_ENTRIES, now);
+    this.unregistered = new TtlCache<string, false>(TENANT_LOOKUP_TTL_MS, TENANT_CACHE_MAX_ENTRIES, now);
   }
 
   private get collection() {
@@ -32,11 +38,27 @@ export class TenantRegistry {
 
   async isRegistered(tenantId: string): Promise<boolean> {
     const id = normalizeGuid(tenantId);
-    const cached = this.cache.get(id);
+    const cached = this.registered.get(id) ?? this.unregistered.get(id);
     if (cached !== undefined) return cached;
-    const found = (await this.collection.read(id, id)) !== undefined;
-    this.cache.set(id, found);
-    return found;
+    const pending = this.lookups.get(id);
+    if (pending) return pending;
+    const lookup = (async () => {
+      const found = (await this.collection.read(id, id)) !== undefined;
+      this.remember(id, found);
+      return found;
+    })().finally(() => this.lookups.delete(id));
+    this.lookups.set(id, lookup);
+    return lookup;
+  }
+
+  private remember(id: string, found: boolean): void {
+    if (found) {
+      this.unregistered.delete(id);
+      this.registered.set(id, true);
+    } else {
+      this.registered.delete(id);
+      this.unregistered.set(id, false);
+    }
   }
 
   /** Registers a tenant; returns false when it was registered already. */
@@ -45,7 +67,7 @@ export class TenantRegistry {
     const id = normalizeGuid(tenantId);
     try {
       await this.collection.create({ id, pk: id, tenantId: id, registeredAt: new Date().toISOString() });
-      this.cache.set(id, true);
+      this.remember(id, true);
       return true;
     } catch (err) {
       if (isStoreError(err, 'conflict')) return false;
@@ -55,13 +77,14 @@ export class TenantRegistry {
 
   async remove(tenantId: string): Promise<boolean> {
     const id = normalizeGuid(tenantId);
-    this.cache.delete(id);
+    this.remember(id, false);
     return this.collection.delete(id, id);
   }
 
   /** Forgets cached answers (a registration made by another process, e.g. the operator command). */
   clearCache(): void {
-    this.cache.clear();
+    this.registered.clear();
+    this.unregistered.clear();
   }
 
   async list(): Promise<TenantRecord[]> {

@@ -20,7 +20,8 @@ import {
 } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, partitionKey, type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
+import { partitionKey, type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { customSourceKey } from '../../lib/imports/importer';
 import { uuid7 } from '../../lib/util/uuid7';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
@@ -298,4 +299,4 @@ async function main(): Promise<void> {
   printTable(retention);
 }
 
-runBench(main);
+runBench('admin', main);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Engine, storeOf } from '../../devhost/cosmos/engine';
+import { runAndRecord } from './resultFile';
 
 const docs = Number(process.env.BENCH_DOCS ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -98,4 +99,4 @@ async function main(): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-void main();
+runAndRecord('compaction', main);

@@ -293,4 +293,4 @@ async function main(): Promise<void> {
   if (failures.length > 0) throw new Error(failures.join('\n'));
 }
 
-runBench(main);
+runBench('flood', main);

@@ -13,6 +13,7 @@ import {
   type StoreCounters,
 } from '../../lib/store/metrics';
 import { SERVICE_SCOPE, type DevClient } from '../../devhost/devData';
+import { runAndRecord } from './resultFile';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startLocalStack } = require('../../devhost/stack') as typeof StackModule;
@@ -198,13 +199,10 @@ export function printTable(rows: Array<Record<string, string | number>>): void {
   for (const r of rows) console.log(line(cols.map((c) => String(r[c]))));
 }
 
-/** Runs a benchmark's main and exits with its outcome. */
-export function runBench(main: () => Promise<void>): void {
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+/**
+ * Runs a benchmark's main and exits with its outcome; on success its figures (what it printed to stdout)
+ * go to docs/performance/bench-<name>.md.
+ */
+export function runBench(name: string, main: () => Promise<void>): void {
+  runAndRecord(name, main);
 }

@@ -20,7 +20,8 @@ import {
 } from './harness';
 import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -189,7 +190,7 @@ async function main(): Promise<void> {
   const dataMb = MB(fs.readdirSync(dataDir).reduce((a, f) => a + fs.statSync(path.join(dataDir, f)).size, 0));
   fs.rmSync(dataDir, { recursive: true, force: true });
 
-  const table = requestRows(results);
+  const table = requestRows(results, { requestCharge: true });
   printTable(table);
   const largest = results[SIZES.length - 1];
   for (const small of [results[0], results[SIZES.length]]) {
@@ -207,4 +208,4 @@ async function main(): Promise<void> {
   );
 }
 
-runBench(main);
+runBench('scim', main);

@@ -79,14 +79,15 @@ describe('batched association under races and store failures', () => {
   const associatedEntries = async (ids: Set<string>) => {
     const entries = await services()
       .store.collection<AuditEntry>('audit')
-      .queryAll<string>(
+      .queryAll<{ action: string; target: { id: string } }>(
+        // The tenant's whole audit partition, filtered here: the audit container indexes no `action`.
         {
-          query: "SELECT VALUE c.target.id FROM c WHERE c.pk = @pk AND c.action = 'link.associated'",
+          query: 'SELECT c.action, c.target FROM c WHERE c.pk = @pk',
           parameters: [{ name: '@pk', value: DEV_TENANT_ID }],
         },
         { partitionKey: DEV_TENANT_ID },
       );
-    return entries.filter((id) => ids.has(id)).length;
+    return entries.filter((e) => e.action === 'link.associated' && ids.has(e.target.id)).length;
   };
 
   /** The link invariants over these users and the identities of these sources; returns the linked identities per source. */

@@ -6,11 +6,15 @@ import { QueueClient } from '@azure/storage-queue';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_TENANT_ID, SERVICE_GRAPH_CLIENT } from '../../devhost/devData';
 import { services, workDeps } from '../../lib/services';
-import { newIdentityDoc, type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
+import { type DirectoryLink, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 import { BACKGROUND_POISON_QUEUE_NAME, BACKGROUND_QUEUE_NAME } from '../../lib/background/backgroundWork';
 import { runBackgroundWork } from '../../lib/background/runWork';
-import { encodeWork } from '../../lib/background/workQueue';
+import { encodeWork, type WorkQueue } from '../../lib/background/workQueue';
+import { planRetention } from '../../lib/background/planner';
+import type { BackgroundWork } from '../../lib/background/backgroundWork';
+import { diffCounters, storeCounters } from '../../lib/store/metrics';
 
 const TENANT_B = 'b1b1b1b1-0000-4000-8000-00000000000b';
 const TENANT_THROTTLED = 'c1c1c1c1-0000-4000-8000-00000000000c';
@@ -40,7 +44,12 @@ describe('background work on the queue', () => {
         roles: [],
       });
   };
-  const addPending = async (tenantId: string, upn: string, source = SOURCE): Promise<IdentityDoc> => {
+  const addPending = async (
+    tenantId: string,
+    upn: string,
+    source = SOURCE,
+    link: DirectoryLink = { status: 'pending', lookedUpUpn: upn },
+  ): Promise<IdentityDoc> => {
     const attributes = {
       externalId: upn,
       userName: upn,
@@ -59,7 +68,7 @@ describe('background work on the queue', () => {
       sourceKey: source,
       attributes,
       now: new Date().toISOString(),
-      link: { status: 'pending', lookedUpUpn: upn },
+      link,
     });
     return services().identities.create(doc);
   };
@@ -90,7 +99,7 @@ describe('background work on the queue', () => {
     expect(stack.host.functions.queues).toEqual(['backgroundWork']);
   });
 
-  it('the planner enqueues a unit per tenant; the units link what resolved and back off the rest', async () => {
+  it('the planner enqueues a unit per tenant; the units link what resolved, the rest wait for directory changes without being written again', async () => {
     const resolvable = await addPending(TENANT_B, 'soon@b.example.com');
     const never = await addPending(TENANT_B, 'never@b.example.com');
     const user = stack.directory.createUser(TENANT_B, 'soon@b.example.com');
@@ -103,12 +112,17 @@ describe('background work on the queue', () => {
       userId: user.id,
       lookedUpUpn: 'soon@b.example.com',
     });
-    const waiting = await linkOf(never);
-    expect(waiting).toMatchObject({ status: 'pending', checks: 1 });
-    // PENDING_LINK_BACKOFF_SECONDS defaults to 300: next look not before five minutes.
-    expect(Date.parse(waiting.nextCheckAt ?? '') - Date.now()).toBeGreaterThan(290_000);
+    // The tenant's first cycle swept it once (and gave it the key directory changes are matched on): no back-off.
+    expect(await linkOf(never)).toEqual({
+      status: 'pending',
+      lookedUpUpn: 'never@b.example.com',
+      upnKey: 'never@b.example.com',
+    });
     expect((await read(never)).version).toBe(never.version);
     expect(stack.logs.some((l) => l.includes('background work done') && l.includes(TENANT_B))).toBe(true);
+    // How long the unit waited on the queue, for the alert on the oldest background message.
+    const done = stack.logs.find((l) => l.includes('background work done') && l.includes(TENANT_B)) ?? '';
+    expect((JSON.parse(done.slice(done.indexOf('{'))) as { queuedMs?: unknown }).queuedMs).toEqual(expect.any(Number));
   });
 
   it('a unit processed twice changes nothing more than once', async () => {
@@ -127,7 +141,7 @@ describe('background work on the queue', () => {
     expect(once.map((d) => d.version)).toEqual([a.version + 1, b.version]);
   });
 
-  it('two units of one tenant at once: each identity linked once, its claim kept; the rest backed off once', async () => {
+  it('two units of one tenant at once: each identity linked once, its claim kept; the rest left as they were', async () => {
     const docs = await Promise.all(
       Array.from({ length: 6 }, (_, i) => addPending(TENANT_B, `both.${i}@b.example.com`)),
     );
@@ -144,7 +158,7 @@ describe('background work on the queue', () => {
       expect(now.version).toBe(docs[i]!.version + 1);
       expect((await services().claims.get(TENANT_B, users[i]!.id))?.identityId).toBe(docs[i]!.id);
     }
-    for (let i = 3; i < 6; i++) expect(await linkOf(docs[i]!)).toMatchObject({ status: 'pending', checks: 1 });
+    for (let i = 3; i < 6; i++) expect(await read(docs[i]!)).toMatchObject({ link: docs[i]!.link, version: 1 });
   });
 
   it("a throttling tenant's unit is put back with its Retry-After; another tenant's links are made meanwhile", async () => {
@@ -204,7 +218,12 @@ describe('background work on the queue', () => {
     await planPendingLinks();
     await eventually(async () => (await linkOf(holder)).status === 'linked');
     await stack.host.queuesIdle();
-    const second = await addPending(TENANT_B, 'shared@b.example.com', 'other-source');
+    // Saved while the directory could not be asked: the next cycle owes it a look-up.
+    const second = await addPending(TENANT_B, 'shared@b.example.com', 'other-source', {
+      status: 'pending',
+      lookedUpUpn: 'shared@b.example.com',
+      lookUpOwed: true,
+    });
     await planPendingLinks();
     await eventually(async () => (await linkOf(second)).status === 'conflict');
     await stack.host.queuesIdle();
@@ -269,5 +288,55 @@ describe('background work on the queue', () => {
       version: active.version,
     });
     expect(stack.logs.some((l) => l.includes('retention planned') && l.includes('"units":2'))).toBe(true);
+  });
+
+  it('retention planning reads one item per due partition, not every due identity; units name their partition', async () => {
+    const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString();
+    const due = (tenantId: string, sourceKey: string) =>
+      newIdentityDoc({
+        id: uuid7(),
+        tenantId,
+        sourceKind: 'custom',
+        sourceKey,
+        attributes: {
+          externalId: uuid7(),
+          givenName: 'R',
+          familyName: 'S',
+          active: false,
+          affiliationType: 'employment' as const,
+          personalNumbers: [{ type: 'DkCpr' as const, value: '0101901234' }],
+          identityDocumentReferences: [],
+        },
+        now: longAgo,
+      });
+    const many = Array.from({ length: 40 }, () => due(TENANT_B, 'src:plan-a'));
+    await services().identities.batchCreate(many[0]!.pk, many);
+    const other = due(TENANT_B, 'src:plan-b');
+    await services().identities.create(other);
+    const sent: BackgroundWork[] = [];
+    const queue: WorkQueue = { send: async (work) => void sent.push(work) } as WorkQueue;
+    const before = storeCounters();
+    const planned = await planRetention(services().store, queue, 90);
+    const cost = diffCounters(storeCounters(), before);
+    const mine = sent.filter((w) => w.partition === many[0]!.pk || w.partition === other.pk);
+    expect(mine).toEqual([
+      { kind: 'retention', tenantId: TENANT_B, partition: many[0]!.pk },
+      { kind: 'retention', tenantId: TENANT_B, partition: other.pk },
+    ]);
+    // One single-item query per due partition and one that finds no more.
+    expect(cost.queries).toBe(planned.units + 1);
+    expect(cost.itemsReturned).toBe(planned.units);
+
+    // A unit purges in its own partition only, in bounded pages that continue where they stopped.
+    const units: BackgroundWork[] = [];
+    const unitQueue: WorkQueue = { send: async (work) => void units.push(work) } as WorkQueue;
+    const deps = { ...workDeps(services()), queue: unitQueue };
+    const outcome = await runBackgroundWork(deps, mine[0]!);
+    expect(outcome).toMatchObject({ done: 'retention', result: { purged: 40 }, continued: false });
+    expect((await services().identities.get(other.pk, other.id))?.hasSensitive).toBe(true);
+    // A tenant-wide unit (as planned before units named a partition) enqueues one unit per due partition.
+    const wide = await runBackgroundWork(deps, { kind: 'retention', tenantId: TENANT_B });
+    expect(wide).toMatchObject({ done: 'retention', continued: true });
+    expect(units).toEqual([{ kind: 'retention', tenantId: TENANT_B, partition: other.pk }]);
   });
 });

@@ -242,8 +242,11 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
       expect(variable.body.errors?.[0]?.message).toBe('Variable "$f" has an invalid value.');
     });
 
-    it('a large document from an administrator is parsed (and answered) normally', async () => {
-      const res = await gql(admin, largeDocument(200_000, 3));
+    it('a large document from an administrator is refused by its length, one under the cap by its shape', async () => {
+      const long = await gql(admin, largeDocument(200_000, 3));
+      expect(long.status).toBe(413);
+      expect(codes(long)).toEqual(['QUERY_TOO_LARGE']);
+      const res = await gql(admin, largeDocument(60_000, 3));
       expect(res.status).toBe(200);
       expect(codes(res)).toEqual(['QUERY_TOO_COMPLEX']);
     });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startTestStack, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../../devhost/devData';
 import {
-  importRunFromArgs,
+  importRunFromArgs as parseImportArgs,
   readCsv,
   resultLines,
   runImport,
@@ -18,20 +18,22 @@ import { partitionKey } from '../../lib/identities/model';
 import { customSourceKey } from '../../lib/imports/importer';
 
 /**
- * Holds the identity writes of the store for `ms` from the first one: each is throttled and retried
- * after ms/3, inside the importer's retry budget (five waits), so the import runs on, slowly.
- * Resolves when the first write was held (the import then holds its source's lease).
+ * Holds the identity writes of the store until `released()` says so (an event of the test, never a time):
+ * each is throttled and retried after RETRY_AFTER_MS, inside the importer's retry budget (five waits), so
+ * the import runs on, slowly. Resolves when the first write was held (the import then holds its source's lease).
  */
-function holdIdentityWrites(ms: number, options: { then?: () => void; also?: FaultInjector } = {}): Promise<void> {
-  let until: number | undefined;
+const RETRY_AFTER_MS = 500;
+function holdIdentityWrites(
+  released: () => boolean,
+  options: { then?: () => void; also?: FaultInjector } = {},
+): Promise<void> {
   return new Promise((held) => {
     setFaultInjector((op, container, target) => {
       options.also?.(op, container, target);
       if (container !== 'identities' || (op !== 'create' && op !== 'replace')) return;
-      until ??= Date.now() + ms;
-      if (Date.now() < until) {
+      if (!released()) {
         held();
-        throw new StoreError('throttled', 'injected: held', Math.ceil(ms / 3));
+        throw new StoreError('throttled', 'injected: held', RETRY_AFTER_MS);
       }
       options.then?.();
     });
@@ -53,6 +55,9 @@ describe('reference import client', () => {
   });
 
   const progress: string[] = [];
+  /** How often the client has said its request timed out (it then follows the run). */
+  const timeouts = (of: 'import' | 'association' = 'import') =>
+    progress.filter((l) => l.startsWith('the request timed out') && l.endsWith(`following the ${of}'s run`)).length;
   const run = (file: string, secret = DEV_CLIENTS.admin.secret) =>
     runImport({
       service: stack.base,
@@ -143,8 +148,13 @@ describe('reference import client', () => {
     );
     await expect(run(file)).rejects.toThrow(/BAD_USER_INPUT[\s\S]*identities\[0\]\.firstName/);
     await expect(run(file)).rejects.not.toThrow(/9999999999/);
-    await expect(run(file, 'wrong')).rejects.toThrow(/token request failed \(HTTP 401\)/);
-    await expect(client('Nightly', file, { service: `${stack.base}/elsewhere` })).rejects.toThrow(
+    const good = path.join(dir, 'good.json');
+    fs.writeFileSync(
+      good,
+      JSON.stringify([{ externalId: 'X', affiliationType: 'OTHER', firstName: 'F', lastName: 'L' }]),
+    );
+    await expect(run(good, 'wrong')).rejects.toThrow(/token request failed \(HTTP 401\)/);
+    await expect(client('Nightly', good, { service: `${stack.base}/elsewhere` })).rejects.toThrow(
       /^the service answered HTTP 404 without a GraphQL result/,
     );
   });
@@ -238,7 +248,7 @@ describe('reference import client', () => {
   it("when its request times out, follows the run to its end and prints the run's true counts", async () => {
     const file = people('slow.csv', 40);
     progress.length = 0;
-    void holdIdentityWrites(1500);
+    void holdIdentityWrites(() => timeouts() > 0);
     const result = await client('Slow', file, { timeoutMs: 500 });
     expect(progress).toContainEqual(
       expect.stringMatching(/^the request timed out after \d+\.\d s; following the import's run$/),
@@ -257,10 +267,11 @@ describe('reference import client', () => {
 
     // Another source's runs started meanwhile by the same client are not mistaken for its own.
     fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8')}\nT40,employment,F,L`);
-    void holdIdentityWrites(1500);
+    const timedOutBefore = timeouts();
+    const slowHeld = holdIdentityWrites(() => timeouts() > timedOutBefore);
     const [again] = await Promise.all([
       client('Slow', file, { timeoutMs: 500 }),
-      new Promise((r) => setTimeout(r, 100)).then(() => client('Other', people('other.csv', 2))),
+      slowHeld.then(() => client('Other', people('other.csv', 2))),
     ]);
     expect(again.import).toEqual({ created: 1, updated: 0, deleted: 0, unchanged: 40 });
     expect((await services().runs.get(DEV_TENANT_ID, again.importRunId))?.importCounts).toEqual(again.import);
@@ -270,16 +281,34 @@ describe('reference import client', () => {
     const file = people('own-run.csv', 5);
     progress.length = 0;
     let heldOther = false;
-    // The other process's run record is written late (its first write is throttled), after this client's request began.
-    void holdIdentityWrites(1500, {
-      also: (op, container) => {
-        if (container !== 'imports' || op !== 'create' || heldOther) return;
-        heldOther = true;
-        throw new StoreError('throttled', 'injected: held', 700);
+    let otherFirstWrite: string | undefined;
+    let mineHoldsTheSource = false;
+    let aRunEnded = false;
+    let otherBegan: () => void = () => undefined;
+    const otherHeld = new Promise<void>((r) => (otherBegan = r));
+    // The other process's first write (its run pointer) is throttled until this client holds the source, so its
+    // run record is written late, after this client's request began; this client's identity writes are held
+    // until its request timed out and the other run was refused (its record ended).
+    void holdIdentityWrites(
+      () => {
+        mineHoldsTheSource = true;
+        return timeouts() > 0 && aRunEnded;
       },
-    });
+      {
+        also: (op, container, target) => {
+          if (container !== 'imports') return;
+          if (op === 'replace' && target?.id.startsWith('run-')) aRunEnded = true;
+          if (op !== 'create' || (otherFirstWrite !== undefined && target?.id !== otherFirstWrite)) return;
+          otherFirstWrite ??= target?.id;
+          if (mineHoldsTheSource) return;
+          heldOther = true;
+          otherBegan();
+          throw new StoreError('throttled', 'injected: held', 1000);
+        },
+      },
+    );
     const other = client('OwnRun', file, { progress: () => undefined });
-    await new Promise((r) => setTimeout(r, 150));
+    await otherHeld;
     const mine = await client('OwnRun', file, { timeoutMs: 400 });
     expect(heldOther).toBe(true);
     expect(progress).toContainEqual(
@@ -299,9 +328,10 @@ describe('reference import client', () => {
 
   it('keeps following its run while looks at the run history are answered SERVICE_BUSY', async () => {
     const file = people('busy-store.csv', 10);
+    progress.length = 0;
     let busyReads = 0;
     // Besides the held identity writes, the first three reads of a run record (importRun) are throttled.
-    void holdIdentityWrites(1500, {
+    void holdIdentityWrites(() => timeouts() > 0, {
       also: (op, container, target) => {
         if (container === 'imports' && op === 'read' && target?.id.startsWith('run-') && busyReads < 3) {
           busyReads++;
@@ -326,12 +356,10 @@ describe('reference import client', () => {
       ].join('\n'),
     );
     progress.length = 0;
-    // Claims (the links container) are throttled for 900 ms from the first: each pair waits, inside its retries.
-    let until: number | undefined;
+    // Claims (the links container) are throttled until the client's request timed out: each pair waits, inside its retries.
     setFaultInjector((op, container) => {
       if (container !== 'links' || op !== 'create') return;
-      until ??= Date.now() + 900;
-      if (Date.now() < until) throw new StoreError('throttled', 'injected: held', 500);
+      if (timeouts('association') === 0) throw new StoreError('throttled', 'injected: held', 1000);
     });
     const result = await client('SlowAssoc', file, { timeoutMs: 400, associationChunk: 2 });
     expect(result.associate).toEqual({
@@ -404,7 +432,10 @@ describe('reference import client', () => {
   it('answered IMPORT_IN_PROGRESS, follows the running import to its end, then sends its set again', async () => {
     const file = people('busy.csv', 30);
     progress.length = 0;
-    const held = holdIdentityWrites(2000);
+    // The first import's writes are held until the second client was told it runs.
+    const held = holdIdentityWrites(() =>
+      progress.some((l) => l.startsWith('another import of source Busy is running')),
+    );
     const first = client('Busy', file, { progress: () => undefined });
     await held;
     const second = await client('Busy', file);
@@ -426,7 +457,8 @@ describe('reference import client', () => {
 
   it("fails with the run's error code when the run it follows fails", async () => {
     const file = people('fails.csv', 20);
-    void holdIdentityWrites(1200, {
+    progress.length = 0;
+    void holdIdentityWrites(() => timeouts() > 0, {
       then: () => {
         throw new StoreError('unavailable', 'injected fault', 1000);
       },
@@ -437,6 +469,9 @@ describe('reference import client', () => {
   });
 
   it('reads its arguments with util.parseArgs; --local fills in the local stack', () => {
+    const noStack = path.join(dir, 'no-stack.json');
+    const importRunFromArgs = (argv: string[], env: Record<string, string | undefined>) =>
+      parseImportArgs(argv, env, { stackFile: noStack });
     const local = importRunFromArgs(['--local', '--source', 'HR', '--file', 'people.csv'], {});
     expect(local).toMatchObject({
       service: 'http://localhost:7071',

@@ -2,6 +2,7 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
+import { partitionKey } from '../../lib/identities/model';
 
 type Gql = {
   data?: Record<string, { businessIdentity?: Record<string, unknown> }> | null;
@@ -13,6 +14,7 @@ describe('directory links (SCIM UPN state machine)', () => {
   let api: ReturnType<typeof scim>;
   let api2: ReturnType<typeof scim>;
   let integrationId: string;
+  let integration2Id: string;
   const link = (u: ScimUser) => ({
     status: u[EXT]?.directoryLinkStatus,
     source: u[EXT]?.directoryLinkSource,
@@ -38,6 +40,16 @@ describe('directory links (SCIM UPN state machine)', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
   };
+  /** One whole background run: the timer's planning, then every unit it enqueued (no waiting on the clock). */
+  const backgroundRunDone = async () => {
+    await stack.host.runTimer('resolvePendingLinks');
+    await stack.host.queuesIdle(30_000);
+  };
+  /** Background checks that left the identity's link as it was (a counter the store keeps). */
+  const checksOf = async (id: string, ofIntegration = integrationId) => {
+    const doc = await services().identities.get(partitionKey(DEV_TENANT_ID, ofIntegration), id);
+    return doc?.link.checks ?? 0;
+  };
   const alice = () => stack.directory.findByUpn(DEV_TENANT_ID, 'alice@dev.example.com')!;
 
   beforeAll(async () => {
@@ -46,6 +58,7 @@ describe('directory links (SCIM UPN state machine)', () => {
     api = scim(stack, await stack.token(DEV_CLIENTS.scim));
     api2 = scim(stack, await stack.token(DEV_CLIENTS.scim2));
     integrationId = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId))!.id;
+    integration2Id = (await services().integrations.findByClientId(DEV_TENANT_ID, DEV_CLIENTS.scim2.clientId))!.id;
   });
   afterAll(async () => stack?.stop());
 
@@ -86,9 +99,9 @@ describe('directory links (SCIM UPN state machine)', () => {
   it('pending until the directory user exists; the background run links it and moves meta.lastModified', async () => {
     const created = (await api.create(withUpn('dana.new@dev.example.com'))).body;
     expect(link(created).status).toBe('pending');
-    await runTimer();
-    await new Promise((r) => setTimeout(r, 300));
+    await backgroundRunDone();
     expect(link((await api.get(created.id)).body).status).toBe('pending');
+    expect(await checksOf(created.id)).toBeGreaterThanOrEqual(1); // the run looked at it, and left it pending
 
     const dana = stack.directory.createUser(DEV_TENANT_ID, 'dana.new@dev.example.com');
     await runTimer();
@@ -108,9 +121,9 @@ describe('directory links (SCIM UPN state machine)', () => {
     const second = (await api2.create(withUpn('carol@dev.example.com'))).body;
     expect(link(first)).toEqual({ status: 'linked', source: 'asserted', userId: carol.id });
     expect(link(second).status).toBe('conflict');
-    await runTimer();
-    await new Promise((r) => setTimeout(r, 300));
+    await backgroundRunDone();
     expect(link((await api2.get(second.id)).body).status).toBe('conflict');
+    expect(await checksOf(second.id, integration2Id)).toBeGreaterThanOrEqual(1); // the run looked at it, and left the conflict
     expect(link((await api.get(first.id)).body).userId).toBe(carol.id);
 
     const unlinked = await admin(

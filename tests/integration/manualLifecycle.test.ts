@@ -8,7 +8,7 @@ import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_APP_ID_URI } from '../../devhost/de
 import { services } from '../../lib/services';
 import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { MANUAL_SOURCE_KEY } from '../../lib/identities/manualIdentities';
-import { purgeTenantExpiredSensitiveData } from '../../lib/identities/retention';
+import { purgePartitionExpiredSensitiveData } from '../../lib/identities/retention';
 
 type Gql = {
   // Each test reads the shape of its own operation.
@@ -104,11 +104,23 @@ describe('Manual identity lifecycle', () => {
     expect(await auditActions(id)).toContain('businessIdentity.deactivateManual');
 
     const day89 = new Date(since.getTime() + 89 * 86_400_000);
-    await purgeTenantExpiredSensitiveData(services().store, DEV_TENANT_ID, 90, '', 100, day89);
+    await purgePartitionExpiredSensitiveData(
+      services().store,
+      partitionKey(DEV_TENANT_ID, MANUAL_SOURCE_KEY),
+      90,
+      100,
+      day89,
+    );
     expect((await stored(id))?.personalNumbers).toHaveLength(1);
 
     const day91 = new Date(since.getTime() + 91 * 86_400_000);
-    const purged = await purgeTenantExpiredSensitiveData(services().store, DEV_TENANT_ID, 90, '', 100, day91);
+    const purged = await purgePartitionExpiredSensitiveData(
+      services().store,
+      partitionKey(DEV_TENANT_ID, MANUAL_SOURCE_KEY),
+      90,
+      100,
+      day91,
+    );
     expect(purged.purged).toBeGreaterThanOrEqual(1);
     expect(await stored(id)).toMatchObject({
       personalNumbers: [],

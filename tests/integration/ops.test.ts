@@ -3,6 +3,10 @@ import { runOps } from '../../scripts/ops';
 import { opsTarget } from '../../scripts/opsTarget';
 import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { recordOf, writeStackRecord } from '../../devhost/stackRecord';
 
 describe('operator commands: tenants and runs', () => {
   let stack: TestStack;
@@ -124,6 +128,25 @@ describe('operator commands: tenants and runs', () => {
       ),
     );
     expect((await runOps(['runs', DEV_TENANT_ID, 'Ops Source', '1'], env)).out).toHaveLength(1);
+    // A dry run is listed as one.
+    await call(`${stack.base}/graphql`, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { runId } }',
+        variables: {
+          i: {
+            source: 'Ops Source',
+            dryRun: true,
+            identities: [{ externalId: 'O2', affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' }],
+          },
+        },
+      }),
+    });
+    expect((await runOps(['runs', DEV_TENANT_ID, 'Ops Source', '1'], env)).out[0]).toMatch(
+      /^\S+\timport \(dry run\)\tcompleted\t.*\tcreated=1 updated=0 deleted=1 unchanged=0$/,
+    );
     expect((await runOps(['runs', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual([
       'no runs of that source in the last 90 days',
     ]);
@@ -136,6 +159,72 @@ describe('operator commands: tenants and runs', () => {
     ]) {
       expect((await runOps(argv, env)).code).toBe(2);
     }
+  });
+
+  it('--help prints the commands, the target and examples, and exits 0', async () => {
+    for (const argv of [['--help'], ['-h'], ['integration', '--help']]) {
+      const help = await runOps(argv, {});
+      expect(help.code).toBe(0);
+      expect(help.out.join('\n')).toMatch(/usage: npm run ops[\s\S]*integration create[\s\S]*examples:/);
+    }
+    const none = await runOps([], {});
+    expect(none.code).toBe(2);
+    expect(none.out[0]).toMatch(/^A command is needed\nusage:/);
+  });
+
+  it('follows the stack recorded by `npm start` without flags or env; refuses a gone stack on other ports', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-record-'));
+    try {
+      const stackFile = path.join(dir, 'stack.json');
+      writeStackRecord(stackFile, recordOf(stack));
+      const listed = await runOps(['tenant', 'list'], {}, { stackFile });
+      expect(listed.code).toBe(0);
+      expect(listed.out.map((l) => l.split('\t')[0])).toContain(DEV_TENANT_ID);
+      expect(listed.notes?.[0]).toMatch(/recorded in \.local\/stack\.json/);
+      writeStackRecord(stackFile, { ...recordOf(stack), pid: 2 ** 30 });
+      const refused = await runOps(['tenant', 'list'], {}, { stackFile });
+      expect(refused.code).toBe(2);
+      expect(refused.out[0]).toMatch(/no longer running[\s\S]*will not guess/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists, creates, disables and enables SCIM integrations; a disabled one is refused at once', async () => {
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
+    const clientId = 'a1b2c3d4-0000-4000-8000-00000000abcd';
+    const created = await runOps(['integration', 'create', DEV_TENANT_ID, clientId, 'Ops provisioning'], env);
+    expect(created.code).toBe(0);
+    expect(created.out[0]).toMatch(new RegExp(`^created \\S+\tenabled\t${clientId}\tOps provisioning\tcreated `));
+    const id = created.out[0]!.split('\t')[0]!.slice('created '.length);
+    const listed = await runOps(['integration', 'list', DEV_TENANT_ID], env);
+    expect(listed.out.some((l) => l.startsWith(`${id}\tenabled\t${clientId}`))).toBe(true);
+    expect((await runOps(['integration', 'disable', DEV_TENANT_ID, id], env)).out[0]).toMatch(
+      new RegExp(`^disabled ${id}\tdisabled\t`),
+    );
+    expect((await services().integrations.get(DEV_TENANT_ID, id))?.enabled).toBe(false);
+    expect((await runOps(['integration', 'enable', DEV_TENANT_ID, id], env)).out[0]).toMatch(
+      new RegExp(`^enabled ${id}\tenabled\t`),
+    );
+    const again = await runOps(['integration', 'create', DEV_TENANT_ID, clientId.toUpperCase(), 'Twice'], env);
+    expect(again.code).toBe(1);
+    expect(again.out[0]).toMatch(/^SCIM_INTEGRATION_CLIENT_ID_TAKEN: /);
+    const missing = await runOps(['integration', 'disable', DEV_TENANT_ID, 'no-such-integration'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.out.join('\n')).not.toContain('no-such-integration');
+    for (const argv of [
+      ['integration', 'list'],
+      ['integration', 'list', 'not-a-guid'],
+      ['integration', 'create', DEV_TENANT_ID, 'not-a-guid', 'Name'],
+      ['integration', 'create', DEV_TENANT_ID, clientId],
+      ['integration', 'disable', DEV_TENANT_ID],
+      ['integration', 'rename', DEV_TENANT_ID, id],
+    ])
+      expect((await runOps(argv, env)).code).toBe(2);
   });
 
   it('refuses bad arguments with exit code 2', async () => {

@@ -19,7 +19,14 @@ describe('production package', () => {
   });
 
   it('zips a bundle whose functions load in the dev host and serve requests', async () => {
-    const { dir: appDir } = await buildApp(path.join(dir, 'app'));
+    const { dir: appDir, inputs } = await buildApp(path.join(dir, 'app'));
+    // The bundle holds the functions and lib/, and nothing of the local stack, the tools or the tests.
+    expect(inputs.filter((f) => /^(devhost|scripts|tests)\//.test(f))).toEqual([]);
+    expect(inputs).toEqual(expect.arrayContaining(['functions/scimUsersCreate.ts', 'lib/services.ts']));
+    expect(inputs.filter((f) => f.startsWith('lib/')).length).toBeGreaterThan(50);
+    // azd deploys the folder itself: the source map stays beside it.
+    expect(fs.readdirSync(appDir).sort()).toEqual(['host.json', 'index.js', 'package.json', 'schema.graphql']);
+    expect(fs.existsSync(path.join(dir, 'index.js.map'))).toBe(true);
     const zipPath = path.join(dir, 'package.zip');
     zipApp(appDir, zipPath);
 
@@ -57,6 +64,7 @@ describe('production package', () => {
       [
         'console',
         'graphql',
+        'health',
         'scimFallback',
         'scimResourceTypes',
         'scimSchemas',

@@ -1,7 +1,8 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { newIdentityDoc, partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
 import { uuid7 } from '../../lib/util/uuid7';
 import { JUMP_IDS_PER_REQUEST } from '../../lib/scim/userList';
 

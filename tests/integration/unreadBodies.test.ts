@@ -112,10 +112,15 @@ describe('a refused caller cannot make the service take in its body', () => {
     expect(peak - before).toBeLessThan(32 * MB);
   });
 
-  it('an administrator still sends a large document, read in full', async () => {
+  it('an administrator still sends a large body (its variables), read in full', async () => {
     const headers = { ...json, authorization: `Bearer ${await stack.token(DEV_CLIENTS.admin)}` };
-    const answer = await postStreamed(graphql(), headers, 2 * MB, largeGraphQLBody(2 * MB, 4));
+    const body = Buffer.from(
+      JSON.stringify({ query: '{ scimIntegrations { id } }', variables: { padding: 'x'.repeat(2 * MB) } }),
+    );
+    const answer = await postStreamed(graphql(), headers, body.length, (offset, length) =>
+      body.subarray(offset, offset + length),
+    );
     expect(answer.complete).toBe(true);
-    expect(codesOf(answer)).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(codesOf(answer)).toBeUndefined();
   });
 });

@@ -319,7 +319,7 @@ describe('local Cosmos engine: persistence', () => {
     await cosmos.close();
   });
 
-  it("the service's schema step turns time to live on for a links container made before it, keeping the claims", async () => {
+  it("the service's schema step turns time to live on and sets the indexing policy of a links container made before it, keeping the claims", async () => {
     const cosmos = await startLocalCosmos({ port: 0, dataDir: dir });
     const client = new CosmosClient({
       endpoint: cosmos.endpoint,
@@ -336,6 +336,11 @@ describe('local Cosmos engine: persistence', () => {
     const store = createStore({ endpoint: cosmos.endpoint, key: LOCAL_COSMOS_KEY, database: 'svc' });
     await store.ensureSchema();
     expect((await links.read()).resource?.defaultTtl).toBe(CONTAINERS.links.defaultTtl);
+    // The indexing policy is the service's too (made before it, the container indexed every path).
+    expect((await links.read()).resource?.indexingPolicy).toMatchObject({
+      includedPaths: CONTAINERS.links.indexingPolicy.includedPaths,
+      excludedPaths: CONTAINERS.links.indexingPolicy.excludedPaths,
+    });
     expect((await links.item('user-1', 'tenant-1').read()).resource).toMatchObject({
       claimedAt: '2026-01-01T00:00:00.000Z',
     });

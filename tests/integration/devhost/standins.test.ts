@@ -605,7 +605,13 @@ describe('directory stand-in', () => {
 
   it('counts requests, batches and filter queries', async () => {
     directory.resetStats();
-    expect(directory.stats()).toEqual({ requests: 0, batchRequests: 0, filterQueries: 0 });
+    expect(directory.stats()).toEqual({
+      requests: 0,
+      batchRequests: 0,
+      filterQueries: 0,
+      deltaRequests: 0,
+      requestsByTenant: {},
+    });
     await graph(filterPath("userPrincipalName eq 'bob@a.example.com'"), tokenA);
     await graph('/$batch', tokenA, {
       method: 'POST',
@@ -616,7 +622,13 @@ describe('directory stand-in', () => {
         ],
       },
     });
-    expect(directory.stats()).toEqual({ requests: 2, batchRequests: 1, filterQueries: 3 });
+    expect(directory.stats()).toEqual({
+      requests: 2,
+      batchRequests: 1,
+      filterQueries: 3,
+      deltaRequests: 0,
+      requestsByTenant: { [TENANT_A]: 2 },
+    });
   });
 
   it('simulates throttling with 429 and Retry-After for the next requests only', async () => {

@@ -12,7 +12,13 @@ describe('background work messages', () => {
       kind: 'pendingLinks',
       tenantId: TENANT,
     });
-    const work = { kind: 'retention' as const, tenantId: TENANT, after: '019a-id', deferrals: 2 };
+    const work = {
+      kind: 'retention' as const,
+      tenantId: TENANT,
+      partition: `${TENANT}|src:Payroll`,
+      after: '019a-id',
+      deferrals: 2,
+    };
     expect(parseBackgroundWork(JSON.parse(Buffer.from(encodeWork(work), 'base64').toString('utf8')))).toEqual(work);
   });
 
@@ -37,6 +43,16 @@ describe('background work messages', () => {
       'deferrals is out of range',
     ],
     ['extra members', { kind: 'pendingLinks', tenantId: TENANT, VALUE_FROM_QUEUE: 1 }, 'unknown members'],
+    [
+      "another tenant's partition",
+      { kind: 'retention', tenantId: TENANT, partition: '22222222-2222-4222-8222-222222222222|VALUE-FROM-QUEUE' },
+      "partition is not one of the tenant's identity partitions",
+    ],
+    [
+      'a partition on a pending-links unit',
+      { kind: 'pendingLinks', tenantId: TENANT, partition: `${TENANT}|VALUE-FROM-QUEUE` },
+      "partition is not one of the tenant's identity partitions",
+    ],
   ])('refuses %s without repeating the value', (_what, message, problem) => {
     let error: unknown;
     try {

@@ -129,7 +129,14 @@ describe('app settings', () => {
   it('uses identity-based host storage and telemetry, and nothing Flex Consumption rejects', () => {
     expect(settings.get('AzureWebJobsStorage__accountName')).toBe('storageAccountName');
     expect(literal(settings.get('AzureWebJobsStorage__credential') ?? '')).toBe('managedidentity');
-    expect(literal(settings.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING') ?? '')).toBe('Authorization=AAD');
+    expect(settings.get('AzureWebJobsStorage__clientId')).toBe('appIdentityClientId');
+    // Telemetry, and DefaultAzureCredential (Cosmos DB, queues), as the app's user-assigned identity only.
+    expect(settings.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING')).toBe(
+      "'ClientId=${appIdentityClientId};Authorization=AAD'",
+    );
+    expect(settings.get('AZURE_CLIENT_ID')).toBe('appIdentityClientId');
+    expect(literal(settings.get('AZURE_TOKEN_CREDENTIALS') ?? '')).toBe('ManagedIdentityCredential');
+    expect(settings.get('BACKGROUND_QUEUE__clientId')).toBe('appIdentityClientId');
     expect(settings.get('APPLICATIONINSIGHTS_CONNECTION_STRING')).toBe(
       'applicationInsights.properties.ConnectionString',
     );
@@ -151,7 +158,7 @@ describe('Cosmos DB', () => {
   const cosmos = uncomment(readInfra('modules/cosmos.bicep'));
 
   it('creates exactly the containers of the code, with their keys and indexing', () => {
-    // On failure regenerate infra/cosmos-containers.json with the command in README ("Build, package, deploy").
+    // On failure regenerate infra/cosmos-containers.json with the command in docs/operations.md ("Build and package").
     expect(JSON.parse(readInfra('cosmos-containers.json'))).toEqual(
       JSON.parse(JSON.stringify(Object.values(CONTAINERS))),
     );
@@ -166,6 +173,9 @@ describe('Cosmos DB', () => {
 
   it('is Entra-only, TLS 1.2, serverless by default or database autoscale, with continuous backup', () => {
     expect(cosmos).toMatch(/disableLocalAuth:\s*true/);
+    // Bulk work is sent at low priority (lib/store/priority.ts): the account must honour it.
+    expect(cosmos).toMatch(/enablePriorityBasedExecution:\s*true/);
+    expect(cosmos).toMatch(/defaultPriorityLevel:\s*'High'/);
     expect(cosmos).toMatch(/minimalTlsVersion:\s*'Tls12'/);
     expect(cosmos).toMatch(/throughputMode == 'serverless' \? \[\{ name: 'EnableServerless' \}\] : \[\]/);
     expect(cosmos).toMatch(/autoscaleSettings:\s*\{\s*maxThroughput:\s*autoscaleMaxThroughput\s*\}/);
@@ -202,7 +212,7 @@ describe('identity-only access, no secrets', () => {
     const vault = uncomment(readInfra('modules/keyvault.bicep'));
     expect(vault).toMatch(/enableRbacAuthorization:\s*true/);
     expect(vault).toMatch(/enableSoftDelete:\s*true/);
-    expect(vault).toMatch(/enablePurgeProtection:\s*true/);
+    expect(vault).toMatch(/enablePurgeProtection:\s*purgeProtection \? true : null/);
     expect(uncomment(readInfra('modules/monitoring.bicep'))).toMatch(/DisableLocalAuth:\s*true/);
   });
 
@@ -219,11 +229,28 @@ describe('identity-only access, no secrets', () => {
       '974c5e8b-45b9-4653-ba55-5f855dd0fb88', // Storage Queue Data Contributor
       '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3', // Storage Table Data Contributor
       '3913510d-42f4-4e42-8a64-420c390055eb', // Monitoring Metrics Publisher
-      'db79e9a7-68ee-4b58-9aeb-b90e7c24fcba', // Key Vault Certificate User
       '4633458b-17de-408a-b874-0445c86b69e6', // Key Vault Secrets User
     ]) {
       expect(roles).toContain(id);
     }
+  });
+
+  it('grants no more than needed: no Key Vault Certificate User, Secrets User in certificate mode only, Cosmos DB on the database', () => {
+    const text = readInfra('modules/roles.bicep');
+    expect(uncomment(text)).not.toContain('db79e9a7-68ee-4b58-9aeb-b90e7c24fcba');
+    const secrets = resources(text).find((r) => r.body.includes('roleIds.keyVaultSecretsUser'));
+    expect(uncomment(text)).toMatch(/resource vaultSecretsRole '[^']+' = if \(certificateMode\)/);
+    expect(secrets?.body).toMatch(/scope:\s*vault/);
+    expect(uncomment(text)).toMatch(/var cosmosScope = '\$\{cosmos\.id\}\/dbs\/\$\{cosmosDatabaseName\}'/);
+    for (const r of resources(text).filter((x) => x.target.endsWith('sqlRoleAssignments')))
+      expect(r.body).toMatch(/scope:\s*cosmosScope/);
+    // Only built-in roles of the data plane; no Owner, Contributor or User Access Administrator.
+    for (const forbidden of [
+      '8e3af657-a8ff-443c-a75c-2fe8c4bcb635',
+      'b24988ac-6180-42a0-ab88-20f7382dd24c',
+      '18d7d88d-d35e-4fb5-a5c3-7773c20a72d9',
+    ])
+      expect(code).not.toContain(forbidden);
   });
 
   it('certificate mode reads the Graph certificate through a Key Vault reference, never a stored value', () => {
@@ -235,7 +262,7 @@ describe('identity-only access, no secrets', () => {
       /module functionApp 'functionapp\.bicep' = \{[\s\S]*?\n\}/.exec(
         uncomment(readInfra('modules/resources.bicep')),
       )?.[0] ?? '';
-    expect(functionAppModule).toMatch(/keyVaultName: keyVault\.outputs\.name/);
+    expect(functionAppModule).toMatch(/keyVaultName: keyVaultName/);
     expect(functionAppModule).toMatch(/graphCertificateName: graphCertificateName/);
   });
 
@@ -269,22 +296,24 @@ describe('Function App', () => {
   const app = uncomment(functionApp);
   const site = resources(functionApp).find((r) => r.target === 'Microsoft.Web/sites');
 
-  it('runs on Flex Consumption with Node.js 22, a system-assigned identity and the user-assigned Graph identity', () => {
+  it('runs on Flex Consumption with Node.js 22 and two user-assigned identities (the app identity and the Graph identity)', () => {
     const plan = resources(functionApp).find((r) => r.target === 'Microsoft.Web/serverfarms');
     expect(plan?.body).toMatch(/tier:\s*'FlexConsumption'/);
     expect(plan?.body).toMatch(/name:\s*'FC1'/);
     expect(site?.body).toMatch(/kind:\s*'functionapp,linux'/);
     expect(site?.body).toMatch(/runtime:\s*\{\s*name:\s*'node'\s*version:\s*'22'\s*\}/);
     expect(site?.body).toMatch(
-      /identity:\s*\{\s*type:\s*'SystemAssigned, UserAssigned'\s*userAssignedIdentities:\s*\{\s*'\$\{graphIdentityId\}':\s*\{\}\s*\}\s*\}/,
+      /identity:\s*\{\s*type:\s*'UserAssigned'\s*userAssignedIdentities:\s*\{\s*'\$\{appIdentityId\}':\s*\{\}\s*'\$\{graphIdentityId\}':\s*\{\}\s*\}\s*\}/,
     );
+    expect(site?.body).toMatch(/keyVaultReferenceIdentity:\s*appIdentityId/);
     expect(site?.body).toMatch(/'azd-service-name': 'api'/);
     expect(site?.body).toMatch(/maximumInstanceCount:\s*maximumInstanceCount/);
     expect(site?.body).toMatch(/instanceMemoryMB:\s*instanceMemoryMB/);
-    // Deployment storage (like Cosmos DB and host storage) keeps the system-assigned identity.
+    // Deployment storage (like Cosmos DB and host storage) uses the app identity, whose roles exist first.
     expect(site?.body).toMatch(
-      /type:\s*'blobContainer'[\s\S]*authentication:\s*\{\s*type:\s*'SystemAssignedIdentity'\s*\}/,
+      /type:\s*'blobContainer'[\s\S]*authentication:\s*\{\s*type:\s*'UserAssignedIdentity'\s*userAssignedIdentityResourceId:\s*appIdentityId\s*\}/,
     );
+    expect(site?.body).not.toContain('SystemAssigned');
   });
 
   it('is HTTPS only, TLS 1.2, without FTP or basic publishing credentials', () => {
@@ -306,6 +335,8 @@ describe('Function App', () => {
     'functionAppConfig',
     'virtualNetworkSubnetId',
     'publicNetworkAccess',
+    // The identity Key Vault references resolve with, a site property (not siteConfig).
+    'keyVaultReferenceIdentity',
   ];
   const FLEX_SITE_CONFIG = ['appSettings', 'minTlsVersion', 'cors', 'ipSecurityRestrictions'];
   const unsupported = (bicep: string): string[] => {
@@ -346,8 +377,8 @@ describe('Graph identity (user-assigned, outlives the Function App)', () => {
 
   it('is created by the template in its own module, not with the Function App', () => {
     expect(resources(identity).map((r) => r.target)).toEqual(['Microsoft.ManagedIdentity/userAssignedIdentities']);
-    expect(identity).toMatch(/output clientId string = graphIdentity\.properties\.clientId/);
-    expect(identity).toMatch(/output principalId string = graphIdentity\.properties\.principalId/);
+    expect(identity).toMatch(/output clientId string = identity\.properties\.clientId/);
+    expect(identity).toMatch(/output principalId string = identity\.properties\.principalId/);
     expect(resources(functionApp).some((r) => r.target === 'Microsoft.ManagedIdentity/userAssignedIdentities')).toBe(
       false,
     );
@@ -461,10 +492,14 @@ describe('template wiring (what the Bicep compiler would check)', () => {
     }
   });
 
+  // Diagnostic settings have no GA API version that takes logAnalyticsDestinationType and metric categories.
+  const PREVIEW_ONLY = new Map([['Microsoft.Insights/diagnosticSettings', '2021-05-01-preview']]);
+
   it('uses one GA API version per resource type', () => {
     const versions = new Map<string, Set<string>>();
     for (const text of byFile.values()) {
       for (const r of resources(text)) {
+        if (PREVIEW_ONLY.get(r.target) === r.apiVersion) continue;
         expect(`${r.target}@${r.apiVersion}`).toMatch(/@\d{4}-\d{2}-\d{2}$/);
         versions.set(r.target, (versions.get(r.target) ?? new Set()).add(r.apiVersion ?? ''));
       }

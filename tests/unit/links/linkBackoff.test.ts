@@ -47,6 +47,7 @@ describe('back-off of identities that stay pending or in conflict', () => {
     expect(afterLookup(backedOff, 'b@x.example', { kind: 'notFound' }, undefined).link).toEqual({
       status: 'pending',
       lookedUpUpn: 'b@x.example',
+      upnKey: 'b@x.example',
     });
   });
 });

@@ -1,4 +1,14 @@
-import { afterBackgroundCheck, afterLookup, saveAction, withoutAssertion } from '../../../lib/links/linkStateMachine';
+import {
+  afterAssociationClaim,
+  afterBackgroundCheck,
+  afterLookup,
+  afterManualClaim,
+  associationAction,
+  manualLinkAction,
+  saveAction,
+  unlinked,
+  withoutAssertion,
+} from '../../../lib/links/linkStateMachine';
 import type { DirectoryLink } from '../../../lib/identities/model';
 
 const ALICE = 'aaaa0000-0000-4000-8000-00000000a11c';
@@ -27,7 +37,7 @@ describe('spec §3.3 directoryLinkStatus', () => {
 
   it('any → pending when no directory user has the UPN yet', () => {
     const t = afterLookup(undefined, 'new@dev.example.com', { kind: 'notFound' }, undefined);
-    expect(t.link).toEqual({ status: 'pending', lookedUpUpn: 'new@dev.example.com' });
+    expect(t.link).toEqual({ status: 'pending', lookedUpUpn: 'new@dev.example.com', upnKey: 'new@dev.example.com' });
   });
 
   it('pending → linked by the background search once the user exists', () => {
@@ -42,7 +52,12 @@ describe('spec §3.3 directoryLinkStatus', () => {
 
   it('any → conflict when the user is linked to a different identity; stays conflict until that link is removed', () => {
     const t = afterLookup(undefined, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther');
-    expect(t.link).toEqual({ status: 'conflict', lookedUpUpn: 'alice@dev.example.com', conflictUserId: ALICE });
+    expect(t.link).toEqual({
+      status: 'conflict',
+      lookedUpUpn: 'alice@dev.example.com',
+      conflictUserId: ALICE,
+      upnKey: 'alice@dev.example.com',
+    });
     expect(
       afterBackgroundCheck(t.link, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'heldByOther').status,
     ).toBe('conflict');
@@ -65,6 +80,18 @@ describe('spec §3.3 directoryLinkStatus', () => {
     expect(t.effects).toEqual([{ kind: 'releaseClaim', userId: ALICE }]);
     const toPending = afterLookup(previous, 'nobody@dev.example.com', { kind: 'notFound' }, undefined);
     expect(toPending.effects).toEqual([{ kind: 'releaseClaim', userId: ALICE }]);
+  });
+
+  it('a pending or conflict link carries the lower-case UPN it waits for (matched against directory changes)', () => {
+    expect(afterLookup(undefined, 'Mixed.Case@Dev.Example.com', { kind: 'notFound' }, undefined).link.upnKey).toBe(
+      'mixed.case@dev.example.com',
+    );
+    expect(
+      afterLookup(undefined, 'A@Dev.Example.com', { kind: 'found', userId: ALICE }, 'heldByOther').link.upnKey,
+    ).toBe('a@dev.example.com');
+    expect(
+      afterLookup(undefined, 'A@Dev.Example.com', { kind: 'found', userId: ALICE }, 'claimed').link.upnKey,
+    ).toBeUndefined();
   });
 
   it('a pending or conflict identity is not looked up again on every save', () => {
@@ -98,5 +125,83 @@ describe('spec §3.3 directoryLinkStatus', () => {
     const same = afterLookup(manual, 'alice@dev.example.com', { kind: 'found', userId: ALICE }, 'claimed');
     expect(same.effects).toEqual([{ kind: 'audit', action: 'link.manualReplacedByAsserted' }]);
     expect(same.link.source).toBe('asserted');
+  });
+});
+
+describe('spec §3.4 association pairs', () => {
+  const pending: DirectoryLink = { status: 'pending', lookedUpUpn: 'x@dev.example.com' };
+
+  it('a pair whose identity links to the user already is unchanged, whatever the source of the link', () => {
+    expect(associationAction(linkedAsserted(ALICE, 'a@dev.example.com'), ALICE)).toBe('unchanged');
+    expect(associationAction(linkedManual(ALICE), ALICE)).toBe('unchanged');
+    for (const previous of [{ status: 'notAsserted' } as DirectoryLink, pending, linkedManual(BOB)])
+      expect(associationAction(previous, ALICE)).toBe('claim');
+  });
+
+  it('a user another identity holds is a conflict; nothing changes', () => {
+    expect(afterAssociationClaim(pending, ALICE, 'heldByOther')).toBe('conflict');
+  });
+
+  it('a claimed user becomes an asserted link, audited as link.associated', () => {
+    expect(afterAssociationClaim({ status: 'notAsserted' }, ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'asserted', userId: ALICE },
+      effects: [{ kind: 'audit', action: 'link.associated' }],
+    });
+  });
+
+  it('linking to another user releases the user linked before', () => {
+    expect(afterAssociationClaim(linkedManual(BOB), ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'asserted', userId: ALICE },
+      effects: [
+        { kind: 'releaseClaim', userId: BOB },
+        { kind: 'audit', action: 'link.associated' },
+      ],
+    });
+  });
+});
+
+describe('administrator links and unlinks', () => {
+  it('a manual link to the user the identity has a manual link to already changes nothing', () => {
+    expect(manualLinkAction(linkedManual(ALICE), ALICE)).toBe('keep');
+    // An asserted link to the same user becomes manual; any other link is replaced.
+    expect(manualLinkAction(linkedAsserted(ALICE, 'a@dev.example.com'), ALICE)).toBe('claim');
+    expect(manualLinkAction(linkedManual(BOB), ALICE)).toBe('claim');
+    expect(manualLinkAction({ status: 'conflict', conflictUserId: ALICE }, ALICE)).toBe('claim');
+  });
+
+  it('a user another identity holds is refused', () => {
+    expect(afterManualClaim({ status: 'notAsserted' }, ALICE, 'heldByOther')).toBe('heldByOther');
+  });
+
+  it('a claimed user becomes a manual link; the user linked before is released; audited as link.manualLinked', () => {
+    expect(afterManualClaim(linkedAsserted(BOB, 'b@dev.example.com'), ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'manual', userId: ALICE },
+      effects: [
+        { kind: 'releaseClaim', userId: BOB },
+        { kind: 'audit', action: 'link.manualLinked' },
+      ],
+    });
+    // The same user, asserted before: kept claimed, now manual.
+    expect(afterManualClaim(linkedAsserted(ALICE, 'a@dev.example.com'), ALICE, 'claimed')).toEqual({
+      link: { status: 'linked', source: 'manual', userId: ALICE },
+      effects: [{ kind: 'audit', action: 'link.manualLinked' }],
+    });
+  });
+
+  it('unlinking a linked identity leaves no assertion and releases its user; anything else is left as it is', () => {
+    for (const previous of [linkedManual(ALICE), linkedAsserted(ALICE, 'a@dev.example.com')])
+      expect(unlinked(previous)).toEqual({
+        link: { status: 'notAsserted' },
+        effects: [
+          { kind: 'releaseClaim', userId: ALICE },
+          { kind: 'audit', action: 'link.unlinked' },
+        ],
+      });
+    for (const previous of [
+      { status: 'notAsserted' } as DirectoryLink,
+      { status: 'pending', lookedUpUpn: 'x@dev.example.com' } as DirectoryLink,
+      { status: 'conflict', lookedUpUpn: 'x@dev.example.com', conflictUserId: ALICE } as DirectoryLink,
+    ])
+      expect(unlinked(previous)).toBeUndefined();
   });
 });

@@ -774,6 +774,24 @@ describe('value formats: the detail names the path and never echoes the value', 
           ['distinct'],
         ],
         [
+          'UPN whose domain has no dot (accepted by SCIM before the UPN rule had one owner)',
+          userBody({ directoryUserPrincipalName: 'anna.distinct@localhost' }),
+          `${EXT}:directoryUserPrincipalName must be a user principal name`,
+          ['distinct', 'localhost'],
+        ],
+        [
+          'UPN with an empty domain label',
+          userBody({ directoryUserPrincipalName: 'anna.distinct@corp..example' }),
+          `${EXT}:directoryUserPrincipalName must be a user principal name`,
+          ['distinct'],
+        ],
+        [
+          'UPN with a C1 control character',
+          userBody({ directoryUserPrincipalName: 'anna.distinct\u0085@corp.example' }),
+          `${EXT}:directoryUserPrincipalName must be a user principal name`,
+          ['distinct'],
+        ],
+        [
           'UPN of 1025 characters',
           userBody({ directoryUserPrincipalName: `${'u'.repeat(1012)}@corp.example` }),
           `${EXT}:directoryUserPrincipalName must be at most 1024 characters`,
@@ -874,9 +892,44 @@ describe('error details', () => {
     expect(err.detail).toContain('name not shown');
   });
 
-  it('reports only the first problem', () => {
-    const err = errorOf(() => parseScimUser(userBody({ nationality: 'QQ', personalPhone: 'bad' }, { userName: '' })));
-    expect(err.detail).toBe('userName must not be empty');
+  it('reports every problem of the body in one answer, with the scimType of the first and no value', () => {
+    const err = errorOf(() =>
+      parseScimUser(userBody({ nationality: 'QQ', personalPhone: 'bad-555' }, { userName: '' })),
+    );
+    expect(err.status).toBe(400);
+    expect(err.scimType).toBe('invalidValue');
+    expect(err.detail).toBe(
+      `The User has 3 problems: userName must not be empty; ${EXT}:nationality must be an ISO 3166-1 alpha-2 country code; ` +
+        `${EXT}:personalPhone must be an E.164 phone number (+, country code and number, at most 15 digits, no spaces)`,
+    );
+    expect(err.detail).not.toContain('QQ');
+    expect(err.detail).not.toContain('bad-555');
+  });
+
+  it('lists an unknown extension attribute (invalidSyntax, first) beside the invalid values', () => {
+    const err = errorOf(() =>
+      parseScimUser(userBody({ affiliatonType: 'x', affiliationType: 'volunteer', birthDate: '31-12-1990' })),
+    );
+    expect(err.scimType).toBe('invalidSyntax');
+    expect(err.detail).toMatch(/^The User has 3 problems: Unknown attribute 'affiliatonType' in the service extension/);
+    expect(err.detail).toContain(`${EXT}:affiliationType must be one of`);
+    expect(err.detail).toContain(`${EXT}:birthDate must be a real date`);
+    expect(err.detail).not.toContain('volunteer');
+    expect(err.detail).not.toContain('31-12-1990');
+  });
+
+  it('names a value that fails several rules once, and a single problem as itself', () => {
+    expect(errorOf(() => parseScimUser(userBody({ birthDate: '' }))).detail).toBe(`${EXT}:birthDate must not be empty`);
+  });
+
+  it('a huge list is checked only one item past its limit, and the detail lists at most 20 problems', () => {
+    const numbers = Array.from({ length: 50_000 }, () => ({ type: 'DkCpr', value: 'not-a-number' }));
+    const err = errorOf(() => parseScimUser(userBody({ personalNumbers: numbers })));
+    expect(err.detail).toMatch(/^The User has 12 problems: .*personalNumbers must have at most 10 items/);
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`unknown${i}`, 'v']));
+    const listed = errorOf(() => parseScimUser(userBody(many)));
+    expect(listed.detail).toMatch(/^The User has 30 problems: /);
+    expect(listed.detail).toMatch(/; and 10 more$/);
   });
 });
 

@@ -1,0 +1,63 @@
+/** The service's settings as the code reads them (loaded and validated by settings.ts). */
+export interface Settings {
+  /** Public base URL of the service, used in scimEndpoint and meta.location. */
+  publicBaseUrl: string;
+  cosmos: {
+    endpoint: string;
+    /** Account key; absent in Azure, where the managed identity is used. */
+    key?: string;
+    database: string;
+  };
+  auth: {
+    /** Token authority, e.g. https://login.microsoftonline.com (no trailing slash). */
+    authority: string;
+    /**
+     * Accepted token audiences. Local: the App ID URI (default the local stack's) and, if set, the client id.
+     * In Azure: the service's client id (the `aud` of every v2 token), plus a tenant-unique App ID URI only when one is configured.
+     */
+    audiences: string[];
+  };
+  graph: {
+    baseUrl: string;
+    /** How the service gets app-only Graph tokens for a customer tenant. */
+    credential: 'clientSecret' | 'certificate' | 'managedIdentity';
+    clientId?: string;
+    /** Client id of the user-assigned identity that is the application's federated credential (managedIdentity mode). */
+    managedIdentityClientId?: string;
+    clientSecret?: string;
+    /** PEM (private key and certificate); in Azure a Key Vault reference to the certificate. */
+    certificate?: string;
+    certificatePath?: string;
+  };
+  retentionInactiveDays: number;
+  scimRateLimitPerSecond: number;
+  scimMaxBodyBytes: number;
+  graphqlMaxBodyBytes: number;
+  /** Bound on a GraphQL document's text, apart from its variables; refused while the body streams in. */
+  graphqlMaxQueryBytes: number;
+  graphqlIntrospection: boolean;
+  /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
+  maxRequestsInFlight: number;
+  /** GraphQL requests per tenant per minute, per instance. */
+  graphqlRequestsPerMinute: number;
+  /** Imported identities plus associated pairs per tenant per minute, per instance. */
+  bulkItemsPerMinute: number;
+  importMaxDeleteRatio?: number;
+  importMaxIdentities: number;
+  associationMaxPairs: number;
+  /** Pending/conflict identities one unit of background link work examines (one tenant). */
+  pendingLinkBatchLimit: number;
+  pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
+  /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
+  backgroundQueue: { connectionString?: string; queueServiceUri?: string };
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The administrator console (served at /console): its app registration and the API scope it asks for. */
+  console: {
+    /** Client id of the console's single-page application registration; without it the console explains that it is not set up. */
+    clientId?: string;
+    /** The delegated scope the console requests: <App ID URI>/Console.Admin. */
+    apiScope: string;
+    /** The tenant segment of the sign-in authority: `organizations` (any work account) or one tenant id. */
+    authorityTenant: string;
+  };
+}

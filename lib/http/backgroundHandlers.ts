@@ -1,0 +1,81 @@
+/** The handlers of the timers that plan background work and of the queue trigger that does it. */
+import type { InvocationContext, Timer } from '@azure/functions';
+import { services, workDeps } from '../services';
+import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgroundWork';
+import { runBackgroundWork } from '../background/runWork';
+import { planPendingLinks, planRetention } from '../background/planner';
+import { directoryAdvice } from '../directory/directoryTrouble';
+import { loggerForQueueMessage, loggerForTimer, queuedMsOf } from './timer';
+
+export { BACKGROUND_QUEUE_NAME };
+
+const ORPHAN_CLAIMS_PER_RUN = 1000;
+
+/** Does one unit of background work from the background-work queue. */
+export async function doBackgroundWork(message: unknown, context: InvocationContext): Promise<void> {
+  const log = loggerForQueueMessage(context);
+  const started = Date.now();
+  // Since the unit was enqueued (or last put back): the alert on the oldest background message reads it.
+  const queuedMs = queuedMsOf(context, started);
+  const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 0);
+  let work;
+  try {
+    work = parseBackgroundWork(message);
+  } catch (err) {
+    log.error('background work message refused', { reason: (err as Error).message, dequeueCount });
+    throw err;
+  }
+  const outcome = await runBackgroundWork(workDeps(services()), work);
+  const durationMs = Date.now() - started;
+  if ('deferred' in outcome) {
+    log.warn('background work deferred', {
+      kind: work.kind,
+      tenantId: work.tenantId,
+      reason: outcome.deferred.reason,
+      advice: directoryAdvice(outcome.deferred.reason),
+      delaySeconds: outcome.deferred.seconds,
+      putBack: outcome.putBack,
+      deferrals: work.deferrals ?? 0,
+      queuedMs,
+      durationMs,
+    });
+    return;
+  }
+  log.info('background work done', {
+    kind: work.kind,
+    tenantId: work.tenantId,
+    ...outcome.result,
+    continued: outcome.continued,
+    dequeueCount,
+    queuedMs,
+    durationMs,
+  });
+}
+
+/** Plans one unit of pending-link work per registered tenant, and repairs orphan link claims. */
+export async function planPendingLinksRun(_timer: Timer, context: InvocationContext): Promise<void> {
+  const log = loggerForTimer(context);
+  const svc = services();
+  const started = Date.now();
+  const planned = await planPendingLinks(svc.tenants, svc.workQueue);
+  const orphans = await svc.claims.repairOrphans(ORPHAN_CLAIMS_PER_RUN);
+  log.info('pending links planned', {
+    units: planned.units,
+    orphanClaimsExamined: orphans.examined,
+    orphanClaimsRemoved: orphans.removed,
+    durationMs: Date.now() - started,
+  });
+}
+
+/** Plans one unit of retention work per identity partition with identities inactive past the retention period. */
+export async function planRetentionRun(_timer: Timer, context: InvocationContext): Promise<void> {
+  const log = loggerForTimer(context);
+  const svc = services();
+  const started = Date.now();
+  const planned = await planRetention(svc.store, svc.workQueue, svc.settings.retentionInactiveDays);
+  log.info('retention planned', {
+    units: planned.units,
+    inactiveDays: svc.settings.retentionInactiveDays,
+    durationMs: Date.now() - started,
+  });
+}

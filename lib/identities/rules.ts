@@ -1,0 +1,149 @@
+/**
+ * The rules of a business identity, whatever API wrote it: the limits of its attributes, the one
+ * shape of a user principal name, how a new identity and the next version of an identity are built,
+ * and when an identity turns inactive. SCIM saves, imports, associations, administrator links and
+ * background work all build identities here.
+ */
+import type { DirectoryLink, IdentityAttributes, IdentityDoc, SourceKind } from './model';
+import { partitionKey } from './model';
+
+export const IDENTITY_LIMITS = {
+  externalId: 256,
+  userName: 256,
+  /** givenName / familyName (firstName / lastName in imports). */
+  name: 128,
+  personalEmail: 200,
+  documentNumber: 64,
+  userPrincipalName: 1024,
+  personalNumbers: 10,
+  identityDocumentReferences: 20,
+} as const;
+
+/**
+ * A user principal name as Entra ID holds one: local@domain, the domain with at least one dot and no
+ * empty label, no whitespace or control characters anywhere, at most 1024 characters. Domain labels
+ * exclude dots, so the match is linear on long input.
+ */
+const UPN_SHAPE = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(?:\.[^\s@.\p{Cc}]+)+$/u;
+
+export function isUpnShaped(upn: string): boolean {
+  return upn.length <= IDENTITY_LIMITS.userPrincipalName && UPN_SHAPE.test(upn);
+}
+
+/** Attributes a source may leave out; absent in a new version means removed from the stored identity. */
+export const OPTIONAL_ATTRIBUTES = [
+  'userName',
+  'birthDate',
+  'nationality',
+  'personalEmail',
+  'personalPhone',
+  'directoryUserPrincipalName',
+] as const satisfies ReadonlyArray<keyof IdentityAttributes>;
+
+export function hasSensitiveData(
+  a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>,
+): boolean {
+  return a.personalNumbers.length > 0 || a.identityDocumentReferences.length > 0;
+}
+
+/** The userName unique key: case-insensitive for SCIM; identities without userName get a key that cannot collide. */
+export function userNameKeyOf(userName: string | undefined, externalId: string): string {
+  return userName !== undefined ? userName.toLowerCase() : `\u0000ext:${externalId}`;
+}
+
+/**
+ * When the identity became inactive, written at `now`: absent while active; `now` when it turns
+ * inactive (or is created inactive); kept while it stays inactive.
+ */
+export function inactiveSinceAfter(
+  previous: Pick<IdentityDoc, 'active' | 'inactiveSince'> | undefined,
+  active: boolean,
+  now: string,
+): string | undefined {
+  if (active) return undefined;
+  return previous === undefined || previous.active ? now : previous.inactiveSince;
+}
+
+/** A new identity document of a source, as every creation path stores it. */
+export function newIdentityDoc(o: {
+  id: string;
+  tenantId: string;
+  sourceKind: SourceKind;
+  sourceKey: string;
+  attributes: IdentityAttributes;
+  now: string;
+  link?: DirectoryLink;
+  contentHash?: string;
+}): IdentityDoc {
+  const a = o.attributes;
+  const inactiveSince = inactiveSinceAfter(undefined, a.active, o.now);
+  return {
+    id: o.id,
+    pk: partitionKey(o.tenantId, o.sourceKey),
+    tenantId: o.tenantId,
+    sourceKind: o.sourceKind,
+    sourceKey: o.sourceKey,
+    ...a,
+    externalIdKey: a.externalId,
+    userNameKey: userNameKeyOf(a.userName, a.externalId),
+    link: o.link ?? { status: 'notAsserted' },
+    created: o.now,
+    lastModified: o.now,
+    version: 1,
+    ...(inactiveSince !== undefined ? { inactiveSince } : {}),
+    hasSensitive: hasSensitiveData(a),
+    ...(o.contentHash !== undefined ? { contentHash: o.contentHash } : {}),
+  };
+}
+
+/** The attributes a source wrote, as stored (absent optional attributes are undefined). */
+export function attributesOf(doc: IdentityDoc): IdentityAttributes {
+  return {
+    externalId: doc.externalId,
+    userName: doc.userName,
+    givenName: doc.givenName,
+    familyName: doc.familyName,
+    active: doc.active,
+    affiliationType: doc.affiliationType,
+    birthDate: doc.birthDate,
+    nationality: doc.nationality,
+    personalEmail: doc.personalEmail,
+    personalPhone: doc.personalPhone,
+    personalNumbers: doc.personalNumbers,
+    identityDocumentReferences: doc.identityDocumentReferences,
+    directoryUserPrincipalName: doc.directoryUserPrincipalName,
+  };
+}
+
+/** What a write changes: new attributes (a save or an import), a new link, the import's content hash. */
+export interface IdentityChange {
+  attributes?: IdentityAttributes;
+  link?: DirectoryLink;
+  contentHash?: string;
+}
+
+/**
+ * The next version of a stored identity, written at `now`: the version counts up and lastModified is
+ * the time of the write. New attributes replace the old ones (an optional attribute they leave out is
+ * removed) together with the unique keys, the sensitive-data flag and inactiveSince; a link-only change
+ * keeps the attributes as they are. The entity tag of `current` is not carried over.
+ */
+export function nextIdentityVersion(current: IdentityDoc, change: IdentityChange, now: string): IdentityDoc {
+  const { _etag: _ignored, ...rest } = current as IdentityDoc & { _etag?: string };
+  const next: IdentityDoc = { ...rest, lastModified: now, version: current.version + 1 };
+  const a = change.attributes;
+  if (a !== undefined) {
+    Object.assign(next, a, {
+      externalIdKey: a.externalId,
+      userNameKey: userNameKeyOf(a.userName, a.externalId),
+      hasSensitive: hasSensitiveData(a),
+    });
+    for (const key of OPTIONAL_ATTRIBUTES) if (a[key] === undefined) delete next[key];
+    const inactiveSince = inactiveSinceAfter(current, a.active, now);
+    if (inactiveSince === undefined) delete next.inactiveSince;
+    else next.inactiveSince = inactiveSince;
+  }
+  if (change.link !== undefined) next.link = change.link;
+  if (change.contentHash !== undefined) next.contentHash = change.contentHash;
+  return next;
+}

@@ -1,0 +1,216 @@
+import type { IdentityAttributes, IdentityDoc } from '../../../lib/identities/model';
+import {
+  attributesOf,
+  IDENTITY_LIMITS,
+  inactiveSinceAfter,
+  isUpnShaped,
+  newIdentityDoc,
+  nextIdentityVersion,
+} from '../../../lib/identities/rules';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-02-01T00:00:00.000Z';
+const T2 = '2026-03-01T00:00:00.000Z';
+
+const attributes = (over: Partial<IdentityAttributes> = {}): IdentityAttributes => ({
+  externalId: 'e-1',
+  userName: 'Anna@Corp.Example',
+  givenName: 'Anna',
+  familyName: 'Berg',
+  active: true,
+  affiliationType: 'employment',
+  birthDate: '1990-01-01',
+  nationality: 'DK',
+  personalEmail: 'anna@mail.example',
+  personalPhone: '+4512345678',
+  personalNumbers: [{ type: 'DkCpr', value: '0101901234' }],
+  identityDocumentReferences: [],
+  directoryUserPrincipalName: 'anna@corp.example',
+  ...over,
+});
+
+const created = (over: Partial<IdentityAttributes> = {}): IdentityDoc =>
+  newIdentityDoc({
+    id: 'id-1',
+    tenantId: 't',
+    sourceKind: 'scim',
+    sourceKey: 'int-1',
+    attributes: attributes(over),
+    now: T0,
+  });
+
+describe('isUpnShaped: the one UPN shape', () => {
+  it.each([
+    'anna@corp.example',
+    'Anna.Berg@Corp.Example',
+    'a@b.c',
+    'first+tag@sub.corp.example',
+    'ænne@corp.example', // Entra allows non-ASCII letters
+    `${'u'.repeat(1011)}@corp.example`, // exactly 1024 characters
+  ])('accepts %j', (upn) => {
+    expect(isUpnShaped(upn)).toBe(true);
+  });
+
+  // Cases on which SCIM saves and the association disagreed before the rule had one owner.
+  it.each([
+    ['a@localhost', 'a domain without a dot (SCIM accepted it, the association did not)'],
+    ['a\u0001@corp.example', 'a C0 control character (the association accepted it, SCIM did not)'],
+    ['a\u007f@corp.example', 'DEL (the association accepted it, SCIM did not)'],
+    ['a\u0085@corp.example', 'NEL, a C1 control character that is not whitespace (the association accepted it)'],
+    ['a@corp\u0000.example', 'NUL in the domain (the association accepted it)'],
+    ['a@corp..example', 'an empty domain label (both accepted it)'],
+  ])('rejects %j: %s', (upn) => {
+    expect(isUpnShaped(upn)).toBe(false);
+  });
+
+  it.each([
+    '',
+    'anna',
+    '@corp.example',
+    'anna@',
+    'anna@@corp.example',
+    'an na@corp.example',
+    'anna@corp.example ',
+    'anna\u00a0@corp.example',
+    'anna@.example',
+    'anna@corp.',
+    'anna@corp.example\n',
+    `${'u'.repeat(1012)}@corp.example`, // 1025 characters
+  ])('rejects %j', (upn) => {
+    expect(isUpnShaped(upn)).toBe(false);
+  });
+
+  it('is linear on long hostile input', () => {
+    expect(isUpnShaped(`a@${'b.'.repeat(500)}`)).toBe(false);
+    expect(isUpnShaped(`${'a@'.repeat(500)}`)).toBe(false);
+  });
+});
+
+describe('IDENTITY_LIMITS', () => {
+  it('holds the limits every API applies', () => {
+    expect(IDENTITY_LIMITS).toEqual({
+      externalId: 256,
+      userName: 256,
+      name: 128,
+      personalEmail: 200,
+      documentNumber: 64,
+      userPrincipalName: 1024,
+      personalNumbers: 10,
+      identityDocumentReferences: 20,
+    });
+  });
+});
+
+describe('inactiveSinceAfter', () => {
+  it('is absent while active', () => {
+    expect(inactiveSinceAfter(undefined, true, T1)).toBeUndefined();
+    expect(inactiveSinceAfter({ active: false, inactiveSince: T0 }, true, T1)).toBeUndefined();
+  });
+  it('is the time of the write when the identity is created inactive or turns inactive', () => {
+    expect(inactiveSinceAfter(undefined, false, T1)).toBe(T1);
+    expect(inactiveSinceAfter({ active: true }, false, T1)).toBe(T1);
+  });
+  it('is kept while the identity stays inactive', () => {
+    expect(inactiveSinceAfter({ active: false, inactiveSince: T0 }, false, T1)).toBe(T0);
+  });
+});
+
+describe('newIdentityDoc', () => {
+  it('builds the first version with keys, flags and times', () => {
+    const doc = created();
+    expect(doc).toMatchObject({
+      pk: 't|int-1',
+      externalIdKey: 'e-1',
+      userNameKey: 'anna@corp.example',
+      link: { status: 'notAsserted' },
+      created: T0,
+      lastModified: T0,
+      version: 1,
+      hasSensitive: true,
+    });
+    expect(doc).not.toHaveProperty('inactiveSince');
+    expect(doc).not.toHaveProperty('contentHash');
+  });
+  it('gives an identity without userName a key that cannot collide, and an inactive one inactiveSince', () => {
+    const doc = created({ userName: undefined, active: false });
+    expect(doc.userNameKey).toBe('\u0000ext:e-1');
+    expect(doc.inactiveSince).toBe(T0);
+  });
+});
+
+describe('nextIdentityVersion', () => {
+  it('replaces the attributes, removes optional ones left out and recomputes keys and flags', () => {
+    const current = { ...created(), _etag: 'etag-1' };
+    const next = nextIdentityVersion(
+      current,
+      {
+        attributes: {
+          externalId: 'e-2',
+          givenName: 'Anne',
+          familyName: 'Berg',
+          active: true,
+          affiliationType: 'other',
+          personalNumbers: [],
+          identityDocumentReferences: [],
+        },
+      },
+      T1,
+    );
+    expect(next).toMatchObject({
+      externalId: 'e-2',
+      externalIdKey: 'e-2',
+      userNameKey: '\u0000ext:e-2',
+      givenName: 'Anne',
+      affiliationType: 'other',
+      hasSensitive: false,
+      version: 2,
+      created: T0,
+      lastModified: T1,
+      link: { status: 'notAsserted' },
+    });
+    for (const key of [
+      'userName',
+      'birthDate',
+      'nationality',
+      'personalEmail',
+      'personalPhone',
+      'directoryUserPrincipalName',
+      '_etag',
+    ])
+      expect(next).not.toHaveProperty(key);
+  });
+
+  it('sets inactiveSince when the identity turns inactive, keeps it, and drops it when active again', () => {
+    const inactive = nextIdentityVersion(created(), { attributes: attributes({ active: false }) }, T1);
+    expect(inactive.inactiveSince).toBe(T1);
+    const still = nextIdentityVersion(inactive, { attributes: attributes({ active: false, givenName: 'A' }) }, T2);
+    expect(still.inactiveSince).toBe(T1);
+    const active = nextIdentityVersion(still, { attributes: attributes() }, T2);
+    expect(active).not.toHaveProperty('inactiveSince');
+  });
+
+  it('a link-only change keeps the attributes and inactiveSince', () => {
+    const inactive = created({ active: false });
+    const link = { status: 'linked', source: 'manual', userId: 'u-1' } as const;
+    const next = nextIdentityVersion(inactive, { link }, T1);
+    expect(next).toEqual({ ...inactive, link, lastModified: T1, version: 2 });
+  });
+
+  it('carries the import content hash', () => {
+    expect(nextIdentityVersion(created(), { attributes: attributes(), contentHash: 'h2' }, T1).contentHash).toBe('h2');
+  });
+
+  it('a version with the attributes as stored changes only the version and lastModified', () => {
+    for (const current of [created(), created({ active: false, userName: undefined, birthDate: undefined })]) {
+      const next = nextIdentityVersion(current, { attributes: attributesOf(current) }, T1);
+      expect(next).toEqual({ ...current, version: 2, lastModified: T1 });
+    }
+  });
+
+  it('does not change the current version', () => {
+    const current = created();
+    const copy = structuredClone(current);
+    nextIdentityVersion(current, { attributes: attributes({ givenName: 'X', active: false }) }, T1);
+    expect(current).toEqual(copy);
+  });
+});

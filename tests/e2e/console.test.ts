@@ -269,7 +269,7 @@ describe('administrator console (browser)', () => {
           'identities',
         )
         .queryPage({
-          query: "SELECT * FROM c WHERE c.externalId = 'M-CONSULTANT'",
+          query: "SELECT * FROM c WHERE c.externalIdKey = 'M-CONSULTANT'",
         })
     ).items[0];
     expect(stored?.active).toBe(false);

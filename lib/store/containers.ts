@@ -35,7 +35,7 @@ export const CONTAINERS = {
     uniqueKeyPolicy: { uniqueKeys: [{ paths: ['/externalIdKey'] }, { paths: ['/userNameKey'] }] },
     /**
      * Queried: the unique keys (eq filters, imports), lastModified (SCIM range filters), the link
-     * (admin page filter, pending checks, conflicts), retention (hasSensitive, inactiveSince) and
+     * (admin page filter, pending checks, conflicts, directory changes matched by UPN key, owed look-ups), retention (hasSensitive, inactiveSince) and
      * tenantId (per-tenant background units). Composites serve "filter on link status, ORDER BY id"
      * (admin page, pending checks) and the retention planner's walk over partitions. Every term
      * costs 0.2 RU per write: a new SCIM User has ten (7 RU to create). Personal numbers and
@@ -50,6 +50,9 @@ export const CONTAINERS = {
         '/link/status/?',
         '/link/conflictUserId/?',
         '/link/nextCheckAt/?',
+        '/link/upnKey/?',
+        '/link/lookedUpUpn/?',
+        '/link/lookUpOwed/?',
         '/hasSensitive/?',
         '/inactiveSince/?',
       ],

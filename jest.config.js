@@ -17,6 +17,8 @@ const shared = {
 
 module.exports = {
   testTimeout: 60000,
+  // Two workers even on a 2-core machine: most integration suites wait on the network and timers, not the CPU.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/tests/support/summaryReporter.js'],
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },

@@ -54,8 +54,11 @@ export function customSourceKey(source: string): string {
   return `src:${source}`;
 }
 
-/** Tries of one identity write while the store throttles (each waits the store's retry-after). */
-const THROTTLED_TRIES = 20;
+/**
+ * Tries of one identity write while the store throttles, each after the store's retry-after: an import runs at
+ * low priority, so it must outlast a container that higher-priority traffic keeps busy for a while.
+ */
+const THROTTLED_TRIES = 100;
 
 export class Importer {
   private readonly repo: IdentityRepository;

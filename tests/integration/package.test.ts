@@ -25,7 +25,13 @@ describe('production package', () => {
     expect(inputs).toEqual(expect.arrayContaining(['functions/scimUsersCreate.ts', 'lib/services.ts']));
     expect(inputs.filter((f) => f.startsWith('lib/')).length).toBeGreaterThan(50);
     // azd deploys the folder itself: the source map stays beside it.
-    expect(fs.readdirSync(appDir).sort()).toEqual(['host.json', 'index.js', 'package.json', 'schema.graphql']);
+    expect(fs.readdirSync(appDir).sort()).toEqual([
+      'console-app',
+      'host.json',
+      'index.js',
+      'package.json',
+      'schema.graphql',
+    ]);
     expect(fs.existsSync(path.join(dir, 'index.js.map'))).toBe(true);
     const zipPath = path.join(dir, 'package.zip');
     zipApp(appDir, zipPath);

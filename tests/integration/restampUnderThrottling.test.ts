@@ -24,7 +24,7 @@ import { upnKey } from '../../lib/links/upnKey';
 type Gql = { data?: Record<string, Record<string, unknown>> | null; errors?: Array<{ message: string }> };
 
 const TENANT = 'f1f1f1f1-0000-4000-8000-00000000000f';
-const N = 120;
+const N = 80;
 const BALLAST = { pk: 'ballast', id: 'ballast' };
 
 describe('every writer stamps each try while the store throttles', () => {

@@ -59,30 +59,21 @@ export const listUsers: HttpHandler = scimHandler(async (call) => {
   };
 });
 
-export const patchUser: HttpHandler = scimHandler(async (call) => {
-  const { scope, actor } = scopeOf(call);
-  const svc = services();
-  const doc = await svc.scimUsers.patch(
-    scope,
-    call.params.id ?? '',
-    await call.body(),
-    call.header('if-match'),
-    actor,
-    call.log,
-  );
-  return userResult(doc, svc.settings.publicBaseUrl, call.query);
-});
+/** PATCH and PUT: the body applied to the User as of If-Match, answered with the User. */
+const userWrite = (write: 'patch' | 'replace'): HttpHandler =>
+  scimHandler(async (call) => {
+    const { scope, actor } = scopeOf(call);
+    const svc = services();
+    const doc = await svc.scimUsers[write](
+      scope,
+      call.params.id ?? '',
+      await call.body(),
+      call.header('if-match'),
+      actor,
+      call.log,
+    );
+    return userResult(doc, svc.settings.publicBaseUrl, call.query);
+  });
 
-export const replaceUser: HttpHandler = scimHandler(async (call) => {
-  const { scope, actor } = scopeOf(call);
-  const svc = services();
-  const doc = await svc.scimUsers.replace(
-    scope,
-    call.params.id ?? '',
-    await call.body(),
-    call.header('if-match'),
-    actor,
-    call.log,
-  );
-  return userResult(doc, svc.settings.publicBaseUrl, call.query);
-});
+export const patchUser = userWrite('patch');
+export const replaceUser = userWrite('replace');

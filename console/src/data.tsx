@@ -23,6 +23,26 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
   return [result, useCallback(() => setRound((r) => r + 1), [])];
 }
 
+/**
+ * A change a page makes: `act` runs it, keeps its error (or the notice given for its success) and then
+ * runs `after` (clear a form, load the page again).
+ */
+export function useAction(after: () => void) {
+  const [error, setError] = useState<Error | null>(null);
+  const [notice, setNotice] = useState('');
+  const act = async (work: () => Promise<unknown>, done = '') => {
+    setError(null);
+    try {
+      await work();
+      setNotice(done);
+      after();
+    } catch (err) {
+      setError(err instanceof Error ? err : new Error('Failed'));
+    }
+  };
+  return { act, error, notice, setNotice };
+}
+
 export function ErrorBar({ error }: { error: Error }) {
   const code = error instanceof GraphQLRequestError ? error.code : undefined;
   return (

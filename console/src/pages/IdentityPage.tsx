@@ -14,7 +14,7 @@ import {
   Title3,
 } from '@fluentui/react-components';
 import type { Send } from '../api';
-import { ErrorBar, Show, useLoad, when } from '../data';
+import { ErrorBar, Show, useAction, useLoad, when } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { StatusBadge } from './IdentitiesPage';
@@ -36,17 +36,10 @@ export function IdentityPage({ send, source, id }: { send: Send; source: string;
   const [upn, setUpn] = useState('');
   const nameOf = useSourceNames(send);
   const sourceName = nameOf(source);
-  const [error, setError] = useState<Error | null>(null);
-  const act = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      setUpn('');
-      reload();
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error('Failed'));
-    }
-  };
+  const { act, error } = useAction(() => {
+    setUpn('');
+    reload();
+  });
   return (
     <Show loaded={loaded} label="the identity" empty="There is no such identity." isEmpty={(v) => v === null}>
       {(i) =>

@@ -15,7 +15,7 @@ import {
   MessageBarBody,
 } from '@fluentui/react-components';
 import type { ScimIntegration, Send } from '../api';
-import { ErrorBar, Show, useLoad } from '../data';
+import { ErrorBar, Show, useAction, useLoad } from '../data';
 import { useStyles } from '../styles';
 
 export function IntegrationsPage({ send }: { send: Send }) {
@@ -23,18 +23,7 @@ export function IntegrationsPage({ send }: { send: Send }) {
   const [list, reload] = useLoad(async () => (await send('integrations')).scimIntegrations, [send]);
   const [name, setName] = useState('');
   const [clientId, setClientId] = useState('');
-  const [error, setError] = useState<Error | null>(null);
-  const [notice, setNotice] = useState('');
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    try {
-      await work();
-      setNotice(done);
-      reload();
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error('Failed'));
-    }
-  };
+  const { act, error, notice, setNotice } = useAction(reload);
   const toggle = (i: ScimIntegration) =>
     act(
       () => send(i.enabled ? 'disableIntegration' : 'enableIntegration', { input: { id: i.id } }),

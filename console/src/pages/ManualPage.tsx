@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Field, Input, Select, Title2, Title3, MessageBar, MessageBarBody } from '@fluentui/react-components';
 import type { Identity, Send } from '../api';
-import { ErrorBar, Show, useLoad } from '../data';
+import { ErrorBar, Show, useAction, useLoad } from '../data';
 import { useStyles } from '../styles';
 import { IdentityTable } from './IdentitiesPage';
 import { Confirm } from './Confirm';
@@ -25,20 +25,11 @@ export function ManualPage({ send }: { send: Send }) {
   );
   const [form, setForm] = useState<Form>(EMPTY);
   const [editing, setEditing] = useState<Identity | null>(null);
-  const [error, setError] = useState<Error | null>(null);
-  const [notice, setNotice] = useState('');
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    try {
-      await work();
-      setNotice(done);
-      setForm(EMPTY);
-      setEditing(null);
-      reload();
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error('Failed'));
-    }
-  };
+  const { act, error, notice } = useAction(() => {
+    setForm(EMPTY);
+    setEditing(null);
+    reload();
+  });
   const set = (k: keyof Form) => (_e: unknown, d: { value: string }) => setForm((f) => ({ ...f, [k]: d.value }));
   const submit = () => {
     const common = { firstName: form.firstName, lastName: form.lastName, affiliationType: form.affiliationType };

@@ -56,8 +56,17 @@ export interface DevHostOptions {
   log: HostLog;
 }
 
-/** Requires every function module in a folder, in name order, like the host's "main" glob. */
+/**
+ * Requires the function modules of a folder: an app folder's package.json "main" (a deployed package, as the
+ * Functions host loads it), otherwise every module in name order, like the host's "main" glob.
+ */
 export function requireFunctionFolder(dir: string, extension: '.js' | '.ts'): void {
+  const manifest = path.join(dir, 'package.json');
+  if (fs.existsSync(manifest)) {
+    const { main } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { main?: string };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (main) return void require(path.join(dir, main));
+  }
   for (const file of fs.readdirSync(dir).sort()) {
     // The host loads function modules by path at run time, as the Functions host does.
     // eslint-disable-next-line @typescript-eslint/no-require-imports

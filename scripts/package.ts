@@ -60,8 +60,24 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
     absWorkingDir: ROOT,
     metafile: true,
   });
-  // azd zips this whole folder: the source map (for reading stack traces) is kept beside it, never deployed.
-  fs.renameSync(path.join(outDir, 'index.js.map'), path.join(path.dirname(outDir), 'index.js.map'));
+  // The bulk thread's script (lib/graphql/bulkThread.ts) sits beside the bundle, where the bundle looks for it.
+  const worker = await build({
+    entryPoints: [path.join(ROOT, 'lib', 'graphql', 'bulkThreadWorker.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    minify: true,
+    sourcemap: 'external',
+    legalComments: 'none',
+    outfile: path.join(outDir, 'bulkThreadWorker.js'),
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+    metafile: true,
+  });
+  // azd zips this whole folder: the source maps (for reading stack traces) are kept beside it, never deployed.
+  for (const map of ['index.js.map', 'bulkThreadWorker.js.map'])
+    fs.renameSync(path.join(outDir, map), path.join(path.dirname(outDir), map));
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
   // The console's built files (npm run build makes them); the console function serves them from here.
@@ -81,7 +97,7 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
   return {
     dir: outDir,
     bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size,
-    inputs: Object.keys(built.metafile.inputs).sort(),
+    inputs: [...new Set([...Object.keys(built.metafile.inputs), ...Object.keys(worker.metafile.inputs)])].sort(),
   };
 }
 

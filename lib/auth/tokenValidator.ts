@@ -5,6 +5,7 @@
  * set (see signingKeys). The signature is checked before the tenant's registration is looked up.
  * Nothing here logs, and no message contains the token.
  */
+import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { KeysUnavailableError, createSigningKeys, defaultFetchJwks } from './signingKeys';
 
@@ -154,7 +155,7 @@ function issuerIsTenant(iss: string, authority: string, tenant: string): boolean
   return authority === ENTRA_AUTHORITY && tenantBetween('https://sts.windows.net/', '/');
 }
 
-function verifySignature(token: string, key: string, skewSeconds: number, nowMs: number): Claims {
+function verifySignature(token: string, key: KeyObject, skewSeconds: number, nowMs: number): Claims {
   let verified: unknown;
   try {
     verified = jwt.verify(token, key, {
@@ -214,7 +215,7 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
     now,
   });
 
-  const keyOf = async (kid: string): Promise<string | undefined> => {
+  const keyOf = async (kid: string): Promise<KeyObject | undefined> => {
     try {
       return await keys.getKey(kid);
     } catch (err) {

@@ -171,6 +171,7 @@ export function loadSettings(env: Env = process.env): Settings {
     graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    graphqlBulkThreadBytes: integer(env, 'GRAPHQL_BULK_THREAD_BYTES', 64 * 1024, 0, 100 * 1024 * 1024),
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
     graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
@@ -450,6 +451,14 @@ export const SETTINGS: readonly SettingDescription[] = [
       'largest GraphQL query text, apart from its variables (413 `QUERY_TOO_LARGE` as soon as the streamed text passes it)',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'GRAPHQL_BULK_THREAD_BYTES',
+    default: '`65536`',
+    meaning:
+      'GraphQL bodies of at least this size (imports and associations of hundreds or more) are parsed and executed on the bulk thread, apart from the requests on the main thread; `0` keeps every request on the main thread',
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'MAX_REQUESTS_IN_FLIGHT',

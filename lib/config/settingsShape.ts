@@ -36,6 +36,8 @@ export interface Settings {
   /** Bound on a GraphQL document's text, apart from its variables; refused while the body streams in. */
   graphqlMaxQueryBytes: number;
   graphqlIntrospection: boolean;
+  /** GraphQL bodies of at least this many bytes run on the bulk thread (lib/graphql/bulkThread.ts); 0 = never. */
+  graphqlBulkThreadBytes: number;
   /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
   maxRequestsInFlight: number;
   /** GraphQL requests per tenant per minute, per instance. */

@@ -99,8 +99,8 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
  * The tenant's identities and pairs per minute: a request over the budget is refused SERVICE_BUSY before
  * it starts (an oversized one is refused by its own limit, so it takes nothing here).
  */
-function takeBulkBudget(ctx: GraphQLContext, tenantId: string, items: number, max: number): void {
-  const wait = ctx.services.bulkBudget.takeUnits(tenantId, Math.min(items, max));
+async function takeBulkBudget(ctx: GraphQLContext, tenantId: string, items: number, max: number): Promise<void> {
+  const wait = await ctx.takeBulkBudget(tenantId, Math.min(items, max));
   if (wait > 0) throw serviceBusy(wait);
 }
 
@@ -203,7 +203,7 @@ export const resolvers = {
         dryRun: dryRun === true,
         ...(maxDeletedRatio != null ? { maxDeletedRatio } : {}),
       };
-      takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
+      await takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
       const started = Date.now();
       // Bulk work runs at low priority in the store: SCIM and administrator requests are served first.
       const { result: counts, runId } = await atLowPriority(() =>
@@ -242,7 +242,7 @@ export const resolvers = {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
-      takeBulkBudget(ctx, caller.tenantId, associations.length, ctx.services.settings.associationMaxPairs);
+      await takeBulkBudget(ctx, caller.tenantId, associations.length, ctx.services.settings.associationMaxPairs);
       const { result: r, runId } = await atLowPriority(() =>
         ctx.services.runs.record(
           {

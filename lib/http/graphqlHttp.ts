@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { services, type Services } from '../services';
 import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
-import { serviceBusy, toGraphQLError } from '../graphql/errors';
+import { AUTH_NOT_AUTHENTICATED, serviceBusy, toGraphQLError } from '../graphql/errors';
 import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
 import { QueryTextMeter } from '../graphql/queryTextMeter';
@@ -17,7 +17,9 @@ import {
   BODY_IDLE_MS,
   MIN_BODY_BYTES_PER_SECOND,
   readBodyText,
+  sinkFor,
 } from './request';
+import { BulkThreadFailure, type BulkAnswer } from '../graphql/bulkThread';
 
 let server: GraphQLServer | undefined;
 
@@ -126,13 +128,17 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
       undefined,
     );
   const found = await admin(request, svc, log);
-  if (found instanceof GraphQLError)
+  if (found instanceof GraphQLError) {
+    if (found.extensions.code === AUTH_NOT_AUTHENTICATED) await svc.authenticationRefusals.pace('instance');
     return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
+  }
   const release = tenantPlace(svc, found.caller.tenantId);
-  if (release instanceof GraphQLError)
+  if (release instanceof GraphQLError) {
+    await svc.busyRefusals.pace(`graphql:${found.caller.tenantId}`);
     return done(errorResponse(200, [release], correlationId, true), String(release.extensions.code));
+  }
   try {
-    return await serve(yoga, request, svc, found, log, correlationId, done);
+    return await serve(yoga, request, svc, found, log, correlationId, done, context);
   } finally {
     release();
   }
@@ -148,6 +154,47 @@ function tenantPlace(svc: Services, tenantId: string): (() => void) | GraphQLErr
   return svc.inFlight.tryAcquire(`graphql:${tenantId}`) ?? serviceBusy(IN_FLIGHT_RETRY_AFTER_SECONDS);
 }
 
+/**
+ * Executes the request with graphql-yoga: a body of GRAPHQL_BULK_THREAD_BYTES or more on the bulk thread
+ * (see lib/graphql/bulkThread.ts), anything smaller here.
+ */
+async function execute(
+  yoga: GraphQLServer,
+  request: HttpRequest,
+  body: string | undefined,
+  svc: Services,
+  who: Admin,
+  log: Logger,
+  correlationId: string,
+  context: InvocationContext,
+): Promise<BulkAnswer> {
+  const headers: Array<[string, string]> = [];
+  request.headers.forEach((value, key) => headers.push([key, value]));
+  const threshold = svc.settings.graphqlBulkThreadBytes;
+  if (body !== undefined && threshold > 0 && body.length >= threshold) {
+    return svc.bulkThread.run(
+      {
+        url: request.url,
+        method: request.method,
+        headers,
+        body,
+        admin: who,
+        correlationId,
+        functionName: context.functionName,
+      },
+      { log: sinkFor(context), takeBulkBudget: (tenantId, units) => svc.bulkBudget.takeUnits(tenantId, units) },
+    );
+  }
+  const response = await yoga.fetch(
+    request.url,
+    { method: request.method, headers: new Headers(headers), body },
+    createContext(svc, who, log, correlationId),
+  );
+  const answerHeaders: Array<[string, string]> = [];
+  response.headers.forEach((value, key) => answerHeaders.push([key, value]));
+  return { status: response.status, headers: answerHeaders, body: new Uint8Array(await response.arrayBuffer()) };
+}
+
 async function serve(
   yoga: GraphQLServer,
   request: HttpRequest,
@@ -156,6 +203,7 @@ async function serve(
   log: Logger,
   correlationId: string,
   done: (response: HttpResponseInit, errorCodes: string | undefined) => HttpResponseInit,
+  context: InvocationContext,
 ): Promise<HttpResponseInit> {
   const maxQuery = svc.settings.graphqlMaxQueryBytes;
   if ((request.query.get('query')?.length ?? 0) > maxQuery)
@@ -193,17 +241,19 @@ async function serve(
       );
     body = text;
   }
-  const headers = new Headers();
-  request.headers.forEach((value, key) => headers.set(key, value));
-  const response = await yoga.fetch(
-    request.url,
-    { method: request.method, headers, body },
-    createContext(svc, who, log, correlationId),
-  );
+  let response: BulkAnswer;
+  try {
+    response = await execute(yoga, request, body, svc, who, log, correlationId, context);
+  } catch (err) {
+    if (!(err instanceof BulkThreadFailure)) throw err;
+    log.error('graphql request failed on the bulk thread');
+    const unexpected = new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    return done(errorResponse(200, [unexpected], correlationId, true), 'INTERNAL_SERVER_ERROR');
+  }
   const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
   // Names lower-cased, so the service's own security headers are replaced, never doubled in another case.
-  response.headers.forEach((value, key) => (out[key.toLowerCase()] = value));
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  for (const [key, value] of response.headers) out[key.toLowerCase()] = value;
+  const bytes = response.body;
   const errorCodes = errorCodesOf(out['content-type'], bytes);
   if (response.status !== 200 && response.status !== 413) {
     // What graphql-yoga answers without an execution result (media type not supported, not acceptable, method).

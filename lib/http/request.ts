@@ -33,13 +33,17 @@ function configuredLevel(): LogLevel {
  * Lines below LOG_LEVEL are dropped before anything is formatted.
  */
 export function loggerFor(context: InvocationContext, fields: Record<string, string>): Logger {
-  const sink: LogSink = (level, line) => {
+  return createLogger(sinkFor(context), { function: context.functionName, ...fields }, configuredLevel());
+}
+
+/** Writes formatted log lines through the invocation context (also lines formatted on the bulk thread). */
+export function sinkFor(context: InvocationContext): LogSink {
+  return (level, line) => {
     if (level === 'error') context.error(line);
     else if (level === 'warn') context.warn(line);
     else if (level === 'debug') context.debug(line);
     else context.info(line);
   };
-  return createLogger(sink, { function: context.functionName, ...fields }, configuredLevel());
 }
 
 /** Headers every response carries. */

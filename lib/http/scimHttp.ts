@@ -79,6 +79,7 @@ async function authenticate(
     caller = await svc.tokens.validate(request.headers.get('authorization'));
   } catch (err) {
     if (err instanceof TokenValidationError) {
+      await svc.authenticationRefusals.pace('instance');
       if (err.failure === 'missing') throw ScimError.unauthorized('A bearer token is required', 'Bearer');
       logTokenFailure(log, err);
       // One answer for every invalid token: nobody learns from it which organizations are customers.
@@ -101,13 +102,18 @@ export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): H
     const identity = await authenticate(request, base.log);
     const svc = services();
     const wait = svc.scimRateLimiter.take(identity.integration.id);
-    if (wait > 0) throw ScimError.tooManyRequests('Too many requests for this integration', wait);
+    if (wait > 0) {
+      await svc.busyRefusals.pace(identity.integration.id);
+      throw ScimError.tooManyRequests('Too many requests for this integration', wait);
+    }
     const release = svc.inFlight.tryAcquire(`scim:${identity.integration.id}`);
-    if (!release)
+    if (!release) {
+      await svc.busyRefusals.pace(identity.integration.id);
       throw ScimError.tooManyRequests(
         'Too many requests of this integration are in progress',
         IN_FLIGHT_RETRY_AFTER_SECONDS,
       );
+    }
     try {
       return await handler({
         ...base,

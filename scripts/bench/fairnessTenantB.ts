@@ -25,6 +25,7 @@ const IMPORT_CHUNK = 100_000;
 const ASSOCIATION_CHUNK = 20_000;
 const MB = 1024 * 1024;
 const SECONDS = 10;
+const FORGERS = 200;
 
 type Gql = { data?: Record<string, unknown>; errors?: Array<{ extensions?: { code?: string } }> };
 
@@ -139,7 +140,10 @@ async function held(plan: TenantBPlan): Promise<string> {
   return codeCounts(answers);
 }
 
-/** Forged tokens (another key; the published key id or a made-up one) of random tenants, 20 at a time. */
+/**
+ * Forged tokens (another key; the published key id or a made-up one) of random tenants, FORGERS at a time,
+ * each sent as soon as the one before is answered.
+ */
 async function forged(plan: TenantBPlan): Promise<string> {
   const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   const statuses: string[] = [];
@@ -168,7 +172,7 @@ async function forged(plan: TenantBPlan): Promise<string> {
       statuses.push(String(res.status));
     }
   };
-  await Promise.all(Array.from({ length: 20 }, sender));
+  await Promise.all(Array.from({ length: FORGERS }, sender));
   return codeCounts(statuses);
 }
 

@@ -373,6 +373,27 @@ describe('createTokenValidator', () => {
       await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
     });
 
+    it('a flood of unknown kids is refused at once: no validation waits for a refresh, also when a new minute starts', async () => {
+      const h = harness({ jwksRefreshesPerMinute: 10 });
+      const settledWithin = async (ms: number, n: number) => {
+        const all = Promise.allSettled(
+          Array.from({ length: n }, (_, i) => h.validate(bearer(sign(claims(), k2, `flood-${h.clock.t}-${i}`)))),
+        );
+        const late = new Promise<'late'>((r) => setTimeout(() => r('late'), ms).unref());
+        return Promise.race([all, late]);
+      };
+      const first = await settledWithin(2000, 200);
+      expect(first).not.toBe('late');
+      expect((first as PromiseSettledResult<unknown>[]).every((r) => r.status === 'rejected')).toBe(true);
+      expect(h.fetches.length).toBeLessThanOrEqual(10);
+      h.clock.t += 61_000;
+      const next = await settledWithin(2000, 200);
+      expect(next).not.toBe('late');
+      expect(h.fetches.length).toBeLessThanOrEqual(20);
+      // A known key is served all the while.
+      await expect(h.validate(bearer(sign(claims(), k1, 'k1')))).resolves.toMatchObject({ tenantId: TENANT });
+    });
+
     it('picks up a rotated key that appears after the first fetch', async () => {
       const h = harness();
       await h.validate(bearer(sign(claims())));

@@ -1,0 +1,43 @@
+/**
+ * Refusals paced under a flood. A refusal is cheap but not free (the request is parsed, a token's signature
+ * checked), and a client that sends again as soon as it is refused can keep an instance's main thread busy
+ * with them, at the expense of every other customer's requests. So while refusals of one kind are rare
+ * they are answered at once; past a free allowance per second, each is answered after a pause, which slows a
+ * client that waits for its answers (a retry loop, a brute-force script) to a few requests a second. At most
+ * `maxHeld` answers wait at a time (beyond that they go at once), so the pauses cost bounded memory.
+ * An open flood from many connections is for the platform's front end (see docs/security.md).
+ */
+import { RateLimiter } from './rateLimiter';
+
+export interface RefusalPacing {
+  /** Refusals per second per key answered at once, and how many of them may come together. */
+  freePerSecond: number;
+  freeBurst: number;
+  pauseMs: number;
+  maxHeld: number;
+}
+
+/** Invalid or missing tokens, for the whole instance (a forger can name any tenant, so there is no better key). */
+export const AUTHENTICATION_PACING: RefusalPacing = { freePerSecond: 20, freeBurst: 100, pauseMs: 1000, maxHeld: 1000 };
+/** A caller over its budget or at its bound of requests in flight, per integration or tenant. */
+export const BUSY_PACING: RefusalPacing = { freePerSecond: 5, freeBurst: 20, pauseMs: 1000, maxHeld: 1000 };
+
+export class RefusalPacer {
+  private readonly free: RateLimiter;
+  private held = 0;
+
+  constructor(private readonly pacing: RefusalPacing) {
+    this.free = new RateLimiter(pacing.freePerSecond, pacing.freeBurst);
+  }
+
+  /** Resolves when a refusal of `key` may be sent: at once within the allowance, after the pause beyond it. */
+  async pace(key: string): Promise<void> {
+    if (this.free.take(key) === 0 || this.held >= this.pacing.maxHeld) return;
+    this.held++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, this.pacing.pauseMs));
+    } finally {
+      this.held--;
+    }
+  }
+}

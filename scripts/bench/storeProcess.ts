@@ -1,0 +1,47 @@
+/*
+ * The local Cosmos DB engine in a process of its own, for benchmarks that measure the service's own CPU
+ * (bench:fairness): in Azure the store runs on other machines, not between the service's requests.
+ * Forked by storeInProcess() below; answers its endpoint once listening, then its request-unit usage when asked.
+ */
+import { fork } from 'node:child_process';
+import { startLocalCosmos } from '../../devhost/cosmosServer';
+import type { ThroughputUsage } from '../../devhost/cosmos/throughput';
+
+export interface StoreProcess {
+  endpoint: string;
+  usage(): Promise<ThroughputUsage>;
+  stop(): Promise<void>;
+}
+
+type Reply = { endpoint: string } | { usage: ThroughputUsage };
+
+/** Starts the engine in a child process serving `ruPerSecond` request units per second per container. */
+export function storeInProcess(ruPerSecond: number | undefined): Promise<StoreProcess> {
+  const child = fork(__filename, [String(ruPerSecond ?? '')]);
+  const replies: Array<(r: Reply) => void> = [];
+  child.on('message', (m: Reply) => replies.shift()?.(m));
+  const next = () => new Promise<Reply>((resolve) => replies.push(resolve));
+  return next().then((first) => ({
+    endpoint: (first as { endpoint: string }).endpoint,
+    usage: async () => {
+      const reply = next();
+      child.send('usage');
+      return ((await reply) as { usage: ThroughputUsage }).usage;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
+  }));
+}
+
+if (require.main === module) {
+  const ru = Number(process.argv[2]);
+  void startLocalCosmos({ port: 0, ruPerSecond: ru > 0 ? ru : undefined }).then((cosmos) => {
+    process.on('message', () => process.send?.({ usage: cosmos.requestUnits() }));
+    // Ends with the benchmark, however the benchmark ends.
+    process.on('disconnect', () => process.exit(0));
+    process.send?.({ endpoint: cosmos.endpoint });
+  });
+}

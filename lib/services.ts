@@ -116,7 +116,6 @@ export function workDeps(svc: Services): WorkDeps {
     directory: svc.directory,
     claims: svc.claims,
     queue: svc.workQueue,
-    pendingLinkBatchLimit: svc.settings.pendingLinkBatchLimit,
     backoff: svc.settings.pendingLinkBackoff,
     retentionInactiveDays: svc.settings.retentionInactiveDays,
     audit: svc.audit,

@@ -122,7 +122,6 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'BACKGROUND_QUEUE__queueServiceUri', value: storageQueueEndpoint }
         { name: 'BACKGROUND_QUEUE__credential', value: 'managedidentity' }
         { name: 'BACKGROUND_QUEUE__clientId', value: appIdentityClientId }
-        { name: 'PENDING_LINK_BATCH_LIMIT', value: '300' }
         { name: 'PENDING_LINK_BACKOFF_SECONDS', value: '300' }
         { name: 'PENDING_LINK_BACKOFF_MAX_SECONDS', value: '14400' }
         { name: 'SCIM_RATE_LIMIT_PER_SECOND', value: '50' }

@@ -27,7 +27,6 @@ export interface WorkDeps {
   directory: DirectoryClient;
   claims: LinkClaims;
   queue: WorkQueue;
-  pendingLinkBatchLimit: number;
   /** Back-off of conflicts and of UPNs the directory refuses (pending identities wait for directory changes instead). */
   backoff: BackoffPolicy;
   retentionInactiveDays: number;

@@ -35,7 +35,6 @@ export const PRODUCTION_MAXIMA: ReadonlyArray<[string, (s: Settings) => number, 
   ['BULK_ITEMS_PER_MINUTE', (s) => s.bulkItemsPerMinute, 2_000_000],
   ['IMPORT_MAX_IDENTITIES', (s) => s.importMaxIdentities, 1_000_000],
   ['ASSOCIATION_MAX_PAIRS', (s) => s.associationMaxPairs, 100_000],
-  ['PENDING_LINK_BATCH_LIMIT', (s) => s.pendingLinkBatchLimit, 5_000],
 ];
 
 /** True on the Azure platform (WEBSITE_INSTANCE_ID / WEBSITE_SITE_NAME) or with NODE_ENV=production. */

@@ -178,7 +178,6 @@ export function loadSettings(env: Env = process.env): Settings {
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
-    pendingLinkBatchLimit: integer(env, 'PENDING_LINK_BATCH_LIMIT', 300, 1, 100_000),
     pendingLinkBackoff: {
       baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS', 300, 0, 86_400),
       maxSeconds: integer(env, 'PENDING_LINK_BACKOFF_MAX_SECONDS', 14_400, 0, 7 * 86_400),
@@ -374,14 +373,6 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'RESOLVE_PENDING_LINKS_SCHEDULE',
     default: '`0 */5 * * * *`',
     meaning: 'NCRONTAB of the pending-link timer',
-    appliesTo: 'Azure and local',
-    deployed: true,
-  },
-  {
-    name: 'PENDING_LINK_BATCH_LIMIT',
-    default: '`300`',
-    meaning:
-      'due pending/conflict identities one unit of background work examines (one tenant; a continuation goes on after them)',
     appliesTo: 'Azure and local',
     deployed: true,
   },

@@ -47,8 +47,6 @@ export interface Settings {
   importMaxDeleteRatio?: number;
   importMaxIdentities: number;
   associationMaxPairs: number;
-  /** Pending/conflict identities one unit of background link work examines (one tenant). */
-  pendingLinkBatchLimit: number;
   pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
   backgroundQueue: { connectionString?: string; queueServiceUri?: string };

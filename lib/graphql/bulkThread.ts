@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { LogLevel, LogSink } from '../log/logger';
+import { addCounters, type StoreCounters } from '../store/metrics';
 import type { Caller } from '../auth/tokenValidator';
 import type { Actor } from '../audit/auditLog';
 
@@ -43,8 +44,8 @@ export type ToBulkThread =
   { type: 'request'; id: number; request: BulkRequest } | { type: 'budget'; callId: number; wait: number };
 
 export type FromBulkThread =
-  | { type: 'answer'; id: number; answer: BulkAnswer }
-  | { type: 'failed'; id: number }
+  | { type: 'answer'; id: number; answer: BulkAnswer; counters: StoreCounters }
+  | { type: 'failed'; id: number; counters: StoreCounters }
   | { type: 'log'; id: number; level: LogLevel; line: string }
   | { type: 'budget'; id: number; callId: number; tenantId: string; units: number };
 
@@ -137,10 +138,13 @@ export class BulkThread {
         return;
       case 'answer':
         this.pending.delete(m.id);
+        // The instance's store counters include the thread's operations (benchmarks and tests read them).
+        addCounters(m.counters);
         pending.resolve(m.answer);
         return;
       case 'failed':
         this.pending.delete(m.id);
+        addCounters(m.counters);
         pending.reject(new BulkThreadFailure());
         return;
     }

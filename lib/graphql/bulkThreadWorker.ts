@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { services } from '../services';
 import { createLogger, type Logger } from '../log/logger';
+import { diffCounters, storeCounters, type StoreCounters } from '../store/metrics';
 import { createContext } from './context';
 import { createGraphQLServer, type GraphQLServer } from './server';
 import type { BulkAnswer, BulkRequest, FromBulkThread, ToBulkThread } from './bulkThread';
@@ -19,6 +20,15 @@ const budgetAnswers = new Map<number, (wait: number) => void>();
 let nextCall = 1;
 
 const send = (m: FromBulkThread, transfer: ArrayBuffer[] = []) => main.postMessage(m, transfer);
+
+let reported = storeCounters();
+/** The store operations since the last report (they are added to the main thread's counters). */
+function countersSinceReport(): StoreCounters {
+  const now = storeCounters();
+  const since = diffCounters(now, reported);
+  reported = now;
+  return since;
+}
 
 function loggerOf(id: number, request: BulkRequest): Logger {
   return createLogger(
@@ -59,11 +69,12 @@ main.on('message', (m: ToBulkThread) => {
   }
   const log = loggerOf(m.id, m.request);
   serve(m.id, m.request, log).then(
-    (answer) => send({ type: 'answer', id: m.id, answer }, [answer.body.buffer as ArrayBuffer]),
+    (answer) =>
+      send({ type: 'answer', id: m.id, answer, counters: countersSinceReport() }, [answer.body.buffer as ArrayBuffer]),
     (err: unknown) => {
       // The error's kind only: its message may carry what the caller sent.
       log.error('graphql request failed on the bulk thread', { error: err instanceof Error ? err.name : 'unknown' });
-      send({ type: 'failed', id: m.id });
+      send({ type: 'failed', id: m.id, counters: countersSinceReport() });
     },
   );
 });

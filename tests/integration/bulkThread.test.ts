@@ -1,6 +1,7 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS } from '../../devhost/devData';
 import { services } from '../../lib/services';
+import { storeCounters } from '../../lib/store/metrics';
 
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: { code?: string } }> };
 type Counts = { created: number; updated: number; deleted: number; unchanged: number };
@@ -47,11 +48,14 @@ describe('the bulk thread: large GraphQL requests run beside the main thread', (
 
   it('runs a body over the threshold on the bulk thread, a smaller one here, with the same answers and logs', async () => {
     const before = services().bulkThread.requests;
+    const writesBefore = storeCounters().identityWrites;
     const large = await importSet('Thread', people('t', 400), 'bulk-thread-test-1');
     expect(large.bytes).toBeGreaterThanOrEqual(THRESHOLD);
     expect(large.body.errors).toBeUndefined();
     expect(large.body.data?.importBusinessIdentities).toEqual({ created: 400, updated: 0, deleted: 0, unchanged: 0 });
     expect(services().bulkThread.requests).toBe(before + 1);
+    // The instance's store counters include what the thread wrote.
+    expect(storeCounters().identityWrites - writesBefore).toBe(400);
     // The thread's log lines reach the request's log, with its correlation id.
     const finished = target.stack.logs.filter((l) => l.includes('import finished') && l.includes('bulk-thread-test-1'));
     expect(finished).toHaveLength(1);

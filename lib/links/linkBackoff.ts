@@ -37,7 +37,3 @@ export function withoutBackoff(link: DirectoryLink): DirectoryLink {
 export function isDue(link: DirectoryLink, now: Date): boolean {
   return link.nextCheckAt === undefined || link.nextCheckAt <= now.toISOString();
 }
-
-/** Query condition (identity alias `c`, parameter `@now`) for pending or conflict identities that are due. */
-export const DUE_FOR_CHECK =
-  "(c.link.status = 'pending' OR c.link.status = 'conflict') AND (NOT IS_DEFINED(c.link.nextCheckAt) OR c.link.nextCheckAt <= @now)";

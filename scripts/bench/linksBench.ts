@@ -8,7 +8,7 @@
  * (same seed: same identities, same arrival moments) is made twice on fresh stacks, with:
  *   - directory change tracking (lib/links/tenantLinkCycle.ts: one users-delta request per tenant, changes
  *     matched by UPN key), and
- *   - polling (lib/links/pendingLinks.ts, the design before it: every due pending identity is looked up,
+ *   - polling (pollingLinks.ts beside this file, the design before it: every due pending identity is looked up,
  *     then backs off 5 minutes doubling to 4 hours; the history of the past week sets each one's back-off).
  * Prints link latency from account creation to linked (p50/p95, in cycles and in minutes at the 5-minute
  * cadence), Graph requests per idle tenant per cycle, Graph requests and store request units per cycle,
@@ -24,7 +24,7 @@ import { uuid7 } from '../../lib/util/uuid7';
 import { forEachBounded } from '../../lib/util/concurrency';
 import { storeCounters } from '../../lib/store/metrics';
 import { runTenantLinkCycle } from '../../lib/links/tenantLinkCycle';
-import { resolveTenantPendingLinks } from '../../lib/links/pendingLinks';
+import { resolveTenantPendingLinks } from './pollingLinks';
 import { backoffSeconds, type BackoffPolicy } from '../../lib/links/linkBackoff';
 import { upnKey } from '../../lib/links/upnKey';
 

@@ -1,9 +1,8 @@
 import { startTestStack, type TestStack } from '../support/stack';
 import { EXT, scim, userBody } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
-import { services, workDeps } from '../../lib/services';
+import { services } from '../../lib/services';
 import { ORPHAN_GRACE_MS } from '../../lib/links/claims';
-import { resolveTenantPendingLinks } from '../../lib/links/pendingLinks';
 
 /** Claims left behind by a crash between the claim and the identity write (or the identity delete and the release). */
 describe('link claims and background runs: orphans are repaired, nothing is starved', () => {
@@ -70,36 +69,5 @@ describe('link claims and background runs: orphans are repaired, nothing is star
     expect(await claims.claim(DEV_TENANT_ID, 'zz-orphan-young', gone)).toBe('claimed');
     for (let i = 0; i < 3; i++) await claims.repairOrphans(10);
     expect(await claims.get(DEV_TENANT_ID, 'zz-orphan-young')).toBeDefined();
-  });
-
-  it('a pending-link unit examines at most its limit and says where to go on; checked identities back off, so fresh ones come first', async () => {
-    const api = scim(stack, await stack.token(DEV_CLIENTS.scim2));
-    for (let i = 0; i < 3; i++) {
-      const res = await api.create(userBody({}, { directoryUserPrincipalName: `never.${i}@dev.example.com` }));
-      expect(res.body[EXT]?.directoryLinkStatus).toBe('pending');
-    }
-    const waiting = (await api.create(userBody({}, { directoryUserPrincipalName: 'later@dev.example.com' }))).body;
-    expect(waiting[EXT]?.directoryLinkStatus).toBe('pending');
-    const user = stack.directory.createUser(DEV_TENANT_ID, 'later@dev.example.com');
-
-    const deps = workDeps(services());
-    // Four candidates, two a unit: the first unit hands over where the second goes on.
-    const first = await resolveTenantPendingLinks(deps, DEV_TENANT_ID, '', 2);
-    expect(first.examined).toBe(2);
-    expect(first.next).toBeDefined();
-    const second = await resolveTenantPendingLinks(deps, DEV_TENANT_ID, first.next ?? '', 2);
-    expect(second.examined).toBe(2);
-    expect(first.linked + second.linked).toBe(1);
-    const linked = (await api.get(waiting.id)).body;
-    expect(linked[EXT]?.directoryLinkStatus).toBe('linked');
-    expect(linked[EXT]?.directoryLinkedUserId).toBe(user.id);
-
-    // The three that stay pending back off: a new unit sees only a fresh one.
-    expect((await resolveTenantPendingLinks(deps, DEV_TENANT_ID, '', 100)).examined).toBe(0);
-    const fresh = (await api.create(userBody({}, { directoryUserPrincipalName: 'fresh@dev.example.com' }))).body;
-    const third = await resolveTenantPendingLinks(deps, DEV_TENANT_ID, '', 100);
-    expect(third).toMatchObject({ examined: 1, stillPending: 1 });
-    expect(third.next).toBeUndefined();
-    expect((await api.get(fresh.id)).body[EXT]?.directoryLinkStatus).toBe('pending');
   });
 });

@@ -2,7 +2,7 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { EXT, scim, userBody, type ScimUser } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services, workDeps } from '../../lib/services';
-import { resolveTenantPendingLinks } from '../../lib/links/pendingLinks';
+import { runTenantLinkCycle } from '../../lib/links/tenantLinkCycle';
 import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 
@@ -53,7 +53,7 @@ describe('links under concurrent writers of the same identity', () => {
     expect(claim?.identityId).toBe(identity.id);
   };
 
-  it('overlapping pending-link runs: every identity linked once, every claim kept', async () => {
+  it('overlapping link cycles of one tenant: every identity linked once, every claim kept', async () => {
     const n = 12;
     const created: ScimUser[] = [];
     for (let i = 0; i < n; i++) {
@@ -63,7 +63,7 @@ describe('links under concurrent writers of the same identity', () => {
     }
     const users = created.map((_, i) => stack.directory.createUser(DEV_TENANT_ID, `race.pending.${i}@dev.example.com`));
     const deps = workDeps(services());
-    await Promise.all([1, 2, 3].map(() => resolveTenantPendingLinks(deps, DEV_TENANT_ID, '', 1000)));
+    await Promise.all([1, 2, 3].map(() => runTenantLinkCycle(deps, DEV_TENANT_ID)));
     for (let i = 0; i < n; i++) {
       const now = (await api.get(created[i]!.id)).body;
       expect(linkOf(now).status).toBe('linked');

@@ -1,6 +1,7 @@
 /**
  * The polling design of background links, before directory change tracking (lib/links/tenantLinkCycle.ts
- * replaced it in the background work): bench:links runs it beside change tracking on the same scenario.
+ * replaced it in the background work). It no longer ships: bench:links runs it beside change tracking on
+ * the same scenario, to show what the change cost and saved.
  *
  * Background re-evaluation of links that could not be made at save time: pending identities
  * (no directory user with the UPN yet) and conflicts (the user was linked elsewhere), one tenant
@@ -10,14 +11,18 @@
  * identity writes use the entity tag. A directory that throttles or refuses the service's token
  * throws before anything is written, so the unit can be retried later as it was.
  */
-import type { DirectoryLink, IdentityDoc } from '../identities/model';
-import { nextIdentityVersion } from '../identities/rules';
-import type { Store, WithEtag } from '../store/store';
-import { isStoreError } from '../store/errors';
-import type { DirectoryClient } from '../directory/directoryClient';
-import type { LinkClaims } from './claims';
-import { afterBackgroundCheck, type DirectoryAnswer } from './linkStateMachine';
-import { afterUnchangedCheck, DUE_FOR_CHECK, type BackoffPolicy } from './linkBackoff';
+import type { DirectoryLink, IdentityDoc } from '../../lib/identities/model';
+import { nextIdentityVersion } from '../../lib/identities/rules';
+import type { Store, WithEtag } from '../../lib/store/store';
+import { isStoreError } from '../../lib/store/errors';
+import type { DirectoryClient } from '../../lib/directory/directoryClient';
+import type { LinkClaims } from '../../lib/links/claims';
+import { afterBackgroundCheck, type DirectoryAnswer } from '../../lib/links/linkStateMachine';
+import { afterUnchangedCheck, type BackoffPolicy } from '../../lib/links/linkBackoff';
+
+/** Query condition (identity alias `c`, parameter `@now`) for pending or conflict identities that are due. */
+const DUE_FOR_CHECK =
+  "(c.link.status = 'pending' OR c.link.status = 'conflict') AND (NOT IS_DEFINED(c.link.nextCheckAt) OR c.link.nextCheckAt <= @now)";
 
 export interface PendingUnitResult {
   examined: number;

@@ -26,6 +26,7 @@ import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
 import { BulkThread } from './graphql/bulkThread';
 import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
+import { BodyBytesBudget } from './http/bodyBytes';
 
 export interface Services {
   settings: Settings;
@@ -57,6 +58,8 @@ export interface Services {
   /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/http/refusalPacing.ts). */
   authenticationRefusals: RefusalPacer;
   busyRefusals: RefusalPacer;
+  /** GraphQL body bytes held at once by the instance. */
+  graphqlBodyBytes: BodyBytesBudget;
 }
 
 let current: Services | undefined;
@@ -92,6 +95,7 @@ export function services(): Services {
     bulkThread: new BulkThread(),
     authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
     busyRefusals: new RefusalPacer(BUSY_PACING),
+    graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight),
     settings: s,
     store,
     audit,

@@ -23,6 +23,8 @@ export class ServiceError extends Error {
     readonly partial?: { data: Record<string, unknown>; externalIds: string[] },
     /** The field problems of a BAD_USER_INPUT answer (paths and what is wrong, never values). */
     readonly problems: Array<{ field: string; problem: string }> = [],
+    /** SERVICE_BUSY: seconds to wait before sending again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'ServiceError';
@@ -70,6 +72,7 @@ export async function graphql(
       extensions?: {
         code?: string;
         runId?: string;
+        retryAfterSeconds?: number;
         externalIds?: string[];
         problems?: Array<{ field: string; problem: string }>;
       };
@@ -92,6 +95,7 @@ export async function graphql(
       first?.extensions?.runId,
       partial,
       first?.extensions?.problems ?? [],
+      first?.extensions?.retryAfterSeconds,
     );
   }
   if (!body.data)
@@ -149,6 +153,8 @@ export const RUN_APPEARS_WITHIN_MS = 120_000;
 const LOOK_ATTEMPTS = 10;
 /** Sends of an import while other imports of the source keep running. */
 const MAX_IMPORT_ATTEMPTS = 3;
+/** Sends of one mutation while the service answers SERVICE_BUSY (each after the wait it asks for, at most a minute). */
+const BUSY_SENDS = 20;
 
 /** The counts of a completed run (a completed run always has them). */
 function countsOf<K extends 'importCounts' | 'associationCounts'>(run: ServiceRun, key: K): NonNullable<ServiceRun[K]> {
@@ -217,6 +223,24 @@ export class RunFollower {
     }
   }
 
+  /** Sends a mutation; while the service answers SERVICE_BUSY (a tenant budget, the instance's memory), again after its wait. */
+  private async sendWhileBusy(
+    query: string,
+    variables: unknown,
+    correlationId: string,
+  ): Promise<Record<string, unknown>> {
+    for (let send = 1; ; send++) {
+      try {
+        return await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId);
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.code === 'SERVICE_BUSY' && send < BUSY_SENDS)) throw err;
+        const waitS = Math.min(60, Math.max(1, err.retryAfterSeconds ?? 1));
+        this.o.progress(`the service is busy; sending again in ${waitS} s`);
+        await sleep(waitS * 1000);
+      }
+    }
+  }
+
   /**
    * Sends one mutation under a correlation id of its own. When the request gives up, finds the run it
    * started by that id (the service keeps it in the run record) and follows it to its end; another
@@ -230,9 +254,7 @@ export class RunFollower {
     const correlationId = newCorrelationId();
     const sentAt = Date.now();
     try {
-      return {
-        data: await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId),
-      };
+      return { data: await this.sendWhileBusy(query, variables, correlationId) };
     } catch (err) {
       // A connection that broke (the service restarted) is a request that gave up: its run, if it started, is followed.
       if (!(err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed'))) throw err;

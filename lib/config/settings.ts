@@ -172,6 +172,13 @@ export function loadSettings(env: Env = process.env): Settings {
     graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
     graphqlBulkThreadBytes: integer(env, 'GRAPHQL_BULK_THREAD_BYTES', 64 * 1024, 0, 100 * 1024 * 1024),
+    graphqlBodyBytesInFlight: integer(
+      env,
+      'GRAPHQL_BODY_BYTES_IN_FLIGHT',
+      128 * 1024 * 1024,
+      1024,
+      4 * 1024 * 1024 * 1024,
+    ),
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
     graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
@@ -200,6 +207,12 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new ConfigError(
       'BULK_ITEMS_PER_MINUTE',
       'must be at least IMPORT_MAX_IDENTITIES and ASSOCIATION_MAX_PAIRS: the largest import must fit in a minute',
+    );
+  }
+  if (settings.graphqlBodyBytesInFlight < settings.graphqlMaxBodyBytes) {
+    throw new ConfigError(
+      'GRAPHQL_BODY_BYTES_IN_FLIGHT',
+      'must be at least GRAPHQL_MAX_BODY_BYTES: the largest body must fit',
     );
   }
   if (settings.graph.credential === 'clientSecret') {
@@ -448,6 +461,14 @@ export const SETTINGS: readonly SettingDescription[] = [
     default: '`65536`',
     meaning:
       'GraphQL bodies of at least this size (imports and associations of hundreds or more) are parsed and executed on the bulk thread, apart from the requests on the main thread; `0` keeps every request on the main thread',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'GRAPHQL_BODY_BYTES_IN_FLIGHT',
+    default: '`134217728`',
+    meaning:
+      'GraphQL request body bytes an instance holds at once, all tenants together (a body is read whole, then parsed); a request that would pass it is answered `SERVICE_BUSY` without being read. At least `GRAPHQL_MAX_BODY_BYTES`',
     appliesTo: 'Azure and local',
     deployed: false,
   },

@@ -38,6 +38,8 @@ export interface Settings {
   graphqlIntrospection: boolean;
   /** GraphQL bodies of at least this many bytes run on the bulk thread (lib/graphql/bulkThread.ts); 0 = never. */
   graphqlBulkThreadBytes: number;
+  /** GraphQL body bytes held at once per instance (lib/http/bodyBytes.ts); at least graphqlMaxBodyBytes. */
+  graphqlBodyBytesInFlight: number;
   /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
   maxRequestsInFlight: number;
   /** GraphQL requests per tenant per minute, per instance. */

@@ -24,6 +24,8 @@ import { BulkThreadFailure, type BulkAnswer } from '../graphql/bulkThread';
 let server: GraphQLServer | undefined;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Seconds a request refused for the instance's body bytes is told to wait (a large import takes a while). */
+const BODY_BYTES_RETRY_AFTER_SECONDS = 10;
 
 /**
  * Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list. Refusals of the HTTP request
@@ -137,9 +139,11 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     await svc.busyRefusals.pace(`graphql:${found.caller.tenantId}`);
     return done(errorResponse(200, [release], correlationId, true), String(release.extensions.code));
   }
+  const bodyBytes = svc.graphqlBodyBytes.hold();
   try {
-    return await serve(yoga, request, svc, found, log, correlationId, done, context);
+    return await serve(yoga, request, svc, found, log, correlationId, done, context, bodyBytes);
   } finally {
+    bodyBytes.release();
     release();
   }
 }
@@ -195,6 +199,7 @@ async function execute(
   return { status: response.status, headers: answerHeaders, body: new Uint8Array(await response.arrayBuffer()) };
 }
 
+/** Reads the body (its bytes held in the instance's budget, lib/http/bodyBytes.ts, by the caller) and executes the request. */
 async function serve(
   yoga: GraphQLServer,
   request: HttpRequest,
@@ -204,6 +209,7 @@ async function serve(
   correlationId: string,
   done: (response: HttpResponseInit, errorCodes: string | undefined) => HttpResponseInit,
   context: InvocationContext,
+  bodyBytes: ReturnType<Services['graphqlBodyBytes']['hold']>,
 ): Promise<HttpResponseInit> {
   const maxQuery = svc.settings.graphqlMaxQueryBytes;
   if ((request.query.get('query')?.length ?? 0) > maxQuery)
@@ -213,8 +219,23 @@ async function serve(
     // In a JSON body only the query text is capped (variables carry imports); any other body is the query.
     const json = isJsonBody(request.headers.get('content-type'));
     const max = json ? svc.settings.graphqlMaxBodyBytes : maxQuery;
+    const busy = () => {
+      const err = serviceBusy(BODY_BYTES_RETRY_AFTER_SECONDS);
+      return done(errorResponse(200, [err], correlationId, true), String(err.extensions.code));
+    };
+    // The declared length is held before anything is read; a body without one holds its bytes as they come.
+    const declared = Number(request.headers.get('content-length') ?? '');
+    const known = Number.isSafeInteger(declared) && declared > 0 && declared <= max;
+    if (known && !bodyBytes.grow(declared)) return busy();
+    let outOfBytes = false;
     const meter = new QueryTextMeter(maxQuery);
-    const text = await readBodyText(request, max, { refuseAfter: json ? (chunk) => meter.exceeded(chunk) : undefined });
+    const text = await readBodyText(request, max, {
+      refuseAfter: (chunk) => {
+        if (!known && !bodyBytes.grow(chunk.byteLength)) return (outOfBytes = true);
+        return json && meter.exceeded(chunk);
+      },
+    });
+    if (outOfBytes) return busy();
     if (text === 'refused' || (text === 'tooLarge' && !json))
       return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
     if (text === 'tooLarge')

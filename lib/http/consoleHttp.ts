@@ -4,6 +4,7 @@
  * (config.json, from the settings), under a strict Content-Security-Policy: scripts and styles only from
  * the service, connections only to the service and the sign-in authority, no frames of the service.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
@@ -14,6 +15,8 @@ import type { Logger } from '../log/logger';
 /** The folder of the built console (console-app/ beside the bundle, or dist/console-app/ of the project). */
 export const CONSOLE_FOLDER = 'console-app';
 const INDEX = 'index.html';
+/** Where a page's style nonce goes (console/index.html: `<meta name="csp-nonce" content="…">`). */
+const NONCE_PLACEHOLDER = '__CSP_NONCE__';
 const YEAR_SECONDS = 365 * 86_400;
 
 const TYPES: Record<string, string> = {
@@ -42,14 +45,17 @@ function originOf(url: string): string {
   return new URL(url).origin;
 }
 
-/** The console's CSP: no inline script, nothing from a third party; connect only to the service and the authority. */
-export function consoleCsp(s: Pick<Settings, 'auth'>): string {
+/**
+ * The console's CSP: no inline script or style, nothing from a third party; connect only to the service and
+ * the authority. A page carries the nonce of its style elements (Fluent UI writes its CSS rules at run time
+ * into style elements it marks with the nonce the page hands it).
+ */
+export function consoleCsp(s: Pick<Settings, 'auth'>, styleNonce?: string): string {
   const authority = originOf(s.auth.authority);
   return [
     "default-src 'none'",
     "script-src 'self'",
-    // Fluent UI writes its atomic CSS rules at run time (CSSOM); no script runs from a style.
-    "style-src 'self' 'unsafe-inline'",
+    styleNonce ? `style-src 'self' 'nonce-${styleNonce}'` : "style-src 'self'",
     "img-src 'self' data:",
     "font-src 'self' data:",
     `connect-src 'self' ${authority}`,
@@ -181,8 +187,19 @@ async function consoleResponse(
   }
   const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
   const cache = isAsset ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache';
+  let pageCsp = csp;
+  if (path.extname(file) === '.html' && body.includes(NONCE_PLACEHOLDER)) {
+    // A new nonce for every page served (pages are never cached), in its meta tag and its CSP.
+    const nonce = randomBytes(18).toString('base64');
+    body = Buffer.from(body.toString('utf8').replaceAll(NONCE_PLACEHOLDER, nonce));
+    pageCsp = consoleCsp(s, nonce);
+  }
   return {
-    response: { status: 200, headers: headers(csp, type, cache), body: request.method === 'HEAD' ? undefined : body },
+    response: {
+      status: 200,
+      headers: headers(pageCsp, type, cache),
+      body: request.method === 'HEAD' ? undefined : body,
+    },
     kind,
   };
 }

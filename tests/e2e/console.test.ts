@@ -74,13 +74,19 @@ describe('administrator console (browser)', () => {
     await stack?.stop();
   });
 
-  it('serves the console under a strict CSP: no inline or third-party script, hashed assets cached, index.html not', async () => {
+  it('serves the console under a strict CSP: no inline or third-party script or style, a nonce per page, hashed assets cached, index.html not', async () => {
     const res = await call(`${stack.base}/console/`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toMatch(/script-src[^;]*(unsafe-inline|unsafe-eval|https?:)/);
     expect(csp).toContain(`connect-src 'self' ${new URL(stack.idp.url).origin}`);
+    // No inline style either: Fluent UI's style elements carry the page's nonce, new with every page.
+    const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'(;|$)/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(res.text).toContain(`<meta name="csp-nonce" content="${nonce}"`);
+    const again = (await call(`${stack.base}/console/`)).headers.get('content-security-policy') ?? '';
+    expect(again).not.toContain(`'nonce-${nonce}'`);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
     const scripts = [...res.text.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);

@@ -55,10 +55,11 @@ export function customSourceKey(source: string): string {
 }
 
 /**
- * Tries of one identity write while the store throttles, each after the store's retry-after: an import runs at
- * low priority, so it must outlast a container that higher-priority traffic keeps busy for a while.
+ * How long one identity write is tried again while the store throttles, each try after the store's
+ * retry-after: an import runs at low priority, so it must outlast a container that higher-priority traffic
+ * keeps busy for a while (well inside the function's 10-minute timeout).
  */
-const THROTTLED_TRIES = 100;
+const THROTTLED_WRITE_WITHIN_MS = 120_000;
 
 export class Importer {
   private readonly repo: IdentityRepository;
@@ -138,10 +139,9 @@ export class Importer {
 
     const writeOne = async (w: PlannedWrite) => {
       // Each try builds the document again, with the time of that try (writes are not resent unchanged).
-      const outcome = await withThrottleRetry(
-        () => this.write(tenantId, source, pk, w.id, w.identity),
-        THROTTLED_TRIES,
-      );
+      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity), {
+        withinMs: THROTTLED_WRITE_WITHIN_MS,
+      });
       counts[outcome.result]++;
       manifest.entries.set(w.identity.attributes.externalId, { id: outcome.id, hash: w.identity.hash });
     };

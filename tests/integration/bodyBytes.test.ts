@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { startTestStack, call, type TestStack } from '../support/stack';
+import { importPeople } from '../support/importSets';
 import { DEV_CLIENTS } from '../../devhost/devData';
 import { RunFollower } from '../../scripts/runFollower';
 
@@ -9,15 +10,8 @@ type Gql = {
 };
 const IMPORT =
   'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }';
-const people = (prefix: string, n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    externalId: `${prefix}-${i}`,
-    affiliationType: 'EMPLOYMENT',
-    firstName: 'Held',
-    lastName: `${prefix}${i}`,
-  }));
 const importBody = (source: string, n: number) =>
-  JSON.stringify({ query: IMPORT, variables: { i: { source, identities: people(source, n) } } });
+  JSON.stringify({ query: IMPORT, variables: { i: { source, identities: importPeople(source, n) } } });
 
 describe("the instance's bound on GraphQL body bytes held at once", () => {
   let stack: TestStack;
@@ -103,9 +97,9 @@ describe('the reference client and a busy service', () => {
         progress: (l) => progress.push(l),
       });
     const token = await stack.token(DEV_CLIENTS.admin);
-    expect((await follower('BusyFirst', token).importSet(people('f', 1100))).counts.created).toBe(1100);
+    expect((await follower('BusyFirst', token).importSet(importPeople('f', 1100))).counts.created).toBe(1100);
     // 100 left: 300 more wait about 10 s for the budget, and are then imported.
-    const second = await follower('BusySecond', token).importSet(people('s', 300));
+    const second = await follower('BusySecond', token).importSet(importPeople('s', 300));
     expect(second.counts.created).toBe(300);
     expect(progress.filter((l) => /^the service is busy; sending again in \d+ s$/.test(l)).length).toBeGreaterThan(0);
   }, 60_000);

@@ -1,4 +1,5 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
+import { importPeople } from '../support/importSets';
 import { DEV_CLIENTS } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { storeCounters } from '../../lib/store/metrics';
@@ -10,14 +11,6 @@ const IMPORT =
   'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged } }';
 /** Bodies of this many bytes or more run on the bulk thread in this file's stack. */
 const THRESHOLD = 20_000;
-
-const people = (prefix: string, n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    externalId: `${prefix}-${i}`,
-    affiliationType: 'EMPLOYMENT',
-    firstName: 'Bulk',
-    lastName: `${prefix}${i}`,
-  }));
 
 function importer(target: () => { stack: TestStack; token: string }) {
   return async (source: string, identities: unknown[], correlationId?: string) => {
@@ -49,7 +42,7 @@ describe('the bulk thread: large GraphQL requests run beside the main thread', (
   it('runs a body over the threshold on the bulk thread, a smaller one here, with the same answers and logs', async () => {
     const before = services().bulkThread.requests;
     const writesBefore = storeCounters().identityWrites;
-    const large = await importSet('Thread', people('t', 400), 'bulk-thread-test-1');
+    const large = await importSet('Thread', importPeople('t', 400), 'bulk-thread-test-1');
     expect(large.bytes).toBeGreaterThanOrEqual(THRESHOLD);
     expect(large.body.errors).toBeUndefined();
     expect(large.body.data?.importBusinessIdentities).toEqual({ created: 400, updated: 0, deleted: 0, unchanged: 0 });
@@ -61,25 +54,25 @@ describe('the bulk thread: large GraphQL requests run beside the main thread', (
     expect(finished).toHaveLength(1);
     expect(JSON.parse(finished[0]!.slice(finished[0]!.indexOf('{')))).toMatchObject({ created: 400, identities: 400 });
 
-    const small = await importSet('Here', people('h', 20));
+    const small = await importSet('Here', importPeople('h', 20));
     expect(small.bytes).toBeLessThan(THRESHOLD);
     expect(small.body.data?.importBusinessIdentities).toEqual({ created: 20, updated: 0, deleted: 0, unchanged: 0 });
     expect(services().bulkThread.requests).toBe(before + 1);
 
     // What the thread wrote is what the main thread reads: the same set again changes nothing.
-    const again = await importSet('Thread', people('t', 400));
+    const again = await importSet('Thread', importPeople('t', 400));
     expect(again.body.data?.importBusinessIdentities).toEqual({ created: 0, updated: 0, deleted: 0, unchanged: 400 });
   });
 
   it('answers the requests on a thread that ends as unexpected errors; the next request starts a new thread', async () => {
-    const running = importSet('Ended', people('e', 500));
+    const running = importSet('Ended', importPeople('e', 500));
     // Ended while the request is on it (the thread has been handed the request once the body was sent).
     await new Promise((r) => setTimeout(r, 50));
     await services().bulkThread.dispose();
     const ended = await running;
     expect(ended.body.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     expect(ended.body.errors?.[0]?.message).toBe('Unexpected error.');
-    const after = await importSet('AfterEnd', people('a', 300));
+    const after = await importSet('AfterEnd', importPeople('a', 300));
     expect(after.body.data?.importBusinessIdentities.created).toBe(300);
   });
 });
@@ -99,12 +92,12 @@ describe('the bulk thread and the bulk budget', () => {
   it("takes from the instance's one bulk budget, whichever thread runs the request", async () => {
     // 3,000 items a minute (50 a second come back): 2,400 taken on the bulk thread and 150 on the main thread
     // leave too few for 1,000 more on the bulk thread.
-    const first = await importSet('Budget', people('b', 2400));
+    const first = await importSet('Budget', importPeople('b', 2400));
     expect(first.body.data?.importBusinessIdentities.created).toBe(2400);
-    const second = await importSet('BudgetSmall', people('s', 150));
+    const second = await importSet('BudgetSmall', importPeople('s', 150));
     expect(second.bytes).toBeLessThan(THRESHOLD);
     expect(second.body.data?.importBusinessIdentities.created).toBe(150);
-    const third = await importSet('BudgetLarge', people('l', 1000));
+    const third = await importSet('BudgetLarge', importPeople('l', 1000));
     expect(third.bytes).toBeGreaterThanOrEqual(THRESHOLD);
     expect(third.body.errors?.[0]?.extensions?.code).toBe('SERVICE_BUSY');
   });

@@ -43,7 +43,7 @@ export type WorkOutcome =
 
 /** One unit of background work, at low priority in the store (see lib/store/priority.ts). */
 export function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
-  return atLowPriority(() => runUnit(deps, work, now));
+  return atLowPriority(() => runUnit(deps, work, now), work.tenantId);
 }
 
 async function runUnit(deps: WorkDeps, work: BackgroundWork, now: Date): Promise<WorkOutcome> {

@@ -206,26 +206,28 @@ export const resolvers = {
       await takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
       const started = Date.now();
       // Bulk work runs at low priority in the store: SCIM and administrator requests are served first.
-      const { result: counts, runId } = await atLowPriority(() =>
-        ctx.services.runs.record(
-          {
-            tenantId: caller.tenantId,
-            source: name,
-            operation: 'import',
-            clientId: caller.clientId,
-            correlationId: ctx.correlationId,
-            submitted: identities.length,
-            dryRun: request.dryRun,
-          },
-          ctx.log,
-          (run) =>
-            ctx.services.importer.import(caller.tenantId, name, identities, {
-              runId: run.id,
-              counts: run.importCounts,
-              ...request,
-            }),
-          (importCounts) => ({ importCounts }),
-        ),
+      const { result: counts, runId } = await atLowPriority(
+        () =>
+          ctx.services.runs.record(
+            {
+              tenantId: caller.tenantId,
+              source: name,
+              operation: 'import',
+              clientId: caller.clientId,
+              correlationId: ctx.correlationId,
+              submitted: identities.length,
+              dryRun: request.dryRun,
+            },
+            ctx.log,
+            (run) =>
+              ctx.services.importer.import(caller.tenantId, name, identities, {
+                runId: run.id,
+                counts: run.importCounts,
+                ...request,
+              }),
+            (importCounts) => ({ importCounts }),
+          ),
+        caller.tenantId,
       );
       // Counts only: a large deleted count can reveal a broken source export.
       ctx.log.info('import finished', {
@@ -243,20 +245,22 @@ export const resolvers = {
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
       await takeBulkBudget(ctx, caller.tenantId, associations.length, ctx.services.settings.associationMaxPairs);
-      const { result: r, runId } = await atLowPriority(() =>
-        ctx.services.runs.record(
-          {
-            tenantId: caller.tenantId,
-            source: name,
-            operation: 'association',
-            clientId: caller.clientId,
-            correlationId: ctx.correlationId,
-            submitted: associations.length,
-          },
-          ctx.log,
-          () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
-          (result) => associationOutcome(result),
-        ),
+      const { result: r, runId } = await atLowPriority(
+        () =>
+          ctx.services.runs.record(
+            {
+              tenantId: caller.tenantId,
+              source: name,
+              operation: 'association',
+              clientId: caller.clientId,
+              correlationId: ctx.correlationId,
+              submitted: associations.length,
+            },
+            ctx.log,
+            () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
+            (result) => associationOutcome(result),
+          ),
+        caller.tenantId,
       );
       // The counts of the pairs done come back with an error naming the pairs to send again.
       if (r.sendAgain.length > 0)

@@ -8,20 +8,33 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PriorityLevel } from '@azure/cosmos';
 
-const lowPriority = new AsyncLocalStorage<boolean>();
+interface WorkPriority {
+  low: boolean;
+  /** The tenant whose bulk work this is, so the store can pace it by the tenant's request-unit budget. */
+  tenantId?: string;
+}
 
-export function atLowPriority<R>(work: () => Promise<R>): Promise<R> {
-  return lowPriority.run(true, work);
+const lowPriority = new AsyncLocalStorage<WorkPriority>();
+
+/** Runs `work` at low priority; `tenantId` names the tenant whose bulk work it is (omitted: nobody's in particular). */
+export function atLowPriority<R>(work: () => Promise<R>, tenantId?: string): Promise<R> {
+  return lowPriority.run(tenantId === undefined ? { low: true } : { low: true, tenantId }, work);
 }
 
 /** Runs `work` at the default (high) priority, also when called from low-priority work. */
 export function atHighPriority<R>(work: () => Promise<R>): Promise<R> {
-  return lowPriority.run(false, work);
+  return lowPriority.run({ low: false }, work);
 }
 
 /** Whether the calling work runs at low priority. */
 export function isLowPriority(): boolean {
-  return lowPriority.getStore() === true;
+  return lowPriority.getStore()?.low === true;
+}
+
+/** The tenant whose low-priority bulk work is calling, if it named one. */
+export function bulkWorkTenant(): string | undefined {
+  const current = lowPriority.getStore();
+  return current?.low === true ? current.tenantId : undefined;
 }
 
 /** The request options of the calling work's priority (none for high, the store's default). */

@@ -373,3 +373,34 @@ describe('Flex Consumption sizes and host storage', () => {
     );
   });
 });
+
+describe('the docs say what each mode gives', () => {
+  const security = fs.readFileSync(path.join(ROOT, 'docs', 'security.md'), 'utf8');
+  const operations = fs.readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const fairness = security.slice(security.indexOf('### Fairness in the store'), security.indexOf('### Imports after'));
+
+  it('serverless has no priority-based execution, autoscale has it, pacing is the mechanism in every mode', () => {
+    expect(fairness).toMatch(/Azure does not support priority-based execution on serverless accounts/);
+    expect(fairness).toMatch(/\| `serverless`[^|]*\| \*\*none\*\*/);
+    expect(fairness).toMatch(/\| `autoscale`[^|]*\| \*\*on\*\*/);
+    expect(fairness).toMatch(/in every Cosmos DB mode, is per-tenant request-unit pacing of bulk work/);
+    expect(fairness).toContain('[imports.md](imports.md)');
+    expect(fairness).toMatch(/Which mode for a shared production service: provisioned autoscale/);
+    // The landed text promised the protection in every mode.
+    expect(security).not.toMatch(/priority-based execution is enabled on the account/);
+  });
+
+  it('operations.md documents the production settings and the first-deploy retries', () => {
+    for (const name of [
+      'VNET_ENABLED',
+      'OPERATOR_COSMOS_DATA_ROLE',
+      'LOG_DAILY_CAP_GB',
+      'COSMOS_CONTAINER_AUTOSCALE_MAX_THROUGHPUT',
+    ])
+      expect(operations).toContain(`\`${name}\``);
+    expect(operations).not.toContain('COSMOS_PUBLIC_NETWORK_ACCESS');
+    expect(operations).toContain('config/configreferences/appsettings/refresh');
+    expect(operations).toMatch(/Principal … not found/);
+    expect(operations).toMatch(/Privileged Identity Management/);
+  });
+});

@@ -402,6 +402,8 @@ function tokenMinter(privateKey: KeyObject, kid: string, issuer: (tenantId: stri
       azpacr: '1',
       oid,
       sub: oid,
+      // Entra puts idtyp in every app-only token, and idtyp "user" in user tokens (userClaims) of an API that asks
+      // for the optional claim with include_user_token, as infra/scripts/create-entra-app.sh configures it.
       idtyp: 'app',
       ver: '2.0',
       uti: randomBytes(16).toString('base64url'),

@@ -53,8 +53,11 @@ param location string
 @description('Resource group name; empty = rg-<environmentName>.')
 param resourceGroupName string = ''
 
-@description('Object id of the identity running azd (AZURE_PRINCIPAL_ID). When set, it gets the Cosmos DB Built-in Data Contributor role so that `npm run ops -- tenant register` works with `az login`. Empty = no operator role.')
+@description('Object id of the operator identity running azd (AZURE_PRINCIPAL_ID). When set, it may peek and clear the background-work queues (Storage Queue Data Reader and Message Processor) and, with operatorCosmosDataRole, use `npm run ops` with `az login`. Empty = no operator role.')
 param principalId string = ''
+
+@description('Give the operator (principalId) a standing Cosmos DB Built-in Data Contributor role on the database: on for a first trial; off in production, where operators get it just in time (docs/operations.md, "Operator access").')
+param operatorCosmosDataRole bool = true
 
 @description('Optional tenant-unique App ID URI accepted as token audience besides the client id (SERVICE_APP_ID_URI); empty = the client id only. Never api://business-identity-service (the service refuses to start with it in Azure), see infra/entra-app.md.')
 param serviceAppIdUri string = ''
@@ -85,20 +88,21 @@ param consoleClientId string = ''
   'serverless'
   'autoscale'
 ])
-@description('Cosmos DB capacity: serverless (default) or database-level autoscale throughput. Fixed when the account is created.')
+@description('Cosmos DB capacity: serverless (default, for a first trial) or provisioned autoscale throughput (for a shared production service: priority-based execution, see docs/security.md). Fixed when the account is created.')
 param cosmosThroughputMode string = 'serverless'
 
 @minValue(1000)
 @maxValue(1000000)
-@description('Autoscale maximum RU/s of the database (cosmosThroughputMode = autoscale); the minimum is a tenth of it.')
-param cosmosAutoscaleMaxThroughput int = 4000
+@description('Autoscale mode: maximum RU/s shared by the small containers (integrations, tenants, audit); the minimum is a tenth of it.')
+param cosmosAutoscaleMaxThroughput int = 1000
 
-@allowed([
-  'Enabled'
-  'Disabled'
-])
-@description('Cosmos DB public network access. Disabled needs a private endpoint and virtual network integration, which this template does not create.')
-param cosmosPublicNetworkAccess string = 'Enabled'
+@minValue(1000)
+@maxValue(1000000)
+@description('Autoscale mode: maximum RU/s of each container that bulk work shares with SCIM (identities, imports, links), each its own throughput; the minimum is a tenth of it.')
+param cosmosContainerAutoscaleMaxThroughput int = 4000
+
+@description('Private networking, the production setting: a virtual network with the Function App integrated, private endpoints and DNS zones for Cosmos DB, blob/queue/table storage and Key Vault, whose public network access is then off. Off for a first trial (docs/operations.md, "Private networking").')
+param vnetEnabled bool = false
 
 @minValue(40)
 @maxValue(1000)
@@ -106,11 +110,10 @@ param cosmosPublicNetworkAccess string = 'Enabled'
 param maximumInstanceCount int = 100
 
 @allowed([
-  512
   2048
   4096
 ])
-@description('Instance memory of the Flex Consumption app (MB). A 200,000-identity import body is up to 100 MB of JSON; 2048 leaves room.')
+@description('Instance memory of the Flex Consumption app (MB): 2048 or 4096. A 200,000-identity import body is up to 100 MB of JSON, parsed beside the running service; 512 MB instances do not hold it.')
 param instanceMemoryMB int = 2048
 
 @maxLength(8)
@@ -122,6 +125,10 @@ param keyVaultPurgeProtection bool = false
 
 @description('E-mail address the alerts (poison queue, 5xx rate, Cosmos DB 429 rate, oldest background message) are sent to; empty = alerts show in Azure Monitor only.')
 param alertEmail string = ''
+
+@minValue(-1)
+@description('Daily ingestion cap of the Log Analytics workspace in GB; -1 = no cap. When the cap is reached, ingestion (and the log alerts) stop until the next day: set it above a normal day (docs/operations.md, "Logs and metrics").')
+param logDailyCapGb int = -1
 
 var abbrs = loadJsonContent('abbreviations.json')
 var tags = { 'azd-env-name': environmentName }
@@ -140,6 +147,7 @@ module resources 'modules/resources.bicep' = {
     location: location
     tags: tags
     principalId: principalId
+    operatorCosmosDataRole: operatorCosmosDataRole
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
     graphCredential: graphCredential
@@ -149,12 +157,14 @@ module resources 'modules/resources.bicep' = {
     consoleClientId: consoleClientId
     cosmosThroughputMode: cosmosThroughputMode
     cosmosAutoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
-    cosmosPublicNetworkAccess: cosmosPublicNetworkAccess
+    cosmosContainerAutoscaleMaxThroughput: cosmosContainerAutoscaleMaxThroughput
+    vnetEnabled: vnetEnabled
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     keyVaultNameSuffix: keyVaultNameSuffix
     keyVaultPurgeProtection: keyVaultPurgeProtection
     alertEmail: alertEmail
+    logDailyCapGb: logDailyCapGb
   }
 }
 

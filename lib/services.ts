@@ -105,6 +105,7 @@ export function services(): Services {
       createTokenValidator({
         authority: s.auth.authority,
         audiences: s.auth.audiences,
+        requireTokenType: s.auth.requireTokenType,
         isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId),
       }),
       { isRegisteredTenant: (tenantId) => tenants.isRegistered(tenantId) },

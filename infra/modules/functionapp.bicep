@@ -13,9 +13,9 @@ param location string
 param tags object
 param name string
 param planName string
-param storageAccountName string
 param storageBlobEndpoint string
 param storageQueueEndpoint string
+param storageTableEndpoint string
 param deploymentContainerName string
 param applicationInsightsName string
 param cosmosEndpoint string
@@ -34,6 +34,8 @@ param importMaxDeleteRatio string
 param consoleClientId string
 param maximumInstanceCount int
 param instanceMemoryMB int
+@description('Private networking: the subnet of the app\'s virtual network integration; empty = none.')
+param virtualNetworkSubnetId string
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
@@ -76,13 +78,23 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
     httpsOnly: true
     // Key Vault references (GRAPH_CERTIFICATE in certificate mode) resolve with the app identity.
     keyVaultReferenceIdentity: appIdentityId
+    // Private networking: outbound calls go through the virtual network, to the private endpoints.
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
     siteConfig: {
       minTlsVersion: '1.2'
       appSettings: [
-        // Host storage (timer schedules and leases) with the app identity; no account key anywhere.
-        { name: 'AzureWebJobsStorage__accountName', value: storageAccountName }
+        // Host storage (timer schedules and leases, host state) with the app identity, by service URI as in
+        // Microsoft's Flex Consumption samples; no account key anywhere. With private networking the URIs
+        // resolve to the private endpoints.
+        { name: 'AzureWebJobsStorage__blobServiceUri', value: storageBlobEndpoint }
+        { name: 'AzureWebJobsStorage__queueServiceUri', value: storageQueueEndpoint }
+        { name: 'AzureWebJobsStorage__tableServiceUri', value: storageTableEndpoint }
         { name: 'AzureWebJobsStorage__credential', value: 'managedidentity' }
         { name: 'AzureWebJobsStorage__clientId', value: appIdentityClientId }
+        // Every trace is kept (host.json samples them otherwise): the background-work-delay alert
+        // (diagnostics.bicep) reads the service's own lines and must see each one. Requests and exceptions
+        // are never sampled. Cost grows with traffic: the workspace's daily cap bounds it (logDailyCapGb).
+        { name: 'AzureFunctionsJobHost__logging__applicationInsights__samplingSettings__excludedTypes', value: 'Request;Exception;Trace' }
         // Telemetry with Entra authentication as the app identity (Monitoring Metrics Publisher role in roles.bicep).
         { name: 'APPLICATIONINSIGHTS_CONNECTION_STRING', value: applicationInsights.properties.ConnectionString }
         { name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING', value: 'ClientId=${appIdentityClientId};Authorization=AAD' }

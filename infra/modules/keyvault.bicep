@@ -7,6 +7,8 @@ param tags object
 param name string
 @description('Purge protection: a deleted vault, and its name, are kept for the retention period and cannot be purged. Irreversible once on.')
 param purgeProtection bool
+@description('Private networking: public network access off (the private endpoint is in network.bicep).')
+param vnetEnabled bool
 
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: name
@@ -23,13 +25,11 @@ resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
     softDeleteRetentionInDays: 90
     // The API refuses false; leaving it out keeps it off.
     enablePurgeProtection: purgeProtection ? true : null
-    publicNetworkAccess: 'Enabled'
-    networkAcls: {
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
+    publicNetworkAccess: vnetEnabled ? 'Disabled' : 'Enabled'
+    networkAcls: { defaultAction: vnetEnabled ? 'Deny' : 'Allow', bypass: 'AzureServices' }
   }
 }
 
 output name string = vault.name
+output id string = vault.id
 output uri string = vault.properties.vaultUri

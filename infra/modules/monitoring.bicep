@@ -4,6 +4,8 @@ param location string
 param tags object
 param logAnalyticsName string
 param applicationInsightsName string
+@description('Daily ingestion cap in GB; -1 = none.')
+param dailyCapGb int
 
 resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
   name: logAnalyticsName
@@ -14,6 +16,10 @@ resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
       name: 'PerGB2018'
     }
     retentionInDays: 30
+    // When the cap is reached, ingestion stops until the next day (and with it the log alerts).
+    workspaceCapping: {
+      dailyQuotaGb: dailyCapGb
+    }
   }
 }
 

@@ -3,6 +3,7 @@ param environmentName string
 param location string
 param tags object
 param principalId string
+param operatorCosmosDataRole bool
 param serviceAppIdUri string
 param graphClientId string
 param graphCredential string
@@ -12,12 +13,14 @@ param importMaxDeleteRatio string
 param consoleClientId string
 param cosmosThroughputMode string
 param cosmosAutoscaleMaxThroughput int
-param cosmosPublicNetworkAccess string
+param cosmosContainerAutoscaleMaxThroughput int
+param vnetEnabled bool
 param maximumInstanceCount int
 param instanceMemoryMB int
 param keyVaultNameSuffix string
 param keyVaultPurgeProtection bool
 param alertEmail string
+param logDailyCapGb int
 
 var abbrs = loadJsonContent('../abbreviations.json')
 // 13 lowercase characters, stable for a subscription + resource group + environment.
@@ -37,6 +40,7 @@ module monitoring 'monitoring.bicep' = {
     tags: tags
     logAnalyticsName: '${abbrs.operationalInsightsWorkspaces}${resourceToken}'
     applicationInsightsName: '${abbrs.insightsComponents}${resourceToken}'
+    dailyCapGb: logDailyCapGb
   }
 }
 
@@ -47,6 +51,7 @@ module storage 'storage.bicep' = {
     tags: tags
     name: '${abbrs.storageStorageAccounts}${resourceToken}'
     deploymentContainerName: deploymentContainerName
+    vnetEnabled: vnetEnabled
   }
 }
 
@@ -59,7 +64,8 @@ module cosmos 'cosmos.bicep' = {
     databaseName: databaseName
     throughputMode: cosmosThroughputMode
     autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
-    publicNetworkAccess: cosmosPublicNetworkAccess
+    containerAutoscaleMaxThroughput: cosmosContainerAutoscaleMaxThroughput
+    vnetEnabled: vnetEnabled
   }
 }
 
@@ -72,7 +78,27 @@ module keyVault 'keyvault.bicep' = if (certificateMode) {
     tags: tags
     name: keyVaultName
     purgeProtection: keyVaultPurgeProtection
+    vnetEnabled: vnetEnabled
   }
+}
+
+// Private networking (the production setting): the virtual network, the app's integration subnet and the
+// private endpoints of Cosmos DB, storage and (certificate mode) Key Vault.
+module network 'network.bicep' = if (vnetEnabled) {
+  name: 'network'
+  params: {
+    location: location
+    tags: tags
+    vnetName: '${abbrs.networkVirtualNetworks}${resourceToken}'
+    privateEndpointPrefix: '${abbrs.networkPrivateEndpoints}${resourceToken}-'
+    storageAccountId: storage.outputs.id
+    cosmosAccountId: cosmos.outputs.id
+    keyVaultId: resourceId('Microsoft.KeyVault/vaults', keyVaultName)
+    certificateMode: certificateMode
+  }
+  dependsOn: [
+    keyVault
+  ]
 }
 
 module appIdentity 'identity.bicep' = {
@@ -100,9 +126,9 @@ module functionApp 'functionapp.bicep' = {
     tags: tags
     name: functionAppName
     planName: '${abbrs.webServerFarms}${resourceToken}'
-    storageAccountName: storage.outputs.name
     storageBlobEndpoint: storage.outputs.blobEndpoint
     storageQueueEndpoint: storage.outputs.queueEndpoint
+    storageTableEndpoint: storage.outputs.tableEndpoint
     deploymentContainerName: deploymentContainerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     cosmosEndpoint: cosmos.outputs.endpoint
@@ -121,10 +147,13 @@ module functionApp 'functionapp.bicep' = {
     consoleClientId: consoleClientId
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    virtualNetworkSubnetId: vnetEnabled ? network.outputs.appSubnetId : ''
   }
   // The app identity's roles first: the site's first start and azd's first deployment use them at once.
+  // With private networking, the private endpoints too: the first start reaches storage through them.
   dependsOn: [
     roles
+    network
   ]
 }
 
@@ -133,6 +162,7 @@ module roles 'roles.bicep' = {
   params: {
     appPrincipalId: appIdentity.outputs.principalId
     operatorPrincipalId: principalId
+    operatorCosmosDataRole: operatorCosmosDataRole
     graphCredential: graphCredential
     storageAccountName: storage.outputs.name
     cosmosAccountName: cosmos.outputs.name
@@ -158,6 +188,7 @@ module diagnostics 'diagnostics.bicep' = {
     certificateMode: certificateMode
     actionGroupName: '${abbrs.insightsActionGroups}${resourceToken}'
     alertPrefix: '${abbrs.insightsScheduledQueryRules}${resourceToken}'
+    metricAlertPrefix: '${abbrs.insightsMetricAlerts}${resourceToken}'
     alertEmail: alertEmail
   }
   dependsOn: [

@@ -5,6 +5,8 @@
 param appPrincipalId string
 @description('Object id of the operator identity (AZURE_PRINCIPAL_ID); empty = no operator role.')
 param operatorPrincipalId string
+@description('Whether the operator gets a standing Cosmos DB data role (a trial); production grants it just in time.')
+param operatorCosmosDataRole bool
 @description('Graph credential mode; the vault and its roles exist in certificate mode only.')
 param graphCredential string
 param storageAccountName string
@@ -18,6 +20,8 @@ var roleIds = {
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
   storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  storageQueueDataReader: '19e7f393-937e-4f77-808e-94535e297925'
+  storageQueueDataMessageProcessor: '8a0f0c08-91a1-4084-bc3d-661d67233fed'
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'
@@ -30,7 +34,25 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
 
-resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' existing = {
+  parent: storage
+  name: 'default'
+}
+
+// storage.bicep's queues.
+var operatorQueues = [
+  'background-work'
+  'background-work-poison'
+]
+
+resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = [
+  for q in operatorQueues: {
+    parent: queueService
+    name: q
+  }
+]
+
+resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2025-10-15' existing = {
   name: cosmosAccountName
 }
 
@@ -58,6 +80,31 @@ resource storageRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
       principalId: appPrincipalId
       principalType: 'ServicePrincipal'
       roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role)
+    }
+  }
+]
+
+// The operator may look at and clear the background-work queues (docs/operations.md, "Background-work
+// queues"): Reader to list and peek (the portal and `az storage message peek --auth-mode login`; shared keys
+// are off, so nothing else works), Message Processor to take and delete a message. Nothing to send.
+resource operatorQueueReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for (q, i) in operatorQueues: if (!empty(operatorPrincipalId)) {
+    name: guid(queues[i].id, operatorPrincipalId, roleIds.storageQueueDataReader)
+    scope: queues[i]
+    properties: {
+      principalId: operatorPrincipalId
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataReader)
+    }
+  }
+]
+
+resource operatorQueueProcessor 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for (q, i) in operatorQueues: if (!empty(operatorPrincipalId)) {
+    name: guid(queues[i].id, operatorPrincipalId, roleIds.storageQueueDataMessageProcessor)
+    scope: queues[i]
+    properties: {
+      principalId: operatorPrincipalId
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataMessageProcessor)
     }
   }
 ]
@@ -99,7 +146,7 @@ resource telemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
 // Scoped to the service's database, not the whole account.
 var cosmosScope = '${cosmos.id}/dbs/${cosmosDatabaseName}'
 
-resource cosmosAppRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+resource cosmosAppRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2025-10-15' = {
   parent: cosmos
   name: guid(cosmos.id, appPrincipalId, cosmosDataContributor)
   properties: {
@@ -109,9 +156,11 @@ resource cosmosAppRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments
   }
 }
 
-// The operator's own identity, for `npm run ops` with `az login`. After the app's: Cosmos DB takes one
-// SQL role assignment write at a time per account and refuses a second one in parallel.
-resource cosmosOperatorRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(operatorPrincipalId)) {
+// The operator's own identity, for `npm run ops` with `az login`: a standing role for a first trial
+// (operatorCosmosDataRole); production leaves it off and grants it just in time (docs/operations.md,
+// "Operator access"). After the app's: Cosmos DB takes one SQL role assignment write at a time per account
+// and refuses a second one in parallel.
+resource cosmosOperatorRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2025-10-15' = if (operatorCosmosDataRole && !empty(operatorPrincipalId)) {
   parent: cosmos
   name: guid(cosmos.id, operatorPrincipalId, cosmosDataContributor)
   dependsOn: [

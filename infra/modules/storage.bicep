@@ -1,10 +1,14 @@
 // Storage for the Functions host (timer leases, host state), the Flex Consumption deployment
-// package and the background-work queues (units planned by the timers, done by backgroundWork). Identity-based access only: shared keys are disabled, and with them account-key SAS and
-// key-based connection strings.
+// package and the background-work queues (units planned by the timers, done by backgroundWork).
+// Identity-based access only: shared keys are disabled, and with them account-key SAS and key-based
+// connection strings. With private networking the account is reached through its blob, queue and table
+// private endpoints only (network.bicep), as Microsoft's Flex Consumption azd samples do with vnetEnabled.
 param location string
 param tags object
 param name string
 param deploymentContainerName string
+@description('Private networking: public network access off.')
+param vnetEnabled bool
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   name: name
@@ -22,11 +26,8 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     defaultToOAuthAuthentication: true
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
-    publicNetworkAccess: 'Enabled'
-    networkAcls: {
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
+    publicNetworkAccess: vnetEnabled ? 'Disabled' : 'Enabled'
+    networkAcls: vnetEnabled ? { defaultAction: 'Deny', bypass: 'None' } : { defaultAction: 'Allow', bypass: 'AzureServices' }
   }
 }
 
@@ -61,5 +62,7 @@ resource backgroundWorkQueues 'Microsoft.Storage/storageAccounts/queueServices/q
 ]
 
 output name string = storage.name
+output id string = storage.id
 output queueEndpoint string = storage.properties.primaryEndpoints.queue
 output blobEndpoint string = storage.properties.primaryEndpoints.blob
+output tableEndpoint string = storage.properties.primaryEndpoints.table

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates (or brings up to date) the service's multi-tenant Entra application in the operator's tenant:
 #   - sign-in audience AzureADMultipleOrgs, App ID URI (the token audience), v2.0 access tokens
+#   - the optional claim idtyp in access tokens, user tokens included (include_user_token): the service tells
+#     application tokens from user tokens by it, and refuses a token without it in production
 #   - app role Admin (allowedMemberTypes Application and User, value Admin)
 #   - Microsoft Graph application permission User.Read.All (consented by each customer's administrator)
 #   - federated identity credential trusting the deployment's user-assigned Graph identity (created by the
@@ -11,7 +13,9 @@
 #     (authorization code + PKCE; the console's client id is this application's), and optionally the Admin
 #     role assigned to a first administrator (user)
 #   - optionally a certificate credential (GRAPH_CREDENTIAL=certificate) and a web redirect URI
-# Safe to run again: it finds the application by its App ID URI and updates it; the Admin role keeps its id.
+# Safe to run again: it finds the application (by --app-id, the azd environment's GRAPH_CLIENT_ID, its App ID
+# URI or its display name) before it creates one, and updates it; the Admin role keeps its id. When the
+# tenant refuses the default App ID URI api://<tenant id>/business-identity-service, it uses api://<appId>.
 # Needs: Azure CLI signed in (`az login`) to the operator's tenant as a user allowed to register applications.
 # See infra/entra-app.md.
 set -euo pipefail
@@ -21,8 +25,11 @@ usage() {
 usage: infra/scripts/create-entra-app.sh [options]
   --mi-principal-id <id>   object (principal) id of the user-assigned Graph identity
                            (default: `azd env get-value GRAPH_IDENTITY_PRINCIPAL_ID`)
-  --app-id-uri <uri>       App ID URI (default: api://<operator tenant id>/business-identity-service;
-                           a multi-tenant app needs a tenant-unique URI, see infra/entra-app.md)
+  --app-id-uri <uri>       App ID URI (default: api://<operator tenant id>/business-identity-service, or
+                           api://<appId> when the tenant refuses it; a multi-tenant app needs a
+                           tenant-unique URI, see infra/entra-app.md)
+  --app-id <appId>         the application to update (default: the azd environment's GRAPH_CLIENT_ID,
+                           else the one with the App ID URI or, failing that, the display name)
   --name <display name>    (default: Business Identity Provisioning Service)
   --certificate <file>     also add this PEM/CER public certificate as a credential (certificate mode)
   --redirect-uri <url>     web redirect URI the admin-consent page returns to (e.g. the service URL)
@@ -39,6 +46,7 @@ FIC_NAME=function-app-managed-identity
 
 name='Business Identity Provisioning Service'
 app_id_uri=''
+given_app_id=''
 mi_principal=''
 certificate=''
 redirect_uri=''
@@ -50,6 +58,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --mi-principal-id) mi_principal=${2:?}; shift 2 ;;
     --app-id-uri) app_id_uri=${2:?}; shift 2 ;;
+    --app-id) given_app_id=${2:?}; shift 2 ;;
     --name) name=${2:?}; shift 2 ;;
     --certificate) certificate=${2:?}; shift 2 ;;
     --redirect-uri) redirect_uri=${2:?}; shift 2 ;;
@@ -69,6 +78,7 @@ az_() {
       *" account show "*) echo '<operator-tenant-id>' ;;
       *" ad app list "*) : ;;
       *" ad app create "*) echo '<app-id>' ;;
+      *"identifierUris"*) : ;;
       *"appRoles"*) : ;;
       *"oauth2PermissionScopes"*) : ;;
       *" ad user show "*) echo '<admin-user-object-id>' ;;
@@ -116,21 +126,54 @@ if [ -n "$azd_tenant" ] && [ "$azd_tenant" != "$tenant" ] && ! $dry_run; then
   echo "Sign in to the deployment's tenant first: az login --tenant $azd_tenant" >&2
   exit 2
 fi
-[ -n "$app_id_uri" ] || app_id_uri="api://$tenant/business-identity-service"
+uri_given=false
+if [ -n "$app_id_uri" ]; then uri_given=true; else app_id_uri="api://$tenant/business-identity-service"; fi
 if [ "$app_id_uri" = 'api://business-identity-service' ]; then
   echo 'api://business-identity-service is the local stack audience; any application can claim it. Use a tenant-unique App ID URI.' >&2; exit 2
 fi
 
-# 1. The application (found again by its App ID URI on a re-run).
-app_id=$(az_ ad app list --identifier-uri "$app_id_uri" --query '[0].appId' -o tsv)
+# 1. The application, looked up before one is created: a re-run (also after the tenant refused the App ID
+#    URI, when the application has none) updates it instead of registering a second one.
+app_id=$given_app_id
+if [ -z "$app_id" ] && command -v azd >/dev/null 2>&1; then
+  known=$(azd env get-value GRAPH_CLIENT_ID 2>/dev/null || true)
+  if [ -n "$known" ] && [ -n "$(az_ ad app show --id "$known" --query appId -o tsv 2>/dev/null || true)" ]; then
+    app_id=$known
+  fi
+fi
+[ -n "$app_id" ] || app_id=$(az_ ad app list --identifier-uri "$app_id_uri" --query '[0].appId' -o tsv)
+if [ -z "$app_id" ]; then
+  named=$(az_ ad app list --display-name "$name" --query "[?displayName=='$name'].appId" -o tsv)
+  if [ "$(printf '%s\n' "$named" | grep -c .)" -gt 1 ]; then
+    echo "Several applications are named '$name': pass --app-id <appId> of the one to update." >&2
+    exit 2
+  fi
+  app_id=$named
+fi
 if [ -z "$app_id" ]; then
   app_id=$(az_ ad app create --display-name "$name" --sign-in-audience AzureADMultipleOrgs --query appId -o tsv)
-  az_ ad app update --id "$app_id" --identifier-uris "$app_id_uri"
   echo "Created application $app_id" >&2
 else
   echo "Updating application $app_id" >&2
 fi
 object_id=$(az_ ad app show --id "$app_id" --query id -o tsv)
+
+# 1b. The App ID URI: an explicit --app-id-uri is set (or the run stops when the tenant refuses it); otherwise
+#     the application keeps the URI it has, and one without gets the default, or api://<appId> when the
+#     tenant's identifier-URI policy refuses api://<tenant id>/… (api://<appId> is always accepted).
+current_uri=$(az_ ad app show --id "$app_id" --query 'identifierUris[0]' -o tsv)
+if $uri_given; then
+  if [ "$current_uri" != "$app_id_uri" ] && ! az_ ad app update --id "$app_id" --identifier-uris "$app_id_uri"; then
+    echo "The tenant refused the App ID URI $app_id_uri; run again without --app-id-uri to use api://$app_id." >&2
+    exit 2
+  fi
+elif [ -n "$current_uri" ]; then
+  app_id_uri=$current_uri
+elif ! az_ ad app update --id "$app_id" --identifier-uris "$app_id_uri"; then
+  echo "The tenant refused the App ID URI $app_id_uri; using api://$app_id instead." >&2
+  app_id_uri="api://$app_id"
+  az_ ad app update --id "$app_id" --identifier-uris "$app_id_uri"
+fi
 
 # 2. The Admin app role; an existing role keeps its id (assignments refer to it).
 role_id=$(az_ ad app show --id "$app_id" --query "appRoles[?value=='Admin'].id | [0]" -o tsv)
@@ -147,6 +190,13 @@ az_ rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$ob
 if [ -n "$redirect_uri" ]; then
   az_ ad app update --id "$app_id" --web-redirect-uris "$redirect_uri"
 fi
+
+# 4a. The idtyp optional claim in access tokens, for user tokens too (include_user_token; without it Entra
+#     puts idtyp in app-only tokens only). The service decides app or user by it, and in production refuses
+#     a token without it. This sets the application's whole optionalClaims: the service asks for no other.
+az_ rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$object_id" \
+  --headers Content-Type=application/json \
+  --body '{"optionalClaims":{"accessToken":[{"name":"idtyp","source":null,"essential":false,"additionalProperties":["include_user_token"]}]}}'
 
 # 4b. The administrator console: the delegated scope Console.Admin (an existing scope keeps its id), and the
 #     console's SPA redirect URI (a public client: authorization code with PKCE, no secret).

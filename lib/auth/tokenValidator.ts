@@ -63,6 +63,12 @@ export interface TokenValidatorOptions {
    * expiry and audience are valid, so a forged token of any tenant costs no lookup (failure `unregistered_tenant`).
    */
   isRegisteredTenant?: (tenantId: string) => Promise<boolean>;
+  /**
+   * Refuse a token that does not say whether it is an application or a user token (`idtyp`). Production
+   * sets it: Entra puts `idtyp` in app-only tokens, and in user tokens when the service application asks
+   * for it (infra/scripts/create-entra-app.sh does), so only a token of another shape lacks it.
+   */
+  requireTokenType?: boolean;
   now?: () => number;
 }
 
@@ -189,12 +195,30 @@ function checkAudience(payload: Claims, audiences: readonly string[]): void {
   }
 }
 
-function callerOf(payload: Claims, tenantId: string): Caller {
+/**
+ * App or user, by the token's own `idtyp` claim: a missing `scp` does not make a token app-only. Without
+ * `idtyp` (refused where it is required) a delegated scope marks a user token, as before the claim existed.
+ */
+function kindOf(payload: Claims, requireTokenType: boolean): CallerKind {
+  const delegated = payload.scp !== undefined;
+  if (payload.idtyp === 'user') return 'user';
+  if (payload.idtyp === 'app') {
+    if (delegated) throw new TokenValidationError('malformed', 'An app-only token cannot carry delegated scopes');
+    return 'app';
+  }
+  if (payload.idtyp !== undefined)
+    throw new TokenValidationError('malformed', 'The token is neither an application nor a user token');
+  if (requireTokenType)
+    throw new TokenValidationError('malformed', 'The token does not say whether it is an application or a user token');
+  return delegated ? 'user' : 'app';
+}
+
+function callerOf(payload: Claims, tenantId: string, requireTokenType: boolean): Caller {
   // azp in v2.0 tokens, appid in v1.0 tokens.
   const clientId = [payload.azp, payload.appid].find((c): c is string => typeof c === 'string' && c !== '');
   if (!clientId) throw new TokenValidationError('malformed', 'The token names no client application');
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
-  const kind: CallerKind = payload.scp !== undefined || payload.idtyp === 'user' ? 'user' : 'app';
+  const kind = kindOf(payload, requireTokenType);
   const scopes = typeof payload.scp === 'string' ? payload.scp.split(' ').filter((s) => s !== '') : [];
   const caller: Caller = { tenantId, clientId: clientId.toLowerCase(), roles, kind, scopes };
   if (typeof payload.oid === 'string') caller.objectId = payload.oid;
@@ -246,7 +270,7 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
           'The token is not from an organization registered with the service',
         );
       }
-      return callerOf(verified, tenantId);
+      return callerOf(verified, tenantId, o.requireTokenType ?? false);
     },
   };
 }

@@ -155,6 +155,7 @@ export function loadSettings(env: Env = process.env): Settings {
     auth: {
       authority: url(env, 'AUTH_AUTHORITY', 'https://login.microsoftonline.com'),
       audiences: audiences(env, inAzure),
+      requireTokenType: inAzure,
     },
     graph: {
       baseUrl: url(env, 'GRAPH_BASE_URL', 'https://graph.microsoft.com'),

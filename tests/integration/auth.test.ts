@@ -103,6 +103,23 @@ describe('authentication and SCIM integrations', () => {
       expectScimError(await users(token), 403, undefined);
     });
 
+    it('403 for a user token without scp (idtyp user), even from the integration client', async () => {
+      const user = stack.idp.mintUserToken({
+        tenantId: DEV_TENANT_ID,
+        clientId: DEV_CLIENTS.scim.clientId,
+        audience: SERVICE_APP_ID_URI,
+        scp: 'user_impersonation',
+      });
+      const payload = JSON.parse(Buffer.from(user.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+      expect(payload.idtyp).toBe('user');
+      expectScimError(await users(stack.idp.signRaw({ ...payload, scp: undefined })), 403, undefined);
+    });
+
+    it('401 for an app-only token (idtyp app) that carries delegated scopes', async () => {
+      const token = stack.idp.signRaw({ ...claims(), idtyp: 'app', scp: 'user_impersonation' });
+      expectScimError(await users(token), 401, undefined, token);
+    });
+
     it('403 for a valid app token whose client has no integration, and for the Admin-role app', async () => {
       expectScimError(await users(await stack.token(DEV_CLIENTS.noRole)), 403, undefined);
       expectScimError(await users(await stack.token(DEV_CLIENTS.admin)), 403, undefined);

@@ -127,7 +127,7 @@ describe('app settings', () => {
   });
 
   it('uses identity-based host storage and telemetry, and nothing Flex Consumption rejects', () => {
-    expect(settings.get('AzureWebJobsStorage__accountName')).toBe('storageAccountName');
+    expect(settings.get('AzureWebJobsStorage__blobServiceUri')).toBe('storageBlobEndpoint');
     expect(literal(settings.get('AzureWebJobsStorage__credential') ?? '')).toBe('managedidentity');
     expect(settings.get('AzureWebJobsStorage__clientId')).toBe('appIdentityClientId');
     // Telemetry, and DefaultAzureCredential (Cosmos DB, queues), as the app's user-assigned identity only.
@@ -171,17 +171,18 @@ describe('Cosmos DB', () => {
     expect(cosmos).toMatch(/for c in containers:/);
   });
 
-  it('is Entra-only, TLS 1.2, serverless by default or database autoscale, with continuous backup', () => {
+  it('is Entra-only, TLS 1.2, serverless by default or autoscale, with continuous backup', () => {
     expect(cosmos).toMatch(/disableLocalAuth:\s*true/);
-    // Bulk work is sent at low priority (lib/store/priority.ts): the account must honour it.
-    expect(cosmos).toMatch(/enablePriorityBasedExecution:\s*true/);
-    expect(cosmos).toMatch(/defaultPriorityLevel:\s*'High'/);
+    // Bulk work is sent at low priority (lib/store/priority.ts): honoured where Azure has it (azure.test.ts).
+    expect(cosmos).toMatch(
+      /throughputMode == 'autoscale' \? \{ enablePriorityBasedExecution: true, defaultPriorityLevel: 'High' \} : \{\}/,
+    );
     expect(cosmos).toMatch(/minimalTlsVersion:\s*'Tls12'/);
     expect(cosmos).toMatch(/throughputMode == 'serverless' \? \[\{ name: 'EnableServerless' \}\] : \[\]/);
     expect(cosmos).toMatch(/autoscaleSettings:\s*\{\s*maxThroughput:\s*autoscaleMaxThroughput\s*\}/);
     expect(cosmos).toMatch(/type:\s*'Continuous'/);
     expect(cosmos).toMatch(/tier:\s*'Continuous7Days'/);
-    expect(cosmos).toMatch(/publicNetworkAccess:\s*publicNetworkAccess/);
+    expect(cosmos).toMatch(/publicNetworkAccess:\s*vnetEnabled \? 'Disabled' : 'Enabled'/);
     const main = params(readInfra('main.bicep'));
     expect(main.find((p) => p.name === 'cosmosThroughputMode')).toEqual({
       name: 'cosmosThroughputMode',

@@ -294,3 +294,114 @@ export function siteProperties(bicep: string): { properties: string[]; siteConfi
     siteConfig: configAt === undefined ? [] : objectKeys(s, s.masked.indexOf('{', configAt)),
   };
 }
+
+/** Parameter values to resolve a template text with (string or bool parameters). */
+export type Bindings = Record<string, string | boolean>;
+
+/**
+ * The value of a condition made of one bound parameter (`p == 'x'`, `p != 'x'`, `p`, `!p`), or undefined
+ * when the text is anything else.
+ */
+function atomValue(atom: string, bindings: Bindings): boolean | undefined {
+  const cmp = /^\s*(\w+)\s*(==|!=)\s*'([^']*)'\s*$/.exec(atom);
+  if (cmp && cmp[1] !== undefined && cmp[1] in bindings) {
+    const equal = bindings[cmp[1]] === cmp[3];
+    return cmp[2] === '==' ? equal : !equal;
+  }
+  const flag = /^\s*(!?)\s*(\w+)\s*$/.exec(atom);
+  if (flag && flag[2] !== undefined && typeof bindings[flag[2]] === 'boolean') {
+    const value = bindings[flag[2]] as boolean;
+    return flag[1] === '!' ? !value : value;
+  }
+  return undefined;
+}
+
+/**
+ * The template text as deployed with these parameter values, as far as they decide it: every ternary whose
+ * condition starts with a bound parameter (`p == 'x' ? A : B`, `p ? A : B`, `p == 'x' && rest ? A : B`) is
+ * replaced by the branch it takes (or by `rest ? A : B`). Comments are removed. Enough to read each mode of
+ * the template as a compiler would produce it, without one.
+ */
+export function resolve(text: string, bindings: Bindings): string {
+  let code = uncomment(text);
+  for (let guard = 0; guard < 10_000; guard++) {
+    const { masked } = scan(code);
+    let replaced = false;
+    for (let q = masked.indexOf('?'); q >= 0 && !replaced; q = masked.indexOf('?', q + 1)) {
+      // `?.` and `??` are not ternaries.
+      if (masked[q + 1] === '.' || masked[q + 1] === '?' || masked[q - 1] === '?') continue;
+      // The condition: back to the start of the expression (an opening bracket, `:`, `,`, `=` or a line start).
+      let start = q - 1;
+      let depth = 0;
+      while (start >= 0) {
+        const c = masked[start];
+        if (c === ')' || c === ']' || c === '}') depth++;
+        else if (c === '(' || c === '[' || c === '{') {
+          if (depth === 0) break;
+          depth--;
+        } else if (
+          depth === 0 &&
+          (c === '\n' ||
+            c === ',' ||
+            c === ':' ||
+            (c === '=' && masked[start + 1] !== '=' && masked[start - 1] !== '=' && masked[start - 1] !== '!'))
+        )
+          break;
+        start--;
+      }
+      start++;
+      const condition = code.slice(start, q);
+      const [first, ...rest] = condition.split('&&');
+      const value = atomValue(first ?? '', bindings);
+      if (value === undefined) continue;
+      // The branches: A up to the `:` of this ternary, B up to the end of the expression.
+      let colon = q + 1;
+      for (let d = 0, nested = 0; colon < masked.length; colon++) {
+        const c = masked[colon];
+        if (c === '(' || c === '[' || c === '{') d++;
+        else if (c === ')' || c === ']' || c === '}') d--;
+        else if (d === 0 && c === '?') nested++;
+        else if (d === 0 && c === ':') {
+          if (nested === 0) break;
+          nested--;
+        }
+      }
+      let end = colon + 1;
+      for (let d = 0; end < masked.length; end++) {
+        const c = masked[end];
+        if (c === '(' || c === '[' || c === '{') d++;
+        else if (c === ')' || c === ']' || c === '}') {
+          if (d === 0) break;
+          d--;
+        } else if (d === 0 && (c === '\n' || c === ',')) break;
+      }
+      const whenTrue = code.slice(q + 1, colon).trim();
+      const whenFalse = code.slice(colon + 1, end).trim();
+      const lead = /^\s*/.exec(condition)?.[0] ?? '';
+      const chosen =
+        value && rest.length > 0
+          ? `${rest.join('&&').trim()} ? ${whenTrue} : ${whenFalse}`
+          : value
+            ? whenTrue
+            : whenFalse;
+      code = `${code.slice(0, start)}${lead}${chosen}${code.slice(end)}`;
+      replaced = true;
+    }
+    if (!replaced) return code;
+  }
+  throw new Error('resolve: too many replacements');
+}
+
+/** Whether a declaration (`resource|module <symbol> … = if (<condition>)`) is deployed with these values. */
+export function deployed(text: string, symbol: string, bindings: Bindings): boolean | undefined {
+  const m = new RegExp(
+    `^(?:resource|module)\\s+${symbol}\\s+'[^']+'\\s*(?:existing\\s*)?=\\s*(\\[\\s*for [^:]+:\\s*)?(if\\s*\\((.*)\\)\\s*)?\\{`,
+    'm',
+  ).exec(uncomment(text));
+  if (!m) return undefined;
+  if (m[3] === undefined) return true;
+  // A conjunction: false when a bound part is false, true when every part is bound and true.
+  const values = m[3].split('&&').map((part) => atomValue(part, bindings));
+  if (values.includes(false)) return false;
+  return values.every((v) => v === true) ? true : undefined;
+}

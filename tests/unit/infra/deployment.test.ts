@@ -128,33 +128,36 @@ describe('diagnostic settings and alerts', () => {
       (r) => r.target === 'Microsoft.Insights/diagnosticSettings' && new RegExp(`scope:\\s*${scope}\\b`).test(r.body),
     );
 
-  it('send Cosmos DB data-plane requests, Key Vault audit events and storage queue logs to the workspace', () => {
+  it('send Cosmos DB control-plane requests, Key Vault audit events and storage queue writes to the workspace', () => {
     const cosmos = settingsOf('cosmos');
-    expect(cosmos?.body).toMatch(/category: 'DataPlaneRequests', enabled: true/);
+    expect(cosmos?.body).toMatch(/category: 'ControlPlaneRequests', enabled: true/);
+    expect(cosmos?.body).not.toMatch(/DataPlaneRequests/);
     expect(cosmos?.body).toMatch(/logAnalyticsDestinationType: 'Dedicated'/);
     const vault = settingsOf('vault');
     expect(vault?.body).toMatch(/category: 'AuditEvent', enabled: true/);
     expect(uncomment(diagnostics)).toMatch(/resource vaultDiagnostics '[^']+' = if \(certificateMode\)/);
     const queues = settingsOf('queueService');
-    for (const c of ['StorageRead', 'StorageWrite', 'StorageDelete'])
-      expect(queues?.body).toContain(`category: '${c}', enabled: true`);
+    expect(queues?.body).toContain("category: 'StorageWrite', enabled: true");
+    for (const c of ['StorageRead', 'StorageDelete']) expect(queues?.body).not.toContain(c);
     for (const d of [cosmos, vault, queues]) expect(d?.body).toMatch(/workspaceId:\s*workspace\.id/);
     expect(moduleBody(resourcesBicep, 'diagnostics')).toMatch(
       /logAnalyticsName:\s*monitoring\.outputs\.logAnalyticsName/,
     );
   });
 
-  it('alert on the poison queue, the 5xx rate, the Cosmos DB 429 rate and the oldest background message', () => {
+  it('alert on the poison queue, the 5xx rate, the Cosmos DB 429s and the oldest background message', () => {
     const code = uncomment(diagnostics);
     const names = [...code.matchAll(/name: '([a-z0-9-]+)'\n\s*description:/g)].map((m) => m[1]);
-    expect(names).toEqual(['poison-queue', 'http-5xx-rate', 'cosmos-429-rate', 'background-oldest-message']);
-    expect(code).toMatch(/ObjectKey endswith "\/background-work-poison"/);
+    expect(names).toEqual(['poison-queue', 'http-5xx-rate', 'background-oldest-message']);
+    expect(code).toMatch(/ObjectKey matches regex "\/background-work-poison\(\/\|\$\)"/);
     expect(code).toMatch(/countif\(toint\(resultCode\) >= 500\)/);
-    expect(code).toMatch(/countif\(StatusCode == 429\)/);
+    expect(code).toMatch(/name: '\$\{metricAlertPrefix\}-cosmos-429'/);
     expect(code).toMatch(/todouble\(e\.queuedMs\)/);
     const rules = resources(diagnostics).find((r) => r.target === 'Microsoft.Insights/scheduledQueryRules');
     expect(code).toMatch(/resource alertRules '[^']+' = \[\s*for alert in alerts:/);
     expect(rules?.body).toMatch(/actions:\s*actions/);
+    const metric = resources(diagnostics).find((r) => r.target === 'Microsoft.Insights/metricAlerts');
+    expect(metric?.body).toMatch(/actions: empty\(alertEmail\) \? \[\] : \[\{ actionGroupId: actionGroup\.id \}\]/);
     expect(uncomment(diagnostics)).toMatch(/resource actionGroup '[^']+' = if \(!empty\(alertEmail\)\)/);
     expect(uncomment(main)).toMatch(/^param alertEmail string = ''$/m);
   });

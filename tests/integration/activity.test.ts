@@ -12,6 +12,7 @@ import { setFaultInjector } from '../../lib/store/store';
 import { StoreError } from '../../lib/store/errors';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import { createLogger } from '../../lib/log/logger';
+import { runOps } from '../../scripts/ops';
 
 const BAD_CPR = '3213901234'; // no 32nd day of a 13th month
 const GOOD_CPR = '0101901234';
@@ -353,5 +354,45 @@ describe('activity of a source', () => {
       page.nodes[1],
     ]);
     for (const n of NUMBERS) expect(text).not.toContain(n);
+  });
+
+  it('prints the same entries for operators, tab-separated and newest first (npm run ops -- activity)', async () => {
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
+    const listed = await runOps(['activity', DEV_TENANT_ID.toUpperCase(), integrationId, '--refused', '1000'], env);
+    expect(listed.code).toBe(0);
+    const { page } = await activity({ s: integrationId, f: { outcome: 'REFUSED' }, first: 100 });
+    expect(listed.out.map((l) => l.split('\t')[8])).toEqual(page.nodes.map((n) => n.correlationId ?? '-'));
+    const dup = listed.out.find((l) => l.includes('act-dup-2'))!.split('\t');
+    expect(dup).toEqual([
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      'REFUSED',
+      'POST /Users',
+      '409',
+      'uniqueness',
+      '-',
+      'ACT-DUP',
+      '-',
+      'act-dup-2',
+      expect.any(String),
+    ]);
+    for (const n of NUMBERS) expect(listed.out.join('\n')).not.toContain(n);
+    const runs = await runOps(['activity', DEV_TENANT_ID, 'HR-activity', '1'], env);
+    expect(runs.out).toEqual([expect.stringMatching(/\tREFUSED\timport\t-\t-\tBAD_USER_INPUT\t-\t-\tact-run-2\t/)]);
+    expect((await runOps(['activity', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual([
+      'no activity of that source',
+    ]);
+    for (const argv of [
+      ['activity', 'x', 'S'],
+      ['activity', DEV_TENANT_ID],
+      ['activity', DEV_TENANT_ID, 'S', '--failed'],
+      ['activity', DEV_TENANT_ID, 'S', '0'],
+      ['activity', DEV_TENANT_ID, 'S', '1001'],
+    ])
+      expect((await runOps(argv, env)).code).toBe(2);
+    expect((await runOps(['--help'], {})).out.join('\n')).toContain('activity <tenantId> <source> [--refused]');
   });
 });

@@ -27,6 +27,7 @@ import type { WorkDeps } from './background/runWork';
 import { BulkThread } from './graphql/bulkThread';
 import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
 import { BodyBytesBudget } from './http/bodyBytes';
+import { RefusalLog } from './activity/refusals';
 
 export interface Services {
   settings: Settings;
@@ -60,6 +61,8 @@ export interface Services {
   busyRefusals: RefusalPacer;
   /** GraphQL body bytes held at once by the instance. */
   graphqlBodyBytes: BodyBytesBudget;
+  /** Refused SCIM requests recorded per integration (its activity). */
+  refusals: RefusalLog;
 }
 
 let current: Services | undefined;
@@ -96,6 +99,10 @@ export function services(): Services {
     authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
     busyRefusals: new RefusalPacer(BUSY_PACING),
     graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight),
+    refusals: new RefusalLog(store, {
+      retentionDays: s.activity.retentionDays,
+      perMinute: s.activity.refusalsPerMinute,
+    }),
     settings: s,
     store,
     audit,

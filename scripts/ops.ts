@@ -1,4 +1,4 @@
-/* Operator commands: tenants, SCIM integrations and the run history of a source (`npm run ops -- --help`). */
+/* Operator commands: tenants, SCIM integrations, the run history and the activity of a source (`npm run ops -- --help`). */
 import { createStore, type Store } from '../lib/store/store';
 import { AuditLog } from '../lib/audit/auditLog';
 import { ScimIntegrations, type ScimIntegrationRecord } from '../lib/integrations/scimIntegrations';
@@ -9,6 +9,8 @@ import { validateSourceName } from '../lib/imports/importInput';
 import { RunHistory, MAX_LISTED_RUNS, type RunView } from '../lib/imports/runHistory';
 import { TenantRegistry } from '../lib/tenants/tenantRegistry';
 import { isGuid } from '../lib/util/guid';
+import { readActivity, type ActivityEntry } from '../lib/activity/entries';
+import { activitySource, activityStreams } from '../lib/activity/sourceActivity';
 import { opsTarget, OpsSettingError } from './opsTarget';
 
 export const USAGE = [
@@ -23,6 +25,8 @@ export const USAGE = [
   '  integration disable <tenantId> <integrationId>     refuse its tokens from now on (data stays)',
   '  integration enable <tenantId> <integrationId>      accept its tokens again',
   '  runs <tenantId> <source> [count]                   recent import and association runs of a custom source',
+  '  activity <tenantId> <source> [--refused] [count]   what happened to a source, newest first (default 100):',
+  '                                                     refused SCIM requests of an integration, run outcomes',
   '  --help                                             this text',
   '',
   'target: COSMOS_ENDPOINT (+ COSMOS_KEY, or the signed-in Azure identity) for an Azure account; without it the',
@@ -32,6 +36,7 @@ export const USAGE = [
   '  npm run ops -- tenant list',
   '  npm run ops -- integration create 11111111-1111-1111-1111-111111111111 22222222-2222-2222-2222-222222222222 "HR provisioning"',
   '  COSMOS_ENDPOINT=https://<account>.documents.azure.com npm run ops -- runs <tenantId> HR 5',
+  '  npm run ops -- activity 11111111-1111-1111-1111-111111111111 <integrationId> --refused 20',
 ].join('\n');
 
 const OPS_ACTOR_ID = 'ops-cli';
@@ -122,6 +127,71 @@ function runsArgs(argv: string[]): { tenantId: string; source: string; count: nu
   return { tenantId: tenantId.toLowerCase(), source: name, count };
 }
 
+export const MAX_ACTIVITY_LINES = 1000;
+
+interface ActivityArgs {
+  tenantId: string;
+  source: string;
+  refused: boolean;
+  count: number;
+}
+
+/** The arguments of `activity`, or why they are refused. */
+function activityArgs(argv: string[]): ActivityArgs | string {
+  const [, tenantId, source, ...rest] = argv;
+  if (!isGuid(tenantId)) return 'The tenant id must be a GUID';
+  if (!source || source.startsWith('--'))
+    return 'usage: npm run ops -- activity <tenantId> <source> [--refused] [count]';
+  const flags = rest.filter((a) => a.startsWith('--'));
+  const counts = rest.filter((a) => !a.startsWith('--'));
+  if (flags.some((f) => f !== '--refused') || counts.length > 1)
+    return 'usage: npm run ops -- activity <tenantId> <source> [--refused] [count]';
+  const count = counts[0] === undefined ? 100 : Number(counts[0]);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_ACTIVITY_LINES)
+    return `The count must be a whole number from 1 to ${MAX_ACTIVITY_LINES}`;
+  return { tenantId: tenantId.toLowerCase(), source, refused: flags.includes('--refused'), count };
+}
+
+/** A field of a tab-separated line: `-` when empty, no tab or line break of its own. */
+const field = (v: string | number | null): string =>
+  v === null || v === '' ? '-' : String(v).replace(/[\t\r\n]/g, ' ');
+
+/** One line per entry: time, outcome, operation, status, scimType, code, externalId, identity id, correlation id, detail. */
+function activityLine(e: ActivityEntry): string {
+  return [
+    e.at,
+    e.outcome.toUpperCase(),
+    e.operation,
+    e.httpStatus,
+    e.scimType,
+    e.code,
+    e.externalId,
+    e.identityId,
+    e.correlationId,
+    e.detail,
+  ]
+    .map(field)
+    .join('\t');
+}
+
+/** The newest entries of a source, page by page, as the `activity` query lists them. */
+async function activityCommand(store: Store, a: ActivityArgs): Promise<string[]> {
+  const integrations = new ScimIntegrations(store, new AuditLog(store));
+  const source = await activitySource((t, id) => integrations.get(t, id), a.tenantId, a.source);
+  const streams = activityStreams({ store, runs: new RunHistory(store) }, source, a.refused ? 'refused' : undefined);
+  const out: string[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await readActivity(streams, {
+      ...(before !== undefined ? { before } : {}),
+      limit: Math.min(100, a.count - out.length),
+    });
+    out.push(...page.entries.map(activityLine));
+    before = page.entries[page.entries.length - 1]?.key;
+    if (!page.hasMore || out.length >= a.count || before === undefined) return out;
+  }
+}
+
 /** Runs one command; returns the exit code, what it printed and what it noted on stderr. */
 export async function runOps(
   argv: string[],
@@ -135,13 +205,16 @@ export async function runOps(
   if (typeof runs === 'string') return { code: 2, out: [runs] };
   const integration = area === 'integration' ? integrationArgs(argv) : undefined;
   if (typeof integration === 'string') return { code: 2, out: [integration] };
+  const activity = area === 'activity' ? activityArgs(argv) : undefined;
+  if (typeof activity === 'string') return { code: 2, out: [activity] };
   if (
     !runs &&
     !integration &&
+    !activity &&
     (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb) || argv.length > 3)
   )
     return { code: 2, out: [`${area === undefined ? 'A command is needed' : 'Unknown command'}\n${USAGE}`] };
-  if (!runs && !integration && verb !== 'list' && !isGuid(arg))
+  if (!runs && !integration && !activity && verb !== 'list' && !isGuid(arg))
     return { code: 2, out: ['The tenant id must be a GUID'] };
   let target;
   try {
@@ -159,7 +232,10 @@ export async function runOps(
       const done = await integrationCommand(store, integration);
       return notes ? { ...done, notes } : done;
     }
-    if (runs) {
+    if (activity) {
+      const lines = await activityCommand(store, activity);
+      out.push(...(lines.length ? lines : ['no activity of that source']));
+    } else if (runs) {
       const listed = await new RunHistory(store).list(
         partitionKey(runs.tenantId, customSourceKey(runs.source)),
         runs.count,

@@ -10,6 +10,7 @@ import { IdentitiesPage } from './pages/IdentitiesPage';
 import { IdentityPage } from './pages/IdentityPage';
 import { RunsPage } from './pages/RunsPage';
 import { ManualPage } from './pages/ManualPage';
+import { ActivityPage } from './pages/ActivityPage';
 import { ErrorBar } from './data';
 
 const SECTIONS: Array<{ page: Route['page']; label: string }> = [
@@ -17,6 +18,7 @@ const SECTIONS: Array<{ page: Route['page']; label: string }> = [
   { page: 'integrations', label: 'SCIM integrations' },
   { page: 'identities', label: 'Identities' },
   { page: 'runs', label: 'Runs' },
+  { page: 'activity', label: 'Activity' },
   { page: 'manual', label: 'Manual identities' },
 ];
 
@@ -98,6 +100,7 @@ export function ConsoleShell({ send, userName, onSignOut }: { send: Send; userNa
           {route.page === 'identity' && <IdentityPage send={send} source={route.source ?? ''} id={route.id ?? ''} />}
           {route.page === 'runs' && <RunsPage send={send} source={route.source} />}
           {route.page === 'manual' && <ManualPage send={send} />}
+          {route.page === 'activity' && <ActivityPage send={send} source={route.source} />}
         </main>
       </div>
     </div>

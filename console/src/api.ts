@@ -67,6 +67,22 @@ export interface ImportRun {
   failure: { code: string; message: string } | null;
 }
 
+export type ActivityOutcome = 'SUCCEEDED' | 'REFUSED' | 'FAILED';
+
+export interface ActivityEntry {
+  at: string;
+  operation: string;
+  outcome: ActivityOutcome;
+  httpStatus: number | null;
+  scimType: string | null;
+  code: string | null;
+  detail: string | null;
+  externalId: string | null;
+  identityId: string | null;
+  changedAttributes: string[] | null;
+  correlationId: string | null;
+}
+
 export interface SourceSummary {
   name: string;
   kind: 'SCIM' | 'CUSTOM' | 'MANUAL';
@@ -98,6 +114,7 @@ export const Q = {
   updateManual: `mutation UpdateManual($input: UpdateBusinessIdentityInput!) { updateBusinessIdentity(input: $input) { businessIdentity { ${IDENTITY} } } }`,
   deactivateManual: `mutation DeactivateManual($input: BusinessIdentityRefInput!) { deactivateBusinessIdentity(input: $input) { businessIdentity { ${IDENTITY} } } }`,
   deleteManual: `mutation DeleteManual($input: BusinessIdentityRefInput!) { deleteBusinessIdentity(input: $input) { id } }`,
+  activity: `query Activity($source: String!, $filter: ActivityFilter, $first: Int, $after: String) { activity(source: $source, filter: $filter, first: $first, after: $after) { nodes { at operation outcome httpStatus scimType code detail externalId identityId changedAttributes correlationId } endCursor hasNextPage } }`,
 } as const;
 
 export interface Results {
@@ -115,6 +132,7 @@ export interface Results {
   updateManual: { updateBusinessIdentity: { businessIdentity: Identity } };
   deactivateManual: { deactivateBusinessIdentity: { businessIdentity: Identity } };
   deleteManual: { deleteBusinessIdentity: { id: string } };
+  activity: { activity: { nodes: ActivityEntry[]; endCursor: string | null; hasNextPage: boolean } };
 }
 
 export type Operation = keyof typeof Q;

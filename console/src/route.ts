@@ -2,12 +2,12 @@
 import { useEffect, useState } from 'react';
 
 export interface Route {
-  page: 'overview' | 'integrations' | 'identities' | 'identity' | 'runs' | 'manual';
+  page: 'overview' | 'integrations' | 'identities' | 'identity' | 'runs' | 'manual' | 'activity';
   source?: string;
   id?: string;
 }
 
-const PAGES = new Set(['integrations', 'identities', 'identity', 'runs', 'manual']);
+const PAGES = new Set(['integrations', 'identities', 'identity', 'runs', 'manual', 'activity']);
 
 export function parseRoute(pathname: string, search: string): Route {
   const [first = '', ...rest] = pathname

@@ -9,6 +9,7 @@ describe('console routes', () => {
     { page: 'identity', source: 'Manual', id: '0190-abc' },
     { page: 'runs', source: 'Payroll' },
     { page: 'manual' },
+    { page: 'activity', source: '0196f2c4-0000-7000-8000-00000000000a' },
   ])('%o survives a round trip through its URL', (route) => {
     const url = new URL(hrefOf(route), 'http://x');
     expect(parseRoute(url.pathname, url.search)).toEqual(route);

@@ -186,6 +186,10 @@ export function loadSettings(env: Env = process.env): Settings {
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
+    activity: {
+      retentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 30, 1, 3650),
+      refusalsPerMinute: integer(env, 'ACTIVITY_REFUSALS_PER_MINUTE', 60, 0, 100_000),
+    },
     pendingLinkBackoff: {
       baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS', 300, 0, 86_400),
       maxSeconds: integer(env, 'PENDING_LINK_BACKOFF_MAX_SECONDS', 14_400, 0, 7 * 86_400),
@@ -540,6 +544,22 @@ export const SETTINGS: readonly SettingDescription[] = [
     meaning: 'largest association list per call (`ASSOCIATION_TOO_LARGE` beyond; send parts)',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'ACTIVITY_RETENTION_DAYS',
+    default: '`30`',
+    meaning:
+      "days a refused SCIM request stays in its integration's activity (`activity` query, the console's Activity page); the store's time to live removes it after that",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'ACTIVITY_REFUSALS_PER_MINUTE',
+    default: '`60`',
+    meaning:
+      'refused SCIM requests recorded one by one per integration per minute on an instance; beyond it they are only counted, in one summary entry per minute, so a failing connector cannot fill the store (`0`: count them all)',
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'LOG_LEVEL',

@@ -51,6 +51,13 @@ export interface Settings {
   importMaxDeleteRatio?: number;
   importMaxIdentities: number;
   associationMaxPairs: number;
+  /** Refused SCIM requests kept per integration (lib/activity/refusals.ts). */
+  activity: {
+    /** Days a refusal record lives (the item's time to live). */
+    retentionDays: number;
+    /** Refusals recorded one by one per integration per minute per instance; the rest are counted. */
+    refusalsPerMinute: number;
+  };
   pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
   backgroundQueue: { connectionString?: string; queueServiceUri?: string };

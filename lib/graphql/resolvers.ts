@@ -23,7 +23,7 @@ type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
 
 /** Every root field runs as an administrator and maps domain failures to coded GraphQL errors. */
-function adminField(
+export function adminField(
   run: (
     args: Args,
     ctx: GraphQLContext,

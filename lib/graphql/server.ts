@@ -4,6 +4,7 @@ import { NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type Executi
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context';
 import { resolvers } from './resolvers';
+import { activityResolvers } from './activityResolvers';
 import {
   MAX_FIELDS,
   MAX_TOKENS,
@@ -102,7 +103,7 @@ export function createGraphQLServer(options: {
   maxQueryBytes: number;
 }): GraphQLServer {
   return createYoga<GraphQLContext, object>({
-    schema: createSchema<GraphQLContext>({ typeDefs, resolvers }),
+    schema: createSchema<GraphQLContext>({ typeDefs, resolvers: [resolvers, activityResolvers] }),
     graphqlEndpoint: '/graphql',
     // GraphiQL is served with the console's files (no CDN, the console's CSP); see lib/http/graphqlHttp.ts.
     graphiql: false,

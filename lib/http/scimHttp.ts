@@ -14,6 +14,7 @@ import { StoreError } from '../store/errors';
 import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
+import { noteIntegration, recordRefusal } from './scimRefusals';
 import {
   SECURITY_HEADERS,
   correlationIdOf,
@@ -89,6 +90,7 @@ async function authenticate(
   }
   if (caller.kind !== 'app') throw ScimError.forbidden('The SCIM API accepts application tokens only');
   const integration = await svc.integrations.findByClientId(caller.tenantId, caller.clientId);
+  if (integration) noteIntegration(request, integration);
   if (!integration || !integration.enabled) {
     throw ScimError.forbidden('No enabled SCIM integration of the organization has the application of this token');
   }
@@ -135,8 +137,8 @@ function wrap(run: (request: HttpRequest, call: ScimPublicCall) => Promise<ScimR
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const correlationId = correlationIdOf(request, context);
     const log = loggerFor(context, { correlationId });
+    let bodyPromise: Promise<unknown> | undefined;
     try {
-      let bodyPromise: Promise<unknown> | undefined;
       const call: ScimPublicCall = {
         method: request.method.toUpperCase(),
         params: request.params,
@@ -150,7 +152,9 @@ function wrap(run: (request: HttpRequest, call: ScimPublicCall) => Promise<ScimR
       log.info('scim request', { method: request.method, status: result.status });
       return respond(result, correlationId);
     } catch (err) {
-      return respond(errorResult(toScimError(err, log, request.method, correlationId)), correlationId);
+      const refusal = toScimError(err, log, request.method, correlationId);
+      await recordRefusal(request, refusal, { correlationId, log, body: bodyPromise });
+      return respond(errorResult(refusal), correlationId);
     }
   };
 }

@@ -249,6 +249,36 @@ export class RunHistory {
     return Promise.all(page.items.map((d) => this.view(d)));
   }
 
+  /**
+   * Runs of a source partition newest first, for its activity: ids below `beforeId` and from `sinceId` on
+   * (run ids sort by start time), of the given stored statuses when named; at most MAX_LISTED_RUNS.
+   */
+  async page(
+    pk: string,
+    options: { beforeId?: string; sinceId?: string; statuses?: readonly ReportedRunStatus[]; limit: number },
+  ): Promise<RunView[]> {
+    const top = Math.max(1, Math.min(options.limit, MAX_LISTED_RUNS));
+    const where = ["c.kind = 'run'"];
+    const params: Array<{ name: string; value: string }> = [];
+    if (options.beforeId !== undefined) {
+      where.push('c.id < @before');
+      params.push({ name: '@before', value: options.beforeId });
+    }
+    if (options.sinceId !== undefined) {
+      where.push('c.id >= @since');
+      params.push({ name: '@since', value: options.sinceId });
+    }
+    if (options.statuses) {
+      where.push(`c.status IN (${options.statuses.map((_, i) => `@s${i}`).join(', ')})`);
+      options.statuses.forEach((value, i) => params.push({ name: `@s${i}`, value }));
+    }
+    const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, where.join(' AND '), params, {
+      orderBy: 'c.id DESC',
+      maxItemCount: top,
+    });
+    return Promise.all(page.items.map((d) => this.view(d)));
+  }
+
   /** One run of the caller's organization by its id; undefined when there is none. */
   async get(tenantId: string, id: string): Promise<RunView | undefined> {
     if (!UUID7.test(id)) return undefined;

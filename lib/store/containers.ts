@@ -104,8 +104,31 @@ export const CONTAINERS = {
     id: 'imports',
     partitionKey: { paths: ['/pk'] },
     defaultTtl: -1,
-    /** Queried: manifest shards and runs by kind, runs newest first. */
-    indexingPolicy: onlyPaths(['/kind/?'], [[asc('/kind'), desc('/id')]]),
+    /** Queried: manifest shards and runs by kind, runs newest first (of some statuses: a source's activity). */
+    indexingPolicy: onlyPaths(
+      ['/kind/?', '/status/?'],
+      [
+        [asc('/kind'), desc('/id')],
+        [asc('/kind'), asc('/status'), desc('/id')],
+      ],
+    ),
+  },
+  /**
+   * Refused SCIM requests per integration (pk = `<tenantId>|<integrationId>`), and per minute a count of
+   * those beyond the recording limit. The id begins with the time, so ORDER BY id is newest first and a
+   * time filter is a range on id. Time to live on, per item: every record carries `ttl`
+   * (ACTIVITY_RETENTION_DAYS); an item's own `ttl` applies only when the container has a default.
+   */
+  activity: {
+    id: 'activity',
+    partitionKey: { paths: ['/pk'] },
+    defaultTtl: -1,
+    /**
+     * Queried: newest first by id, optionally of one externalId (the composite serves that equality with
+     * the order). A record thus has at most four index terms (id, pk, externalId, the composite) and
+     * about 1.2 KB at most (lib/activity/refusals.ts bounds its texts): at most 6 RU to write.
+     */
+    indexingPolicy: onlyPaths(['/externalId/?'], [[asc('/externalId'), desc('/id')]]),
   },
 } as const satisfies Record<string, ContainerDefinition>;
 

@@ -14,7 +14,8 @@ const CPR = '0101901234';
 const CPR_DASHED = '010190-1234';
 const PASSPORT = 'P1234567';
 const MANUAL_CPR = '0202805678';
-const SECRETS = [CPR, CPR_DASHED, PASSPORT, MANUAL_CPR];
+const BAD_CPR = '3213901234'; // refused: no 32nd day of a 13th month
+const SECRETS = [CPR, CPR_DASHED, PASSPORT, MANUAL_CPR, BAD_CPR];
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -288,13 +289,93 @@ describe('administrator console (browser)', () => {
     await page.close();
   });
 
+  it("lists a refused POST on the source's Activity page with its externalId, never the personal number, and links to the identity", async () => {
+    const client = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    const refused = await client.create(
+      userBody({ externalId: 'ACT-BADCPR' }, { personalNumbers: [{ type: 'DkCpr', value: BAD_CPR }] }),
+    );
+    expect([refused.status, refused.body.scimType]).toEqual([400, 'invalidValue']);
+    const kept = await client.create(
+      userBody({ externalId: 'ACT-DUP' }, { personalNumbers: [{ type: 'DkCpr', value: CPR }] }),
+    );
+    expect(kept.status).toBe(201);
+    expect((await client.create(userBody({ externalId: 'ACT-DUP' }))).status).toBe(409);
+    const stale = await client.patch(
+      kept.body.id,
+      {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'name.familyName', value: 'Holm' }],
+      },
+      { 'if-match': 'W/"99"' },
+    );
+    expect(stale.status).toBe(412);
+
+    // From the source's page to its activity.
+    const page = await signIn('Dev Admin', DESKTOP, `/console/identities?source=${integrationId}`);
+    await page.getByRole('link', { name: /^Activity of this source/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor();
+    const table = page.getByRole('table', { name: 'Activity' });
+    const badRow = table.getByRole('row', { name: /ACT-BADCPR/ });
+    await badRow.waitFor();
+    expect(await badRow.innerText()).toMatch(/Refused[\s\S]*POST \/Users[\s\S]*400 invalidValue[\s\S]*ACT-BADCPR/);
+    await table.getByRole('row', { name: /409 uniqueness/ }).waitFor();
+    const text = await page.locator('main').innerText();
+    for (const s of SECRETS) expect(text).not.toContain(s);
+    await screenshot(page, 'console-activity');
+    expect(await seriousViolations(page)).toEqual([]);
+    // The refused PATCH names its User: the entry links to the identity.
+    await table.getByRole('link', { name: `Identity ${kept.body.id}` }).click();
+    await page.getByRole('heading', { level: 1, name: 'Anna Berg' }).waitFor();
+    await page.close();
+  });
+
+  it('filters the Activity page by outcome, externalId and time, and shows a custom source’s runs', async () => {
+    // A custom source with a run, listed by the source picker.
+    const imported = await graphql(
+      'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
+      {
+        i: {
+          source: 'Activity-HR',
+          identities: [{ externalId: 'A-1', affiliationType: 'OTHER', firstName: 'Al', lastName: 'Bo' }],
+        },
+      },
+    );
+    expect(imported.errors).toBeUndefined();
+    const page = await signIn('Dev Admin', DESKTOP, `/console/activity?source=${integrationId}`);
+    const table = page.getByRole('table', { name: 'Activity' });
+    await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor();
+    await page.getByLabel('externalId').fill('ACT-DUP');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor({ state: 'detached' });
+    await table.getByRole('row', { name: /409 uniqueness/ }).waitFor();
+    expect(await table.getByRole('row').count()).toBe(2); // the header and the duplicate POST
+    await page.getByLabel('Outcome').selectOption('SUCCEEDED');
+    await page.getByText('No activity matches.').waitFor();
+    await page.getByLabel('Outcome').selectOption('REFUSED');
+    await page.getByLabel('externalId').fill('');
+    await page.getByLabel('Since').fill('2099-01-01T00:00');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No activity matches.').waitFor();
+    await page.getByLabel('Since').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor();
+
+    await page.getByLabel('Source').selectOption('Activity-HR');
+    await page.getByLabel('Outcome').selectOption({ label: 'Any' });
+    const run = table.getByRole('row', { name: /import/ });
+    await run.getByText('Succeeded').waitFor();
+    await run.getByText('created 1, updated 0, deleted 0, unchanged 0').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
   it('is usable on a phone (390×844) and at 1280×800: navigation reachable, no serious accessibility violation', async () => {
     for (const [name, viewport] of [
       ['phone', PHONE],
       ['desktop', DESKTOP],
     ] as const) {
       const page = await signIn('Dev Admin', viewport);
-      for (const section of ['SCIM integrations', 'Identities', 'Runs', 'Manual identities', 'Overview']) {
+      for (const section of ['SCIM integrations', 'Identities', 'Runs', 'Activity', 'Manual identities', 'Overview']) {
         await go(page, section);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(width).toBeLessThanOrEqual(viewport.width);

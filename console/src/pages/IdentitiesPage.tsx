@@ -19,6 +19,7 @@ import { Show, useLoad } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { SourcePicker } from './SourcePicker';
+import { RouteLink } from '../RouteLink';
 
 export const STATUS_LABEL: Record<LinkStatus, string> = {
   LINKED: 'Linked',
@@ -87,6 +88,9 @@ export function IdentitiesPage({ send, source }: { send: Send; source: string | 
         </Field>
         <Button type="submit">Search</Button>
       </form>
+      {source && source.toLowerCase() !== 'manual' && (
+        <RouteLink to={{ page: 'activity', source }}>Activity of this source: refused requests and runs</RouteLink>
+      )}
       {!source ? (
         <p>Choose a source to see its identities.</p>
       ) : (

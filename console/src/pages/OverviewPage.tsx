@@ -3,6 +3,7 @@ import type { ImportRun, Send } from '../api';
 import { Show, useLoad, when } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
+import { RouteLink } from '../RouteLink';
 
 export function OverviewPage({ send }: { send: Send }) {
   const styles = useStyles();
@@ -49,6 +50,11 @@ export function OverviewPage({ send }: { send: Send }) {
                   <dt>Not asserted</dt>
                   <dd>{s.counts.notAsserted}</dd>
                 </dl>
+                {s.kind !== 'MANUAL' && (
+                  <RouteLink to={{ page: 'activity', source: s.name }} label={`Activity of ${s.displayName}`}>
+                    Activity
+                  </RouteLink>
+                )}
               </Card>
             ))}
           </div>

@@ -13,6 +13,7 @@ import { Show, useLoad, when } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { SourcePicker } from './SourcePicker';
+import { RouteLink } from '../RouteLink';
 
 function counts(r: ImportRun): string {
   if (r.importCounts) {
@@ -43,6 +44,7 @@ export function RunsPage({ send, source }: { send: Send; source: string | undefi
           onChange={(s) => navigate({ page: 'runs', source: s })}
         />
       </div>
+      {source && <RouteLink to={{ page: 'activity', source }}>Activity of this source</RouteLink>}
       {!source ? (
         <p>Choose a custom source to see its import and association runs.</p>
       ) : (

@@ -1,0 +1,97 @@
+/**
+ * A source's activity: what happened to it, newest first, as entries of one shape whatever recorded them
+ * (refused SCIM requests, import and association runs; later the identities' own history). Each kind comes
+ * from its own stream, newest first; `readActivity` merges the streams into one page.
+ */
+
+export type ActivityOutcome = 'succeeded' | 'refused' | 'failed';
+
+export interface ActivityEntry {
+  /**
+   * Orders entries across streams: `<ISO time>|<tail>`, the tail unique within its stream. Newest first is
+   * descending key order; the cursor of a page is the key of its last entry.
+   */
+  key: string;
+  at: string;
+  /** What was asked: `POST /Users`, `PATCH /Users/{id}`, `import`, … (never a URL with values). */
+  operation: string;
+  outcome: ActivityOutcome;
+  httpStatus: number | null;
+  scimType: string | null;
+  /** The service's error code (runs) or the kind of a summary entry. */
+  code: string | null;
+  /** The service's own words; never a value a caller sent. */
+  detail: string | null;
+  externalId: string | null;
+  identityId: string | null;
+  /** Names of the attributes a change touched (identity history), never their values. */
+  changedAttributes: string[] | null;
+  correlationId: string | null;
+}
+
+export interface ActivityQuery {
+  /** Only entries older than this key (the cursor of the page before). */
+  before?: string;
+  /** Only entries at or after this time (ISO 8601, as toISOString writes it). */
+  since?: string;
+  /** Only entries of this externalId. */
+  externalId?: string;
+  /** At most this many entries. */
+  limit: number;
+}
+
+/** One kind of a source's entries, newest first, at most `limit` of them. */
+export type ActivityStream = (query: ActivityQuery) => Promise<ActivityEntry[]>;
+
+const KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\|[A-Za-z0-9._-]{1,80}$/;
+
+/** The key of an entry made at `at` (epoch ms) with a tail unique in its stream. */
+export function entryKey(at: number, tail: string): string {
+  return `${new Date(at).toISOString()}|${tail}`;
+}
+
+/** The time a key begins with (epoch ms). */
+export function keyTime(key: string): number {
+  return Date.parse(key.slice(0, 24));
+}
+
+/** The opaque cursor of a key, and back (undefined when the text is not a cursor this service made). */
+export function encodeCursor(key: string): string {
+  return Buffer.from(key, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string | undefined {
+  if (cursor.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  return KEY.test(key) && !Number.isNaN(keyTime(key)) ? key : undefined;
+}
+
+/** Newest first: the greater key first. */
+const newestFirst = (a: ActivityEntry, b: ActivityEntry): number => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
+
+/** Merges lists that are each newest first into one newest-first list of at most `limit` entries. */
+export function mergeNewestFirst(lists: ActivityEntry[][], limit: number): ActivityEntry[] {
+  return lists.flat().sort(newestFirst).slice(0, limit);
+}
+
+/**
+ * One page of a source's activity from its streams: each is asked for one entry more than the page, so
+ * whether another page follows is known without a second round.
+ */
+export async function readActivity(
+  streams: ActivityStream[],
+  query: ActivityQuery,
+): Promise<{ entries: ActivityEntry[]; hasMore: boolean }> {
+  const lists = await Promise.all(streams.map((stream) => stream({ ...query, limit: query.limit + 1 })));
+  const merged = mergeNewestFirst(lists, query.limit + 1);
+  return { entries: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
+}
+
+const SINCE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `since` as entries compare it: a date (midnight UTC) or a time with its offset; undefined when it is neither. */
+export function parseSince(text: string): string | undefined {
+  if (!SINCE.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}

@@ -6,6 +6,7 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
+import { ENABLED_LIST_ID, type EnabledListDoc } from '../../lib/integrations/enabledIntegrations';
 
 type Gql = {
   data?: Record<string, { scimIntegration: { id: string; enabled: boolean } }> | null;
@@ -135,6 +136,47 @@ describe("a tenant's SCIM budget and its integrations", () => {
       expect(codes.filter((c) => c === 'created')).toHaveLength(1);
       expect(codes.filter((c) => c === 'INTEGRATION_LIMIT_REACHED')).toHaveLength(7);
       expect((await services().integrations.list(DEV_TENANT_ID)).filter((r) => r.enabled)).toHaveLength(3);
+    });
+
+    it('a place left by a crash is freed once it is over a minute old; a younger one is kept; a lost list is rebuilt from the records', async () => {
+      const lists = services().store.collection<EnabledListDoc>('integrations');
+      const enabled = (await services().integrations.list(DEV_TENANT_ID)).filter((r) => r.enabled);
+      expect(enabled).toHaveLength(3);
+      const last = enabled[enabled.length - 1]!;
+      expect((await gql(DISABLE, { id: last.id })).body.errors).toBeUndefined();
+      // As a crash between taking a place and writing the integration leaves it.
+      const addPlace = async (since: string) => {
+        const list = (await lists.read(DEV_TENANT_ID, ENABLED_LIST_ID))!;
+        const { _etag, ...rest } = list;
+        await lists.replace({ ...rest, places: [...list.places, { id: `lost-${since}`, since }] }, _etag);
+      };
+      await addPlace(new Date().toISOString());
+      expect((await create(30)).body.errors?.map((e) => e.extensions?.code)).toEqual(['INTEGRATION_LIMIT_REACHED']);
+      const list = (await lists.read(DEV_TENANT_ID, ENABLED_LIST_ID))!;
+      const { _etag, ...rest } = list;
+      await lists.replace(
+        {
+          ...rest,
+          places: list.places.map((p) => (p.id.startsWith('lost-') ? { ...p, since: '2020-01-01T00:00:00.000Z' } : p)),
+        },
+        _etag,
+      );
+      const created = await create(31);
+      expect(created.body.errors).toBeUndefined();
+      expect((await lists.read(DEV_TENANT_ID, ENABLED_LIST_ID))!.places.some((p) => p.id.startsWith('lost-'))).toBe(
+        false,
+      );
+
+      // Without its list (integrations from before the cap), the tenant's enabled records count.
+      await lists.delete(DEV_TENANT_ID, ENABLED_LIST_ID);
+      expect((await gql(ENABLE, { id: last.id })).body.errors?.map((e) => e.extensions?.code)).toEqual([
+        'INTEGRATION_LIMIT_REACHED',
+      ]);
+      expect(
+        (await gql(DISABLE, { id: created.body.data!.createScimIntegration!.scimIntegration.id })).body.errors,
+      ).toBeUndefined();
+      expect((await gql(ENABLE, { id: last.id })).body.errors).toBeUndefined();
+      expect((await lists.read(DEV_TENANT_ID, ENABLED_LIST_ID))?.places).toHaveLength(3);
     });
 
     it('another tenant has its own places', async () => {

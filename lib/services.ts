@@ -22,6 +22,7 @@ import { RunHistory } from './imports/runHistory';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
 import { InFlightLimiter } from './http/inFlight';
+import { ScimAdmission } from './http/scimAdmission';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
 import { BulkThread } from './graphql/bulkThread';
@@ -46,8 +47,9 @@ export interface Services {
   associator: Associator;
   runs: RunHistory;
   adminLinks: AdminLinks;
-  scimRateLimiter: RateLimiter;
-  /** Requests in flight per SCIM integration and per tenant's GraphQL callers. */
+  /** SCIM requests per integration and per tenant (all its integrations together): rate and in flight. */
+  scimAdmission: ScimAdmission;
+  /** Requests in flight per tenant's GraphQL callers. */
   inFlight: InFlightLimiter;
   /** GraphQL requests per tenant. */
   graphqlRateLimiter: RateLimiter;
@@ -88,7 +90,12 @@ export function services(): Services {
     associator: new Associator(store, directory, claims, audit, s.associationMaxPairs),
     runs: new RunHistory(store),
     adminLinks: new AdminLinks(store, directory, claims, audit),
-    scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
+    scimAdmission: new ScimAdmission({
+      integrationPerSecond: s.scimRateLimitPerSecond,
+      tenantPerSecond: s.scimTenantRateLimitPerSecond,
+      integrationInFlight: s.maxRequestsInFlight,
+      tenantInFlight: s.scimTenantMaxRequestsInFlight,
+    }),
     inFlight: new InFlightLimiter(s.maxRequestsInFlight),
     // A quarter of a minute's requests may come at once.
     graphqlRateLimiter: new RateLimiter(s.graphqlRequestsPerMinute / 60, Math.max(1, s.graphqlRequestsPerMinute / 4)),
@@ -107,7 +114,7 @@ export function services(): Services {
     store,
     audit,
     tenants,
-    integrations: new ScimIntegrations(store, audit),
+    integrations: new ScimIntegrations(store, audit, Date.now, s.scimMaxIntegrationsPerTenant),
     tokens: rememberVerifiedTokens(
       createTokenValidator({
         authority: s.auth.authority,

@@ -8,6 +8,7 @@
 import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { KeysUnavailableError, createSigningKeys, defaultFetchJwks } from './signingKeys';
+import { claimProblem } from './claimChecks';
 
 export type CallerKind = 'app' | 'user';
 
@@ -53,8 +54,10 @@ export interface TokenValidatorOptions {
   audiences: string[];
   clockSkewSeconds?: number;
   jwksCacheMaxAgeMs?: number;
-  /** Key-set fetches caused by key ids not in the cache, per minute. */
-  jwksRefreshesPerMinute?: number;
+  /** Least time between two key-set fetches caused by key ids not in the set (default 60 s). */
+  jwksRefreshIntervalMs?: number;
+  /** A failed key-set fetch is not tried again for this long, plus jitter (default 30 s). */
+  jwksFailureBackoffMs?: number;
   fetchJwks?: (jwksUri: string) => Promise<unknown>;
   /** An outage of the key endpoint is reported (keys.fetchFailed) at most once in this time. */
   jwksFailureRetryMs?: number;
@@ -234,7 +237,8 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
     jwksUri: `${authority}/common/discovery/v2.0/keys`,
     fetchJwks: o.fetchJwks ?? defaultFetchJwks,
     maxAgeMs: o.jwksCacheMaxAgeMs ?? 24 * 3600_000,
-    refreshesPerMinute: o.jwksRefreshesPerMinute ?? 10,
+    refreshIntervalMs: o.jwksRefreshIntervalMs ?? 60_000,
+    failureBackoffMs: o.jwksFailureBackoffMs ?? 30_000,
     failureReportIntervalMs: o.jwksFailureRetryMs ?? 10_000,
     now,
   });
@@ -258,6 +262,9 @@ export function createTokenValidator(o: TokenValidatorOptions): TokenValidator {
       const { header, payload } = decodeUnverified(token);
       const kid = keyIdOf(header);
       const tenantId = issuingTenant(payload, authority);
+      // Audience and lifetime before any key or signature work: such a token costs nothing to refuse.
+      const problem = claimProblem(payload, audiences, skew, now());
+      if (problem) throw new TokenValidationError(problem.failure, problem.message);
       // Signature, expiry and audience before registration: a forged token of any tenant is answered
       // alike, whether the tenant is a customer or not, and costs no lookup.
       const key = await keyOf(kid);

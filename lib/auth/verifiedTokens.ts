@@ -2,7 +2,9 @@
  * Remembers tokens whose signature, issuer, audience and lifetime were verified, until they expire,
  * so a client that sends the same access token for an hour pays for one RSA verification instead of
  * one per request. Entries are keyed by a SHA-256 hash of the token (the token itself is never kept)
- * and bounded in number (the oldest are dropped first). A remembered token still goes through the
+ * and bounded in number: the least recently used is dropped first. The Map keeps insertion order and an
+ * entry is moved to its end on every hit, so its first key is the least recently used one and insert,
+ * hit and eviction each cost O(1), never a walk over the entries. A remembered token still goes through the
  * tenant-registration check on every request; the integration check happens after validation, as
  * for any token. A key the tenant withdraws stops accepting new tokens at once; tokens verified with
  * it before are accepted until their own expiry (at most the token lifetime, about an hour in Entra ID).
@@ -44,14 +46,10 @@ export function rememberVerifiedTokens(inner: TokenValidator, o: VerifiedTokenOp
   const remembered = new Map<string, Remembered>();
 
   const remember = (key: string, entry: Remembered): void => {
+    remembered.delete(key);
     if (remembered.size >= max) {
-      const t = now();
-      for (const [k, e] of remembered) if (e.expiresAtMs <= t) remembered.delete(k);
-      while (remembered.size >= max) {
-        const oldest = remembered.keys().next();
-        if (oldest.done) break;
-        remembered.delete(oldest.value);
-      }
+      const leastRecent = remembered.keys().next();
+      if (!leastRecent.done) remembered.delete(leastRecent.value);
     }
     remembered.set(key, entry);
   };
@@ -62,6 +60,9 @@ export function rememberVerifiedTokens(inner: TokenValidator, o: VerifiedTokenOp
       const key = createHash('sha256').update(token).digest('base64url');
       const hit = remembered.get(key);
       if (hit && hit.expiresAtMs > now()) {
+        // Most recently used now: moved to the end of the insertion order.
+        remembered.delete(key);
+        remembered.set(key, hit);
         if (o.isRegisteredTenant && !(await o.isRegisteredTenant(hit.caller.tenantId)))
           throw new TokenValidationError(
             'unregistered_tenant',

@@ -36,6 +36,10 @@ export const PRODUCTION_MAXIMA: ReadonlyArray<[string, (s: Settings) => number, 
   ['BULK_ITEMS_PER_MINUTE', (s) => s.bulkItemsPerMinute, 2_000_000],
   ['IMPORT_MAX_IDENTITIES', (s) => s.importMaxIdentities, 1_000_000],
   ['ASSOCIATION_MAX_PAIRS', (s) => s.associationMaxPairs, 100_000],
+  // After the per-integration limits: their defaults are twice those, so those are named first.
+  ['SCIM_TENANT_RATE_LIMIT_PER_SECOND', (s) => s.scimTenantRateLimitPerSecond, 2_000],
+  ['SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT', (s) => s.scimTenantMaxRequestsInFlight, 512],
+  ['SCIM_MAX_INTEGRATIONS_PER_TENANT', (s) => s.scimMaxIntegrationsPerTenant, 100],
 ];
 
 /** True on the Azure platform (WEBSITE_INSTANCE_ID / WEBSITE_SITE_NAME) or with NODE_ENV=production. */

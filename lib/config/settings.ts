@@ -168,6 +168,22 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     retentionInactiveDays: integer(env, 'RETENTION_INACTIVE_DAYS', 90, 0, 3650),
     scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
+    // Twice one integration's by default, so the defaults follow when only the per-integration limit is set.
+    scimTenantRateLimitPerSecond: integer(
+      env,
+      'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
+      2 * integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
+      1,
+      200000,
+    ),
+    scimTenantMaxRequestsInFlight: integer(
+      env,
+      'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT',
+      2 * integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
+      1,
+      2000,
+    ),
+    scimMaxIntegrationsPerTenant: integer(env, 'SCIM_MAX_INTEGRATIONS_PER_TENANT', 20, 1, 1000),
     scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
@@ -212,6 +228,18 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new ConfigError(
       'BULK_ITEMS_PER_MINUTE',
       'must be at least IMPORT_MAX_IDENTITIES and ASSOCIATION_MAX_PAIRS: the largest import must fit in a minute',
+    );
+  }
+  if (settings.scimTenantRateLimitPerSecond < settings.scimRateLimitPerSecond) {
+    throw new ConfigError(
+      'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
+      "must be at least SCIM_RATE_LIMIT_PER_SECOND: a tenant's budget holds each of its integrations'",
+    );
+  }
+  if (settings.scimTenantMaxRequestsInFlight < settings.maxRequestsInFlight) {
+    throw new ConfigError(
+      'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT',
+      "must be at least MAX_REQUESTS_IN_FLIGHT: a tenant's bound holds each of its integrations'",
     );
   }
   if (settings.graphqlBodyBytesInFlight < settings.graphqlMaxBodyBytes) {
@@ -437,6 +465,30 @@ export const SETTINGS: readonly SettingDescription[] = [
     meaning: 'requests per second per integration per instance (429 beyond)',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
+    default: 'twice `SCIM_RATE_LIMIT_PER_SECOND` (`100`)',
+    meaning:
+      "SCIM requests per second of all a tenant's integrations together, per instance (bursts of twice that; 429 beyond): more integrations do not give a tenant more. At least `SCIM_RATE_LIMIT_PER_SECOND`",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT',
+    default: 'twice `MAX_REQUESTS_IN_FLIGHT` (`64`)',
+    meaning:
+      "SCIM requests in progress at once of all a tenant's integrations together, per instance (429 with `Retry-After: 1` beyond). At least `MAX_REQUESTS_IN_FLIGHT`",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'SCIM_MAX_INTEGRATIONS_PER_TENANT',
+    default: '`20`',
+    meaning:
+      'enabled SCIM integrations per tenant: `createScimIntegration` and `enableScimIntegration` beyond it answer `INTEGRATION_LIMIT_REACHED` (disabled integrations do not count)',
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'SCIM_MAX_BODY_BYTES',

@@ -33,6 +33,12 @@ export interface Settings {
   };
   retentionInactiveDays: number;
   scimRateLimitPerSecond: number;
+  /** SCIM requests per second of all a tenant's integrations together, per instance; at least scimRateLimitPerSecond. */
+  scimTenantRateLimitPerSecond: number;
+  /** SCIM requests all a tenant's integrations may have in flight on an instance; at least maxRequestsInFlight. */
+  scimTenantMaxRequestsInFlight: number;
+  /** Enabled SCIM integrations a tenant may have (creating or enabling one more is refused). */
+  scimMaxIntegrationsPerTenant: number;
   scimMaxBodyBytes: number;
   graphqlMaxBodyBytes: number;
   /** Bound on a GraphQL document's text, apart from its variables; refused while the body streams in. */

@@ -3,7 +3,9 @@
  * and many UPNs at once (`$filter=userPrincipalName in (...)`, 15 values per request,
  * up to 20 requests per `$batch`). Deleted users are not returned by /users, so they are never used.
  * A UPN Graph refuses to look up (a 4xx answer for its query) is reported as refused, alone: the other
- * UPNs of its `$filter` chunk are asked again one by one, and nothing else waits for it.
+ * UPNs of its `$filter` chunk are asked again one by one, and nothing else waits for it. A UPN outside
+ * Entra's character set is never sent: no user can hold it (lib/identities/upn.ts). UPNs are compared
+ * by their key (A–Z folded, nothing else), never with `toLowerCase`.
  */
 import {
   Client,
@@ -22,6 +24,7 @@ import {
   isRefusal,
   tokenFailure,
 } from './directoryTrouble';
+import { isUpnShaped, sameUpn, upnKey } from '../identities/upn';
 
 export { DirectoryAccessError, DirectoryQueryRefusedError, DirectoryUnavailableError } from './directoryTrouble';
 
@@ -138,6 +141,7 @@ export class DirectoryClient {
 
   /** The user with this UPN; none when there is none, or when Graph refuses the UPN (no user can hold it). */
   async findByUpn(tenantId: string, upn: string): Promise<DirectoryUser | undefined> {
+    if (!isUpnShaped(upn)) return undefined;
     let res: { value?: DirectoryUser[] };
     try {
       res = await this.send(
@@ -151,7 +155,7 @@ export class DirectoryClient {
       if (err instanceof DirectoryQueryRefusedError) return undefined;
       throw err;
     }
-    return (res.value ?? []).find((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase());
+    return (res.value ?? []).find((u) => sameUpn(u.userPrincipalName, upn));
   }
 
   /**
@@ -181,25 +185,26 @@ export class DirectoryClient {
 
   /**
    * Looks up many UPNs with ceil(n / 15) filter queries sent in batches of 20.
-   * Returns the users found, keyed by lower-case UPN.
+   * Returns the users found, keyed by UPN key (upnKey).
    */
   async findByUpns(tenantId: string, upns: string[]): Promise<Map<string, DirectoryUser>> {
     return (await this.lookUpUpns(tenantId, upns)).found;
   }
 
   /**
-   * As findByUpns, and which UPNs Graph refused (lower case): those are neither found nor missing,
-   * and the caller deals with them alone.
+   * As findByUpns, and which UPNs Graph refused or no user can hold (by UPN key): those are neither found
+   * nor missing, and the caller deals with them alone.
    */
   async lookUpUpns(
     tenantId: string,
     upns: string[],
   ): Promise<{ found: Map<string, DirectoryUser>; refused: Set<string> }> {
-    const unique = [...new Set(upns.map((u) => u.toLowerCase()))];
-    const chunks: string[][] = [];
-    for (let i = 0; i < unique.length; i += UPNS_PER_FILTER) chunks.push(unique.slice(i, i + UPNS_PER_FILTER));
+    const unique = [...new Set(upns.map(upnKey))];
     const found = new Map<string, DirectoryUser>();
-    const refused = new Set<string>();
+    const refused = new Set(unique.filter((upn) => !isUpnShaped(upn)));
+    const asked = unique.filter((upn) => !refused.has(upn));
+    const chunks: string[][] = [];
+    for (let i = 0; i < asked.length; i += UPNS_PER_FILTER) chunks.push(asked.slice(i, i + UPNS_PER_FILTER));
     for (let i = 0; i < chunks.length; i += REQUESTS_PER_BATCH)
       await this.batchLookUp(tenantId, chunks.slice(i, i + REQUESTS_PER_BATCH), found, refused);
     return { found, refused };
@@ -239,7 +244,7 @@ export class DirectoryClient {
         if (r.status === 200) {
           settled.add(chunk);
           for (const u of r.body?.value ?? [])
-            found.set(u.userPrincipalName.toLowerCase(), { id: u.id, userPrincipalName: u.userPrincipalName });
+            found.set(upnKey(u.userPrincipalName), { id: u.id, userPrincipalName: u.userPrincipalName });
           continue;
         }
         if (r.status === 401 || r.status === 403) throw new DirectoryAccessError(r.status);

@@ -16,6 +16,7 @@ import {
 } from '../identities/manualIdentities';
 import { detailedIdentity, sourceSummaries } from './consoleQueries';
 import type { IdentityDoc } from '../identities/model';
+import { upnKey } from '../identities/upn';
 import { badInput } from '../util/domainError';
 import { atLowPriority } from '../store/priority';
 
@@ -120,11 +121,12 @@ export const resolvers = {
         params.push({ name: '@e', value: filter.externalId });
       }
       if (filter.search) {
-        // Within the source's partition: an externalId, or a UPN asserted or linked (case-insensitive).
+        // Within the source's partition: an externalId, or a UPN asserted or linked, compared by UPN key: the
+        // search is folded by upnKey, and LOWER() of the stored UPNs folds only A-Z (they hold Entra's ASCII set).
         where.push(
           '(c.externalIdKey = @q OR LOWER(c.directoryUserPrincipalName) = @ql OR LOWER(c.link.userPrincipalName) = @ql OR LOWER(c.link.lookedUpUpn) = @ql)',
         );
-        params.push({ name: '@q', value: filter.search }, { name: '@ql', value: filter.search.toLowerCase() });
+        params.push({ name: '@q', value: filter.search }, { name: '@ql', value: upnKey(filter.search) });
       }
       if (filter.linkStatus) {
         const status =

@@ -19,12 +19,15 @@ export class RateLimiter {
 
   /** Takes one token; returns 0 when allowed, otherwise the seconds to wait. */
   take(key: string): number {
+    const wait = this.waitFor(key);
+    if (wait === 0) this.bucket(key).tokens -= 1;
+    return wait;
+  }
+
+  /** 0 when the key has a token now, otherwise the seconds until it has one; takes nothing. */
+  waitFor(key: string): number {
     const b = this.bucket(key);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+    return b.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
   }
 
   /**

@@ -11,7 +11,7 @@ import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
-import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
+import type { ScimRefusal } from './scimAdmission';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
 import { noteIntegration, recordRefusal } from './scimRefusals';
@@ -97,25 +97,33 @@ async function authenticate(
   return { caller, integration };
 }
 
+/** The detail of a 429, by whose budget is used up. */
+const REFUSALS: Record<ScimRefusal['scope'], Record<ScimRefusal['reason'], string>> = {
+  integration: {
+    rate: 'Too many requests for this integration',
+    inFlight: 'Too many requests of this integration are in progress',
+  },
+  tenant: {
+    rate: "Too many requests for the organization's SCIM integrations together",
+    inFlight: "Too many requests of the organization's SCIM integrations are in progress",
+  },
+};
+
 /** Wraps an authenticated SCIM handler: the call carries the caller and its integration. */
 export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): HttpHandler {
   return wrap(async (request, base) => {
     if (hasRepeatedAuthorization(request)) throw ScimError.badRequest('Send exactly one Authorization header');
     const identity = await authenticate(request, base.log);
     const svc = services();
-    const wait = svc.scimRateLimiter.take(identity.integration.id);
-    if (wait > 0) {
-      await svc.busyRefusals.pace(identity.integration.id);
-      throw ScimError.tooManyRequests('Too many requests for this integration', wait);
-    }
-    const release = svc.inFlight.tryAcquire(`scim:${identity.integration.id}`);
-    if (!release) {
+    const admitted = svc.scimAdmission.admit(identity.caller.tenantId, identity.integration.id);
+    if ('refused' in admitted) {
       await svc.busyRefusals.pace(identity.integration.id);
       throw ScimError.tooManyRequests(
-        'Too many requests of this integration are in progress',
-        IN_FLIGHT_RETRY_AFTER_SECONDS,
+        REFUSALS[admitted.refused.scope][admitted.refused.reason],
+        admitted.refused.retryAfterSeconds,
       );
     }
+    const { release } = admitted;
     try {
       return await handler({
         ...base,

@@ -38,7 +38,7 @@ export const listUsers: HttpHandler = scimHandler(async (call) => {
   const query = parseListQuery(call.query);
   // A page without a cursor reads ids up to its start: every 1,000 beyond the first count as one more request of the integration.
   const result = await svc.userLister.list(partitionKey(scope.tenantId, scope.integrationId), query, (idsRead) =>
-    svc.scimRateLimiter.charge(scope.integrationId, Math.floor(idsRead / JUMP_IDS_PER_REQUEST)),
+    svc.scimAdmission.charge(scope.tenantId, scope.integrationId, Math.floor(idsRead / JUMP_IDS_PER_REQUEST)),
   );
   const resources = result.items.map((doc) =>
     projectAttributes(

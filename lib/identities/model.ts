@@ -56,7 +56,7 @@ export interface DirectoryLink {
   lookedUpUpn?: string;
   /** For conflict: the object id of the user that is linked elsewhere. */
   conflictUserId?: string;
-  /** Pending or conflict: the normalized UPN waited for (see lib/links/upnKey.ts); directory changes are matched on it. */
+  /** Pending or conflict: the normalized UPN waited for (see lib/identities/upn.ts); directory changes are matched on it. */
   upnKey?: string;
   /** Pending: saved while the directory could not be asked; the next background cycle looks the UPN up. */
   lookUpOwed?: boolean;

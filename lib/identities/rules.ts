@@ -1,11 +1,12 @@
 /**
  * The rules of a business identity, whatever API wrote it: the limits of its attributes, the one
- * shape of a user principal name, how a new identity and the next version of an identity are built,
+ * shape of a user principal name (./upn), how a new identity and the next version of an identity are built,
  * and when an identity turns inactive. SCIM saves, imports, associations, administrator links and
  * background work all build identities here.
  */
 import type { DirectoryLink, IdentityAttributes, IdentityDoc, SourceKind } from './model';
 import { partitionKey } from './model';
+import { MAX_UPN_LENGTH } from './upn';
 
 export const IDENTITY_LIMITS = {
   externalId: 256,
@@ -14,21 +15,10 @@ export const IDENTITY_LIMITS = {
   name: 128,
   personalEmail: 200,
   documentNumber: 64,
-  userPrincipalName: 1024,
+  userPrincipalName: MAX_UPN_LENGTH,
   personalNumbers: 10,
   identityDocumentReferences: 20,
 } as const;
-
-/**
- * A user principal name as Entra ID holds one: local@domain, the domain with at least one dot and no
- * empty label, no whitespace or control characters anywhere, at most 1024 characters. Domain labels
- * exclude dots, so the match is linear on long input.
- */
-const UPN_SHAPE = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(?:\.[^\s@.\p{Cc}]+)+$/u;
-
-export function isUpnShaped(upn: string): boolean {
-  return upn.length <= IDENTITY_LIMITS.userPrincipalName && UPN_SHAPE.test(upn);
-}
 
 /** Attributes a source may leave out; absent in a new version means removed from the stored identity. */
 export const OPTIONAL_ATTRIBUTES = [

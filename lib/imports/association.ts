@@ -16,7 +16,7 @@ import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded, MAX_CHANGED_ATTEMPTS } from '../util/concurrency';
 import { validateSourceName } from './importInput';
-import { isUpnShaped } from '../identities/rules';
+import { isUpnShaped, upnKey } from '../identities/upn';
 import { classifyPairs, isPossibleExternalId, type AssociationPair } from './pairClassification';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
@@ -175,7 +175,7 @@ export class Associator {
     });
 
     await forEachBounded(oneByOne, ASSOCIATION_PARALLELISM, async ({ pair: a, identityId }) => {
-      if (isUpnShaped(a.userPrincipalName) && lookup.unavailable.has(a.userPrincipalName.toLowerCase())) {
+      if (isUpnShaped(a.userPrincipalName) && lookup.unavailable.has(upnKey(a.userPrincipalName))) {
         failed(a, 'directory');
         return;
       }
@@ -243,7 +243,7 @@ export class Associator {
     tenantId: string,
     upns: string[],
   ): Promise<{ users: Map<string, DirectoryUser>; unavailable: Set<string> }> {
-    const unique = [...new Set(upns.map((u) => u.toLowerCase()))];
+    const unique = [...new Set(upns.map(upnKey))];
     const parts: string[][] = [];
     for (let i = 0; i < unique.length; i += UPNS_PER_LOOKUP) parts.push(unique.slice(i, i + UPNS_PER_LOOKUP));
     const users = new Map<string, DirectoryUser>();
@@ -271,7 +271,7 @@ export class Associator {
     actor: Actor,
     log: Logger | undefined,
   ): Promise<PairOutcome> {
-    const user = isUpnShaped(a.userPrincipalName) ? users.get(a.userPrincipalName.toLowerCase()) : undefined;
+    const user = isUpnShaped(a.userPrincipalName) ? users.get(upnKey(a.userPrincipalName)) : undefined;
     const identity =
       (identityId ? await this.repo.get(pk, identityId) : undefined) ??
       (await this.repo.findOne(pk, 'externalIdKey', a.externalId));

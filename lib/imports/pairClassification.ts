@@ -5,7 +5,8 @@
  * (see afterAssociationClaim in lib/links/linkStateMachine).
  */
 import type { DirectoryLink } from '../identities/model';
-import { IDENTITY_LIMITS, isUpnShaped } from '../identities/rules';
+import { IDENTITY_LIMITS } from '../identities/rules';
+import { isUpnShaped, upnKey } from '../identities/upn';
 import { associationAction } from '../links/linkStateMachine';
 
 export interface AssociationPair {
@@ -20,9 +21,9 @@ export interface StoredLink {
 }
 
 export interface DirectoryAnswers {
-  /** Directory users by lower-case UPN. */
+  /** Directory users by UPN key (lib/identities/upn.ts). */
   users: ReadonlyMap<string, { id: string }>;
-  /** Lower-case UPNs the directory could not be asked about (throttled or failing): their pairs are sent again. */
+  /** UPN keys the directory could not be asked about (throttled or failing): their pairs are sent again. */
   unavailable: ReadonlySet<string>;
 }
 
@@ -70,7 +71,7 @@ export function classifyPairs<P extends AssociationPair>(
       continue;
     }
     const identity = stored.links.get(a.externalId);
-    const upn = a.userPrincipalName.toLowerCase();
+    const upn = upnKey(a.userPrincipalName);
     const user = isUpnShaped(a.userPrincipalName) ? directory.users.get(upn) : undefined;
     if (!identity) out.unknownExternalIds.push(a.externalId);
     else if (directory.unavailable.has(upn)) out.directoryUnavailable.push(a);

@@ -5,6 +5,7 @@ import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError, badInput, type FieldProblem } from '../util/domainError';
 import { isGuid, normalizeGuid } from '../util/guid';
 import { TtlCache } from '../util/ttlCache';
+import { ENABLED_LIST_ID, EnabledIntegrations } from './enabledIntegrations';
 
 export interface ScimIntegrationRecord extends StoredDoc {
   tenantId: string;
@@ -22,19 +23,36 @@ export const MAX_DISPLAY_NAME = 256;
 /**
  * SCIM integrations of a tenant. Lookups by client id are cached briefly per instance;
  * a change made on this instance invalidates the cache at once, other instances see it
- * within CLIENT_LOOKUP_TTL_MS.
+ * within CLIENT_LOOKUP_TTL_MS. A tenant has at most `maxEnabledPerTenant` enabled integrations
+ * (SCIM_MAX_INTEGRATIONS_PER_TENANT): creating or enabling one more is refused with
+ * INTEGRATION_LIMIT_REACHED; disabled ones do not count (see enabledIntegrations.ts).
  */
 export const CLIENT_LOOKUP_TTL_MS = 5_000;
 
+/** A record of the container that is an integration (the container also holds each tenant's list of enabled ones). */
+const isIntegration = (doc: ScimIntegrationRecord | undefined): doc is ScimIntegrationRecord =>
+  doc !== undefined && doc.id !== ENABLED_LIST_ID;
+
 export class ScimIntegrations {
   private readonly byClient: TtlCache<string, ScimIntegrationRecord | null>;
+  private readonly enabledList: EnabledIntegrations;
 
   constructor(
     private readonly store: Store,
     private readonly audit: AuditLog,
     now: () => number = Date.now,
+    maxEnabledPerTenant = Number.POSITIVE_INFINITY,
   ) {
     this.byClient = new TtlCache<string, ScimIntegrationRecord | null>(CLIENT_LOOKUP_TTL_MS, 10_000, now);
+    this.enabledList = new EnabledIntegrations(
+      store,
+      {
+        isEnabled: async (tenantId, id) => (await this.get(tenantId, id))?.enabled === true,
+        enabledIds: async (tenantId) => (await this.list(tenantId)).filter((r) => r.enabled).map((r) => r.id),
+      },
+      maxEnabledPerTenant,
+      now,
+    );
   }
 
   private get collection() {
@@ -68,9 +86,11 @@ export class ScimIntegrations {
       createdAt: now,
       updatedAt: now,
     };
+    await this.enabledList.take(tenantId, record.id);
     try {
       await this.collection.create(record);
     } catch (err) {
+      await this.enabledList.giveBack(tenantId, record.id).catch(() => undefined);
       if (isStoreError(err, 'conflict')) {
         throw new DomainError(
           'SCIM_INTEGRATION_CLIENT_ID_TAKEN',
@@ -94,14 +114,17 @@ export class ScimIntegrations {
     if (typeof id !== 'string' || !id) throw badInput([{ field: 'input.id', problem: 'must be an integration id' }]);
     for (let attempt = 0; ; attempt++) {
       const current = await this.collection.read(tenantId, id);
-      if (!current)
+      if (!isIntegration(current))
         throw new DomainError('NOT_FOUND', 'No SCIM integration with this id', [
           { field: 'input.id', problem: 'matches no SCIM integration' },
         ]);
       if (current.enabled === enabled) return current;
+      // Enabling counts against the cap: the place is taken before the record says enabled.
+      if (enabled) await this.enabledList.take(tenantId, id);
       try {
         const { _etag, ...rest } = current;
         const saved = await this.collection.replace({ ...rest, enabled, updatedAt: new Date().toISOString() }, _etag);
+        if (!enabled) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
         this.byClient.delete(`${tenantId}|${current.clientIdKey}`);
         await this.audit.write(tenantId, {
           actor,
@@ -112,13 +135,17 @@ export class ScimIntegrations {
         });
         return saved;
       } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed') || attempt >= 5) throw err;
+        if (!isStoreError(err, 'preconditionFailed') || attempt >= 5) {
+          if (enabled) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
+          throw err;
+        }
       }
     }
   }
 
   async get(tenantId: string, id: string): Promise<ScimIntegrationRecord | undefined> {
-    return this.collection.read(tenantId, id);
+    const doc = await this.collection.read(tenantId, id);
+    return isIntegration(doc) ? doc : undefined;
   }
 
   async list(tenantId: string): Promise<ScimIntegrationRecord[]> {
@@ -126,7 +153,7 @@ export class ScimIntegrations {
       orderBy: 'c.createdAt',
       maxItemCount: 1000,
     });
-    return page.items;
+    return page.items.filter(isIntegration);
   }
 
   /** The integration of a client id in a tenant, enabled or not; undefined when none. */
@@ -140,7 +167,7 @@ export class ScimIntegrations {
       'c.clientIdKey = @k',
       [{ name: '@k', value: normalizeGuid(clientId) }],
     );
-    const found = page.items[0];
+    const found = page.items.find(isIntegration);
     this.byClient.set(key, found ?? null);
     return found;
   }

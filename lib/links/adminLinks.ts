@@ -9,6 +9,7 @@ import type { DirectoryClient } from '../directory/directoryClient';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError, badInput } from '../util/domainError';
 import { isGuid } from '../util/guid';
+import { isUpnShaped } from '../identities/upn';
 import type { LinkClaims } from './claims';
 import { afterManualClaim, manualLinkAction, unlinked, type LinkTransition } from './linkStateMachine';
 
@@ -40,6 +41,14 @@ export class AdminLinks {
         throw badInput([{ field: 'input.directoryUserId', problem: 'must be an object id (GUID)' }]);
       user = await this.directory.getById(tenantId, target.directoryUserId);
     } else if (typeof target.userPrincipalName === 'string' && target.userPrincipalName) {
+      if (!isUpnShaped(target.userPrincipalName))
+        throw badInput([
+          {
+            field: 'input.userPrincipalName',
+            problem:
+              "must be a user principal name (name@domain) of the characters Entra allows: A-Z a-z 0-9 ' . - _ ! # ^ ~",
+          },
+        ]);
       user = await this.directory.findByUpn(tenantId, target.userPrincipalName);
     } else {
       throw badInput([{ field: 'input', problem: 'give directoryUserId or userPrincipalName' }]);

@@ -7,7 +7,7 @@ import type { IdentityDoc } from '../identities/model';
 import { forEachBounded } from '../util/concurrency';
 import type { DeltaUser } from '../directory/userDelta';
 import { checkCandidate, type Candidate, type LinkCheckDeps } from './linkCheck';
-import { upnKey } from './upnKey';
+import { upnKey } from '../identities/upn';
 
 /** UPN keys per matching query (an IN list on an indexed path). */
 export const KEYS_PER_MATCH_QUERY = 50;

@@ -12,7 +12,7 @@ import type { AuditLog, Actor } from '../audit/auditLog';
 import type { LinkClaims } from './claims';
 import { afterBackgroundCheck, type DirectoryAnswer } from './linkStateMachine';
 import { afterUnchangedCheck, type BackoffPolicy } from './linkBackoff';
-import { upnKey } from './upnKey';
+import { upnKey } from '../identities/upn';
 import { nextIdentityVersion } from '../identities/rules';
 
 export interface LinkCheckDeps {

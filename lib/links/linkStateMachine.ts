@@ -7,7 +7,7 @@
  * directory user could be claimed. Output: the new link and the effects (claims to release, audit entries).
  */
 import type { DirectoryLink } from '../identities/model';
-import { upnKey } from './upnKey';
+import { sameUpn, upnKey } from '../identities/upn';
 
 export type DirectoryAnswer = { kind: 'found'; userId: string } | { kind: 'notFound' };
 export type ClaimOutcome = 'claimed' | 'heldByOther';
@@ -28,9 +28,6 @@ export interface LinkTransition {
   link: DirectoryLink;
   effects: LinkEffect[];
 }
-
-const sameUpn = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 /** The claim the identity holds now (asserted or manual link), if any. */
 export function heldClaim(link: DirectoryLink | undefined): string | undefined {

@@ -19,7 +19,7 @@ import { forEachBounded } from '../util/concurrency';
 import { DeltaStates, type DeltaState } from './deltaState';
 import { matchDirectoryChanges } from './directoryChanges';
 import { checkCandidate, type Candidate, type CheckAnswer, type LinkCheckDeps } from './linkCheck';
-import { upnKey } from './upnKey';
+import { upnKey } from '../identities/upn';
 
 export interface TenantCycleDeps extends LinkCheckDeps {
   directory: DirectoryClient;

@@ -27,7 +27,8 @@ import {
   normalizeE164,
 } from '../identities/formats';
 import type { FormatResult } from '../identities/formats';
-import { IDENTITY_LIMITS as L, isUpnShaped } from '../identities/rules';
+import { IDENTITY_LIMITS as L } from '../identities/rules';
+import { isUpnShaped } from '../identities/upn';
 import { CORE_ATTRIBUTES, CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
 import type { AttributeDefinition } from './schema';
 import { ScimError, invalidSyntax, invalidValue } from './errors';
@@ -266,7 +267,14 @@ const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: str
     },
   ],
   ['plausibleEmail', { check: isPlausibleEmail, problem: 'must be an email address (local@domain)' }],
-  ['upn', { check: isUpnShaped, problem: 'must be a user principal name (name@domain, no spaces)' }],
+  [
+    'upn',
+    {
+      check: isUpnShaped,
+      problem:
+        "must be a user principal name (name@domain) of the characters Entra allows: A-Z a-z 0-9 ' . - _ ! # ^ ~",
+    },
+  ],
 ]);
 
 interface ValidatedUser {

@@ -26,7 +26,7 @@ import { storeCounters } from '../../lib/store/metrics';
 import { runTenantLinkCycle } from '../../lib/links/tenantLinkCycle';
 import { resolveTenantPendingLinks } from './pollingLinks';
 import { backoffSeconds, type BackoffPolicy } from '../../lib/links/linkBackoff';
-import { upnKey } from '../../lib/links/upnKey';
+import { upnKey } from '../../lib/identities/upn';
 
 const [tenantsArg, perTenantArg, freshArg] = process.argv.slice(2).map(Number);
 const TENANTS = tenantsArg || 200;

@@ -13,7 +13,7 @@ import { runBackgroundWork } from '../../lib/background/runWork';
 import type { TenantCycleResult } from '../../lib/links/tenantLinkCycle';
 import { fetchUserDeltaPage, USERS_DELTA_START } from '../../lib/directory/userDelta';
 import { DeltaStates } from '../../lib/links/deltaState';
-import { upnKey } from '../../lib/links/upnKey';
+import { upnKey } from '../../lib/identities/upn';
 
 const SOURCE = 'delta-source';
 let tenantSeq = 0;

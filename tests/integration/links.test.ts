@@ -261,9 +261,9 @@ describe('directory links (SCIM UPN state machine)', () => {
     await api.delete(res.body.id);
   });
 
-  it('a UPN with #EXT#, an apostrophe and + is looked up exactly', async () => {
-    const guest = stack.directory.createUser(DEV_TENANT_ID, "o'neil+x_partner.example#EXT#@dev.example.com");
-    const created = (await api.create(withUpn("O'Neil+x_partner.example#EXT#@dev.example.com"))).body;
+  it("a UPN with #EXT#, an apostrophe, ^ and ~ (Entra's other allowed characters) is looked up exactly", async () => {
+    const guest = stack.directory.createUser(DEV_TENANT_ID, "o'neil^x~y_partner.example#EXT#@dev.example.com");
+    const created = (await api.create(withUpn("O'Neil^x~y_partner.example#EXT#@dev.example.com"))).body;
     expect(link(created)).toEqual({ status: 'linked', source: 'asserted', userId: guest.id });
   });
 });

@@ -19,7 +19,7 @@ import { forEachBounded, withThrottleRetry } from '../../lib/util/concurrency';
 import { runTenantLinkCycle } from '../../lib/links/tenantLinkCycle';
 import { purgePartitionExpiredSensitiveData } from '../../lib/identities/retention';
 import { customSourceKey } from '../../lib/imports/importer';
-import { upnKey } from '../../lib/links/upnKey';
+import { upnKey } from '../../lib/identities/upn';
 
 type Gql = { data?: Record<string, Record<string, unknown>> | null; errors?: Array<{ message: string }> };
 

@@ -353,6 +353,39 @@ describe('createTokenValidator', () => {
     });
   });
 
+  describe('cheap checks first', () => {
+    it('refuses an expired token, one for another API, one without exp and one not yet valid before any key work', async () => {
+      const h = harness();
+      const verify = jest.spyOn(jwt, 'verify');
+      try {
+        const cases: Array<[string, TokenFailure]> = [
+          [sign(claims({ exp: SEC - 3600 }), k2, 'unknown-kid'), 'expired'],
+          [sign(claims({ aud: 'api://another-api' }), attacker, 'k1'), 'wrong_audience'],
+          [sign(claims({ exp: undefined }), attacker, 'made-up'), 'malformed'],
+          [sign(claims({ nbf: SEC + 3600 }), attacker, 'k1'), 'not_yet_valid'],
+        ];
+        for (const [token, failure] of cases) await expectFailure(h.validate(bearer(token)), failure);
+        expect(h.fetches).toEqual([]);
+        expect(verify).not.toHaveBeenCalled();
+      } finally {
+        verify.mockRestore();
+      }
+    });
+
+    it('refuses a key id the fresh set does not hold before any signature work', async () => {
+      const h = harness();
+      await h.validate(bearer(sign(claims())));
+      const verify = jest.spyOn(jwt, 'verify');
+      try {
+        await expectFailure(h.validate(bearer(sign(claims(), attacker, 'made-up'))), 'unknown_key');
+        expect(verify).not.toHaveBeenCalled();
+        expect(h.fetches).toHaveLength(1);
+      } finally {
+        verify.mockRestore();
+      }
+    });
+  });
+
   describe('signing keys', () => {
     it('one key set serves every tenant: tokens of two tenants cost one fetch', async () => {
       const h = harness();
@@ -361,20 +394,24 @@ describe('createTokenValidator', () => {
       expect(h.fetches).toEqual([COMMON_KEYS]);
     });
 
-    it('an unknown kid fetches the set again, a few times a minute at most; then unknown_key without a fetch', async () => {
-      const h = harness({ jwksRefreshesPerMinute: 2 });
+    it('an unknown kid fetches the set again at most once per refresh interval; in between unknown_key without a fetch', async () => {
+      const h = harness({ jwksRefreshIntervalMs: 60_000 });
       await h.validate(bearer(sign(claims())));
+      // The set was fetched a moment ago: a made-up id waits for the next interval.
       await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope-1'))), 'unknown_key');
+      expect(h.fetches).toHaveLength(1);
+      h.clock.t += 60_000;
+      await expectFailure(h.validate(bearer(sign(claims(), k2, 'nope-2'))), 'unknown_key');
       expect(h.fetches).toHaveLength(2);
-      for (let i = 2; i < 50; i++)
+      for (let i = 3; i < 50; i++)
         await expectFailure(h.validate(bearer(sign(claims(), k2, `nope-${i}`))), 'unknown_key');
       expect(h.fetches).toHaveLength(2);
       // A known key is still served from the cache.
       await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
     });
 
-    it('a flood of unknown kids is refused at once: no validation waits for a refresh, also when a new minute starts', async () => {
-      const h = harness({ jwksRefreshesPerMinute: 10 });
+    it('a flood of unknown kids is refused at once: no validation waits for a refresh, one fetch per interval', async () => {
+      const h = harness();
       const settledWithin = async (ms: number, n: number) => {
         const all = Promise.allSettled(
           Array.from({ length: n }, (_, i) => h.validate(bearer(sign(claims(), k2, `flood-${h.clock.t}-${i}`)))),
@@ -385,21 +422,32 @@ describe('createTokenValidator', () => {
       const first = await settledWithin(2000, 200);
       expect(first).not.toBe('late');
       expect((first as PromiseSettledResult<unknown>[]).every((r) => r.status === 'rejected')).toBe(true);
-      expect(h.fetches.length).toBeLessThanOrEqual(10);
+      expect(h.fetches).toHaveLength(1);
       h.clock.t += 61_000;
       const next = await settledWithin(2000, 200);
       expect(next).not.toBe('late');
-      expect(h.fetches.length).toBeLessThanOrEqual(20);
+      expect(h.fetches).toHaveLength(2);
       // A known key is served all the while.
       await expect(h.validate(bearer(sign(claims(), k1, 'k1')))).resolves.toMatchObject({ tenantId: TENANT });
     });
 
-    it('picks up a rotated key that appears after the first fetch', async () => {
-      const h = harness();
+    it('picks up a rotated key that appears after the first fetch, once the refresh interval has passed', async () => {
+      const h = harness({ jwksRefreshIntervalMs: 60_000 });
       await h.validate(bearer(sign(claims())));
       h.jwks.set('common', [jwkOf(k1, 'k1'), jwkOf(k2, 'k2')]);
+      h.clock.t += 60_000;
       await expect(h.validate(bearer(sign(claims(), k2, 'k2')))).resolves.toMatchObject({ tenantId: TENANT });
       await h.validate(bearer(sign(claims(), k2, 'k2')));
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('drops a key Entra no longer publishes when the set is fetched again', async () => {
+      const h = harness({ jwksCacheMaxAgeMs: 3600_000 });
+      await h.validate(bearer(sign(claims())));
+      h.jwks.set('common', [jwkOf(k2, 'k2')]);
+      h.clock.t += 3600_000;
+      await expectFailure(h.validate(bearer(sign(claims()))), 'unknown_key');
+      await expect(h.validate(bearer(sign(claims(), k2, 'k2')))).resolves.toMatchObject({ tenantId: TENANT });
       expect(h.fetches).toHaveLength(2);
     });
 
@@ -417,19 +465,49 @@ describe('createTokenValidator', () => {
       await expect(h.validate(bearer(sign(claims())))).resolves.toMatchObject({ tenantId: TENANT });
     });
 
-    it('a failed fetch is keys_unavailable, reported by one request per interval', async () => {
+    it('keeps serving a cached key past its max age while the endpoint fails, without a fetch per token', async () => {
+      const h = harness({ jwksCacheMaxAgeMs: 3600_000 });
+      await h.validate(bearer(sign(claims())));
+      h.fail.next = true;
+      h.clock.t += 3600_000;
+      for (let i = 0; i < 3; i++)
+        await expect(h.validate(bearer(sign(claims({ n: i }))))).resolves.toMatchObject({ tenantId: TENANT });
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('a failed fetch is remembered about 30 s: tokens in that window are keys_unavailable at once, without another fetch', async () => {
       const h = harness({ jwksFailureRetryMs: 10_000 });
       h.fail.next = true;
       const token = bearer(sign(claims()));
       const concurrent = await Promise.all(Array.from({ length: 5 }, () => rejection(h.validate(token))));
       expect(concurrent.map((e) => e.failure)).toEqual(Array(5).fill('keys_unavailable'));
       expect(concurrent.filter((e) => e.keys?.fetchFailed)).toHaveLength(1);
-      h.clock.t += 9_000;
-      expect((await rejection(h.validate(token))).keys).toEqual({ fetchFailed: false });
-      h.clock.t += 1_000;
-      expect((await rejection(h.validate(token))).keys).toEqual({ fetchFailed: true });
+      expect(h.fetches).toHaveLength(1);
+      // Three more tokens in the window: refused at once, no fetch, nothing new to report.
+      for (let i = 0; i < 3; i++) {
+        h.clock.t += 9_000;
+        const err = await rejection(h.validate(bearer(sign(claims({ n: i })))));
+        expect([err.failure, err.keys]).toEqual(['keys_unavailable', { fetchFailed: false }]);
+      }
+      expect(h.fetches).toHaveLength(1);
+      // The endpoint is back, but the failure is still remembered: no fetch before the back-off (30 s + jitter) ends.
       h.fail.next = false;
+      expect((await rejection(h.validate(token))).failure).toBe('keys_unavailable');
+      expect(h.fetches).toHaveLength(1);
+      h.clock.t += 10_000; // 37 s after the failure: past the longest back-off (36 s)
       await expect(h.validate(token)).resolves.toMatchObject({ tenantId: TENANT });
+      expect(h.fetches).toHaveLength(2);
+    });
+
+    it('an outage that lasts is tried again once per back-off and reported then', async () => {
+      const h = harness({ jwksFailureRetryMs: 10_000 });
+      h.fail.next = true;
+      const token = bearer(sign(claims()));
+      expect((await rejection(h.validate(token))).keys).toEqual({ fetchFailed: true });
+      h.clock.t += 37_000;
+      expect((await rejection(h.validate(token))).keys).toEqual({ fetchFailed: true });
+      expect((await rejection(h.validate(token))).keys).toEqual({ fetchFailed: false });
+      expect(h.fetches).toHaveLength(2);
     });
 
     it('ignores JWKS entries that are not RSA signing keys', async () => {

@@ -108,4 +108,60 @@ describe('remembered verified tokens', () => {
     await validator.validate(`Bearer ${a}`);
     expect(verified.count).toBe(4);
   });
+
+  it('drops the least recently used token: one used again survives the eviction', async () => {
+    const { validator, verified } = setup(2);
+    const [a, b, c] = [token({ n: 1 }), token({ n: 2 }), token({ n: 3 })];
+    await validator.validate(`Bearer ${a}`);
+    await validator.validate(`Bearer ${b}`);
+    await validator.validate(`Bearer ${a}`); // a is now the most recently used
+    expect(verified.count).toBe(2);
+    await validator.validate(`Bearer ${c}`); // evicts b, not a
+    expect(verified.count).toBe(3);
+    await validator.validate(`Bearer ${a}`);
+    expect(verified.count).toBe(3);
+    await validator.validate(`Bearer ${b}`);
+    expect(verified.count).toBe(4);
+  });
+});
+
+describe('remembered verified tokens: insert and eviction cost', () => {
+  /** An unsigned token with an exp: the cache decodes only its payload (the inner validator is a stand-in here). */
+  const unsigned = (i: number, exp: number) =>
+    `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify({ i, exp })).toString('base64url')}.sig`;
+
+  it('inserting into a full cache evicts one entry without walking the others', async () => {
+    const clock = { t: T0 };
+    let verified = 0;
+    const inner: TokenValidator = {
+      validate: async () => {
+        verified++;
+        return { tenantId: TENANT, clientId: 'c', roles: [], kind: 'app', scopes: [] };
+      },
+    };
+    const max = 5_000;
+    const validator = rememberVerifiedTokens(inner, { maxEntries: max, now: () => clock.t });
+    // Every entry but the last expires soon: a cache that sweeps expired entries on insert would walk them all.
+    for (let i = 0; i < max; i++)
+      await validator.validate(`Bearer ${unsigned(i, i === max - 1 ? SEC + 3600 : SEC + 60)}`);
+    clock.t += 120_000;
+    const walks = [
+      jest.spyOn(Map.prototype, 'forEach'),
+      jest.spyOn(Map.prototype, 'entries'),
+      jest.spyOn(Map.prototype, 'values'),
+      jest.spyOn(Map.prototype, Symbol.iterator),
+    ];
+    const keys = jest.spyOn(Map.prototype, 'keys');
+    try {
+      await validator.validate(`Bearer ${unsigned(max, SEC + 3600)}`);
+      for (const walk of walks) expect(walk).not.toHaveBeenCalled();
+      expect(keys).toHaveBeenCalledTimes(1);
+    } finally {
+      for (const spy of [...walks, keys]) spy.mockRestore();
+    }
+    expect(verified).toBe(max + 1);
+    // Only the least recently used entry went: the newest long-lived one is still remembered.
+    await validator.validate(`Bearer ${unsigned(max - 1, SEC + 3600)}`);
+    expect(verified).toBe(max + 1);
+  });
 });

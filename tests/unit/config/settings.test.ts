@@ -75,6 +75,40 @@ describe('settings', () => {
   });
 });
 
+describe('SCIM budgets per tenant', () => {
+  it('default to twice the per-integration ones, and follow them', () => {
+    const s = loadSettings(base);
+    expect([s.scimTenantRateLimitPerSecond, s.scimTenantMaxRequestsInFlight, s.scimMaxIntegrationsPerTenant]).toEqual([
+      100, 64, 20,
+    ]);
+    const raised = loadSettings({ ...base, SCIM_RATE_LIMIT_PER_SECOND: '100000', MAX_REQUESTS_IN_FLIGHT: '100' });
+    expect([raised.scimTenantRateLimitPerSecond, raised.scimTenantMaxRequestsInFlight]).toEqual([200000, 200]);
+    const set = loadSettings({
+      ...base,
+      SCIM_RATE_LIMIT_PER_SECOND: '20',
+      SCIM_TENANT_RATE_LIMIT_PER_SECOND: '20',
+      SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT: '40',
+      SCIM_MAX_INTEGRATIONS_PER_TENANT: '3',
+    });
+    expect([
+      set.scimTenantRateLimitPerSecond,
+      set.scimTenantMaxRequestsInFlight,
+      set.scimMaxIntegrationsPerTenant,
+    ]).toEqual([20, 40, 3]);
+  });
+
+  it.each([
+    [
+      { SCIM_RATE_LIMIT_PER_SECOND: '50', SCIM_TENANT_RATE_LIMIT_PER_SECOND: '49' },
+      'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
+    ],
+    [{ SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT: '31' }, 'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT'],
+    [{ SCIM_MAX_INTEGRATIONS_PER_TENANT: '0' }, 'SCIM_MAX_INTEGRATIONS_PER_TENANT'],
+  ])("refuses a tenant bound below its integrations' (%#), naming it", (env, name) => {
+    expect(() => loadSettings({ ...base, ...env })).toThrow(expect.objectContaining({ setting: name }));
+  });
+});
+
 describe('If-Match', () => {
   it('accepts the weak tag as returned, the strong form, lists and *', () => {
     expect(() => checkIfMatch('W/"3"', 3)).not.toThrow();

@@ -1,0 +1,75 @@
+/**
+ * Whether a SCIM request may start, per instance: its integration's budget (SCIM_RATE_LIMIT_PER_SECOND,
+ * MAX_REQUESTS_IN_FLIGHT) and, above it, its tenant's (SCIM_TENANT_RATE_LIMIT_PER_SECOND,
+ * SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT), which all the tenant's integrations share: a tenant with more
+ * integrations gets no more of the instance. A request is admitted only when both have room, and a refusal
+ * takes nothing from either, so the integrations of a tenant that is at its budget do not use up their own.
+ */
+import { RateLimiter } from './rateLimiter';
+import { InFlightLimiter, IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
+
+export interface ScimLimits {
+  integrationPerSecond: number;
+  tenantPerSecond: number;
+  integrationInFlight: number;
+  tenantInFlight: number;
+}
+
+export interface ScimRefusal {
+  /** Whose budget is used up: the integration's own or the tenant's shared one. */
+  scope: 'integration' | 'tenant';
+  reason: 'rate' | 'inFlight';
+  retryAfterSeconds: number;
+}
+
+export type ScimAdmitted = { release: () => void } | { refused: ScimRefusal };
+
+export class ScimAdmission {
+  private readonly integrationRate: RateLimiter;
+  private readonly tenantRate: RateLimiter;
+  private readonly integrationInFlight: InFlightLimiter;
+  private readonly tenantInFlight: InFlightLimiter;
+
+  constructor(limits: ScimLimits, now: () => number = Date.now) {
+    // Bursts of twice the rate, for both.
+    this.integrationRate = new RateLimiter(limits.integrationPerSecond, limits.integrationPerSecond * 2, now);
+    this.tenantRate = new RateLimiter(limits.tenantPerSecond, limits.tenantPerSecond * 2, now);
+    this.integrationInFlight = new InFlightLimiter(limits.integrationInFlight);
+    this.tenantInFlight = new InFlightLimiter(limits.tenantInFlight);
+  }
+
+  admit(tenantId: string, integrationId: string): ScimAdmitted {
+    const integrationWait = this.integrationRate.waitFor(integrationId);
+    if (integrationWait > 0) return refused('integration', 'rate', integrationWait);
+    const tenantWait = this.tenantRate.waitFor(tenantId);
+    if (tenantWait > 0) return refused('tenant', 'rate', tenantWait);
+    const releaseIntegration = this.integrationInFlight.tryAcquire(integrationId);
+    if (!releaseIntegration) return refused('integration', 'inFlight', IN_FLIGHT_RETRY_AFTER_SECONDS);
+    const releaseTenant = this.tenantInFlight.tryAcquire(tenantId);
+    if (!releaseTenant) {
+      releaseIntegration();
+      return refused('tenant', 'inFlight', IN_FLIGHT_RETRY_AFTER_SECONDS);
+    }
+    this.integrationRate.take(integrationId);
+    this.tenantRate.take(tenantId);
+    return {
+      release: () => {
+        releaseIntegration();
+        releaseTenant();
+      },
+    };
+  }
+
+  /**
+   * Work an admitted request turned out to need (a SCIM jump that read many ids), charged to both budgets:
+   * the integration's next requests, and its tenant's, wait for it.
+   */
+  charge(tenantId: string, integrationId: string, units: number): void {
+    this.integrationRate.charge(integrationId, units);
+    this.tenantRate.charge(tenantId, units);
+  }
+}
+
+function refused(scope: ScimRefusal['scope'], reason: ScimRefusal['reason'], retryAfterSeconds: number): ScimAdmitted {
+  return { refused: { scope, reason, retryAfterSeconds } };
+}

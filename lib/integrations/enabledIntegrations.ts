@@ -1,0 +1,132 @@
+/**
+ * The cap on enabled SCIM integrations per tenant (SCIM_MAX_INTEGRATIONS_PER_TENANT). Counting the
+ * records and then writing would let calls at the same moment (on one instance or several) pass the cap
+ * together, so every tenant has one document listing its enabled integrations, and a place in it is taken
+ * with an entity-tag-checked write before an integration is created or enabled: of two calls racing for
+ * the last place, one write fails and that call reads the list again.
+ *
+ * The list is a claim on places, not the truth about integrations: a place is taken before the record is
+ * written and given back after it is disabled, so a crash in between leaves a place taken by an integration
+ * that is not enabled (or does not exist). When the list is full, such places are checked against the
+ * records and freed, once they are older than a minute (younger ones may belong to a write under way).
+ * A tenant whose integrations predate the list gets it built from its enabled records on first use.
+ */
+import type { Store, StoredDoc } from '../store/store';
+import { isStoreError } from '../store/errors';
+import { DomainError } from '../util/domainError';
+
+/** The list's id in the tenant's partition of the integrations container (never a client id or an integration id). */
+export const ENABLED_LIST_ID = 'enabled-scim-integrations';
+/** A place younger than this is never freed: its integration may be being written. */
+export const PLACE_GRACE_MS = 60_000;
+/** Writes of the list tried before giving up: a tenant's administrator calls rarely race (GraphQL allows 32 at once). */
+const MAX_ATTEMPTS = 50;
+/** Up to this long between two tries, at random, so racing calls spread out. */
+const RETRY_SPREAD_MS = 20;
+
+interface Place {
+  id: string;
+  /** When the place was taken (ISO 8601). */
+  since: string;
+}
+
+export interface EnabledListDoc extends StoredDoc {
+  tenantId: string;
+  /** The container's unique key: a value no client id (a GUID) has. */
+  clientIdKey: string;
+  places: Place[];
+}
+
+/** What the list needs of the integration records. */
+export interface IntegrationRecords {
+  /** Whether the integration exists and is enabled. */
+  isEnabled(tenantId: string, id: string): Promise<boolean>;
+  /** Ids of the tenant's enabled integrations, read from the records. */
+  enabledIds(tenantId: string): Promise<string[]>;
+}
+
+export function integrationLimitReached(max: number): DomainError {
+  return new DomainError(
+    'INTEGRATION_LIMIT_REACHED',
+    `The organization has the most enabled SCIM integrations allowed (${max}); disable one before creating or enabling another`,
+    [],
+    { limit: max },
+  );
+}
+
+export class EnabledIntegrations {
+  constructor(
+    private readonly store: Store,
+    private readonly records: IntegrationRecords,
+    private readonly max: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get collection() {
+    return this.store.collection<EnabledListDoc>('integrations');
+  }
+
+  /** Takes a place for the integration `id`; throws INTEGRATION_LIMIT_REACHED when the tenant has none left. */
+  async take(tenantId: string, id: string): Promise<void> {
+    await this.change(tenantId, async (places) => {
+      if (places.some((p) => p.id === id)) return undefined;
+      const kept = places.length < this.max ? places : await this.withoutStale(tenantId, places);
+      if (kept.length >= this.max) throw integrationLimitReached(this.max);
+      return [...kept, { id, since: new Date(this.now()).toISOString() }];
+    });
+  }
+
+  /** Gives the place of `id` back (after a disable, or a create or enable that failed). */
+  async giveBack(tenantId: string, id: string): Promise<void> {
+    await this.change(tenantId, async (places) =>
+      places.some((p) => p.id === id) ? places.filter((p) => p.id !== id) : undefined,
+    );
+  }
+
+  /** Places whose integration is not enabled, older than the grace time, left out. */
+  private async withoutStale(tenantId: string, places: Place[]): Promise<Place[]> {
+    const oldEnough = (p: Place) => this.now() - Date.parse(p.since) >= PLACE_GRACE_MS;
+    const stale = await Promise.all(
+      places.map(async (p) => oldEnough(p) && !(await this.records.isEnabled(tenantId, p.id))),
+    );
+    return places.filter((_, i) => !stale[i]);
+  }
+
+  /** Applies `next` to the list with an entity-tag check, reading again when another write came first. */
+  private async change(tenantId: string, next: (places: Place[]) => Promise<Place[] | undefined>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.collection.read(tenantId, ENABLED_LIST_ID);
+      const places = current?.places ?? (await this.initialPlaces(tenantId));
+      const changed = await next(places);
+      if (changed === undefined) return;
+      try {
+        if (current) await this.collection.replace({ ...withoutEtag(current), places: changed }, current._etag);
+        else
+          await this.collection.create({
+            id: ENABLED_LIST_ID,
+            pk: tenantId,
+            tenantId,
+            clientIdKey: ENABLED_LIST_ID,
+            places: changed,
+          });
+        return;
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'conflict')) throw err;
+        if (attempt >= MAX_ATTEMPTS)
+          throw new DomainError('CONCURRENT_CHANGE', 'The SCIM integrations changed during the operation; retry');
+        await new Promise((r) => setTimeout(r, Math.random() * RETRY_SPREAD_MS));
+      }
+    }
+  }
+
+  /** The list of a tenant that has none yet: its enabled integrations, each old enough to be checked. */
+  private async initialPlaces(tenantId: string): Promise<Place[]> {
+    const since = new Date(0).toISOString();
+    return (await this.records.enabledIds(tenantId)).map((id) => ({ id, since }));
+  }
+}
+
+function withoutEtag(doc: EnabledListDoc & { _etag?: string }): EnabledListDoc {
+  const { _etag: _omit, ...rest } = doc;
+  return rest;
+}

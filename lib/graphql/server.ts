@@ -16,6 +16,7 @@ import {
 import { cleanError } from './errorHygiene';
 import { ByteBoundedCache, NO_CACHE } from './documentCache';
 import { rejectedRuns } from './rejectedRuns';
+import { operationAccess } from './operationAccess';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
 
@@ -119,6 +120,7 @@ export function createGraphQLServer(options: {
     plugins: [
       boundParsing(options.maxQueryBytes),
       limitQueryShape(),
+      operationAccess(),
       partialErrors(),
       rejectedRuns(),
       cleanErrors(),

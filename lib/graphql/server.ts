@@ -16,6 +16,7 @@ import {
 import { cleanError } from './errorHygiene';
 import { ByteBoundedCache, NO_CACHE } from './documentCache';
 import { rejectedRuns } from './rejectedRuns';
+import { requestParseErrors } from './requestErrors';
 import { operationAccess } from './operationAccess';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
@@ -108,6 +109,8 @@ export function createGraphQLServer(options: {
     // GraphiQL is served with the console's files (no CDN, the console's CSP); see lib/http/graphqlHttp.ts.
     graphiql: false,
     landingPage: false,
+    // No file uploads: a multipart body is refused (415) like any other media type the service does not take.
+    multipart: false,
     // Unexpected errors reach the client as "Unexpected error." without internals.
     maskedErrors: true,
     logging: false,
@@ -118,6 +121,7 @@ export function createGraphQLServer(options: {
       errorCache: NO_CACHE,
     },
     plugins: [
+      requestParseErrors(),
       boundParsing(options.maxQueryBytes),
       limitQueryShape(),
       operationAccess(),

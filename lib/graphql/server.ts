@@ -109,6 +109,9 @@ export function createGraphQLServer(options: {
     // GraphiQL is served with the console's files (no CDN, the console's CSP); see lib/http/graphqlHttp.ts.
     graphiql: false,
     landingPage: false,
+    // Same-origin only: graphql-yoga's default copies any Origin and allows credentials. Origins listed in
+    // GRAPHQL_CORS_ORIGINS are answered by the HTTP layer (lib/http/cors.ts), preflights before authentication.
+    cors: false,
     // No file uploads: a multipart body is refused (415) like any other media type the service does not take.
     multipart: false,
     // Unexpected errors reach the client as "Unexpected error." without internals.

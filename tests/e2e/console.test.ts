@@ -74,7 +74,7 @@ describe('administrator console (browser)', () => {
     await stack?.stop();
   });
 
-  it('serves the console under a strict CSP: no inline or third-party script or style, a nonce per page, hashed assets cached, index.html not', async () => {
+  it('serves the console under a strict CSP: no inline or third-party script or style, a nonce per page, hashed assets cached, index.html never stored', async () => {
     const res = await call(`${stack.base}/console/`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
@@ -87,7 +87,7 @@ describe('administrator console (browser)', () => {
     expect(res.text).toContain(`<meta name="csp-nonce" content="${nonce}"`);
     const again = (await call(`${stack.base}/console/`)).headers.get('content-security-policy') ?? '';
     expect(again).not.toContain(`'nonce-${nonce}'`);
-    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
     const scripts = [...res.text.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);

@@ -348,6 +348,46 @@ describe('administrator console (browser)', () => {
     await page.close();
   });
 
+  it('GraphiQL keeps nothing in the browser: a query with a CPR number in its variables leaves no trace in storage', async () => {
+    const cpr = '010190-4321';
+    const page = await browser.page(DESKTOP);
+    watch(page);
+    await page.goto(`${stack.base}/graphql`);
+    await page.getByRole('button', { name: /^Dev Admin/ }).click();
+    await page.waitForURL(`${stack.base}/console/graphiql.html`);
+    await page.locator('.graphiql-container').waitFor();
+    await page.locator('.graphiql-query-editor .CodeMirror').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(
+      'query Find($q: String) { businessIdentities(source: "Manual", filter: { search: $q }) { nodes { externalId } } }',
+    );
+    await page.locator('.graphiql-editor-tools').getByText('Variables', { exact: true }).click();
+    await page.locator('.graphiql-editor-tool .CodeMirror').first().click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(`{ "q": "${cpr}" }`);
+    const answered = page.waitForResponse(
+      async (r) => new URL(r.url()).pathname === '/graphql' && (await r.text()).includes('businessIdentities'),
+    );
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    expect((await answered).status()).toBe(200);
+    await page.locator('.graphiql-response').getByText('"nodes"').waitFor();
+    await screenshot(page, 'console-graphiql-query');
+    const stored = await page.evaluate(() => ({
+      local: { ...window.localStorage },
+      session: { ...window.sessionStorage },
+    }));
+    for (const area of [stored.local, stored.session]) {
+      expect(Object.keys(area).filter((k) => k.startsWith('graphiql'))).toEqual([]);
+      const text = JSON.stringify(area);
+      for (const digits of [cpr, cpr.replace('-', ''), '010190', '4321']) expect(text).not.toContain(digits);
+    }
+    // A reload starts empty: nothing was kept to restore.
+    await page.reload();
+    await page.locator('.graphiql-container').waitFor();
+    expect(await page.locator('.graphiql-container').innerText()).not.toContain(cpr);
+    await page.close();
+  });
+
   it('never receives a personal number or document number in a GraphQL response, and breaks no CSP rule', () => {
     expect(graphqlBodies.length).toBeGreaterThan(20);
     expect(graphqlBodies.some((b) => b.includes('DK_CPR'))).toBe(true); // the kinds are there

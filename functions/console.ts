@@ -1,4 +1,5 @@
 import { app } from '@azure/functions';
+import { withTransportSecurity } from '../lib/http/transportSecurity';
 import { handleConsole } from '../lib/http/consoleHttp';
 
 /** The administrator console: a single-page application that signs in with Entra ID and calls GraphQL. */
@@ -6,5 +7,5 @@ app.http('console', {
   route: 'console/{*path}',
   methods: ['GET', 'HEAD'],
   authLevel: 'anonymous',
-  handler: handleConsole,
+  handler: withTransportSecurity(handleConsole),
 });

@@ -1,9 +1,10 @@
 import { app } from '@azure/functions';
+import { withTransportSecurity } from '../lib/http/transportSecurity';
 import { handleGraphQL } from '../lib/http/graphqlHttp';
 
 app.http('graphql', {
   route: 'graphql',
-  methods: ['GET', 'POST'],
+  methods: ['GET', 'POST', 'OPTIONS'],
   authLevel: 'anonymous',
-  handler: handleGraphQL,
+  handler: withTransportSecurity(handleGraphQL),
 });

@@ -1,4 +1,5 @@
 import { app } from '@azure/functions';
+import { withTransportSecurity } from '../lib/http/transportSecurity';
 import { scimFallback } from '../lib/http/scimDiscoveryHandlers';
 
 /**
@@ -10,5 +11,5 @@ app.http('scimFallback', {
   route: 'scim/v2/{*path}',
   methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
   authLevel: 'anonymous',
-  handler: scimFallback,
+  handler: withTransportSecurity(scimFallback),
 });

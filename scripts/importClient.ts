@@ -21,6 +21,7 @@ import { parse as parseCsv, CsvError } from 'csv-parse';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../devhost/devData';
 import { localStack, StackRecordError } from '../devhost/stackRecord';
 import { validateImportSet } from '../lib/imports/importInput';
+import { readJsonFile } from './importFile';
 import { DomainError, type FieldProblem } from '../lib/util/domainError';
 import {
   addAssociationCounts,
@@ -206,6 +207,22 @@ export async function readCsv(
     parser.destroy();
   }
   return rows;
+}
+
+/** The rows of a JSON file; a file that is not JSON is refused by line and column, a wrong type by row and field. */
+async function readJson(file: string): Promise<Row[]> {
+  const read = await readJsonFile(file);
+  if ('syntaxError' in read) {
+    const where = read.syntaxError ? ` at line ${read.syntaxError.line}, column ${read.syntaxError.column}` : '';
+    throw new UsageError(`The JSON file is not valid JSON${where}`);
+  }
+  if ('problems' in read)
+    throw new SetRejected(
+      'BAD_USER_INPUT',
+      'The JSON file has values of the wrong type (checked before sending)',
+      read.problems.map((p) => describeProblem(p, undefined)),
+    );
+  return read.rows;
 }
 
 async function token(
@@ -420,9 +437,7 @@ export async function runImport(o: ImportRun): Promise<{
   const file = o.file;
   const csv = !file.endsWith('.json');
   const lines: number[] | undefined = csv ? [] : undefined;
-  const rows: Row[] = csv
-    ? await readCsv(file, { delimiter: o.delimiter, progress, lines })
-    : (JSON.parse(await fs.promises.readFile(file, 'utf8')) as Row[]);
+  const rows: Row[] = csv ? await readCsv(file, { delimiter: o.delimiter, progress, lines }) : await readJson(file);
   progress(`read ${rows.length} identities`);
   const identities = rows.map(({ userPrincipalName: _upn, ...identity }) => identity);
   // The service's own rules, before anything is sent: every problem, by line and column.

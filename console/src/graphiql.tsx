@@ -1,6 +1,7 @@
 /**
  * GraphiQL, served with the console's files (no CDN) under the same CSP, signed in like the console:
- * every request carries the administrator's token.
+ * every request carries the administrator's token. It keeps nothing in the browser: its storage is the
+ * page's memory (memoryStorage.ts), and the headers editor is off (the token is added here).
  */
 import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -10,6 +11,12 @@ import './index.css';
 import './graphiql.css';
 import type { PublicClientApplication } from '@azure/msal-browser';
 import { createMsal, loadConfig, type ConsoleConfig } from './auth';
+import { createMemoryStorage, forgetGraphiQL } from './memoryStorage';
+
+// One store for the life of the page: a re-render keeps the editors' contents, a reload starts empty.
+const storage = createMemoryStorage();
+// What an earlier version of this page left in the browser (the query, variables, tabs and history) goes.
+forgetGraphiQL(window.localStorage);
 
 function Page() {
   const [state, setState] = useState<{ cfg: ConsoleConfig; pca: PublicClientApplication } | { error: string } | null>(
@@ -41,7 +48,16 @@ function Page() {
     });
     return res.json();
   };
-  return <GraphiQL fetcher={fetcher} />;
+  return (
+    <GraphiQL
+      fetcher={fetcher}
+      storage={storage}
+      isHeadersEditorEnabled={false}
+      shouldPersistHeaders={false}
+      showPersistHeadersSettings={false}
+      defaultEditorToolsVisibility="variables"
+    />
+  );
 }
 
 createRoot(document.getElementById('graphiql')!).render(

@@ -71,6 +71,32 @@ function ratio(env: Env, name: string): number | undefined {
   return n;
 }
 
+/**
+ * A list of browser origins (`https://host[:port]`, separated by commas or spaces); empty when unset. In
+ * production only https origins; never `*`, a path, a query or credentials.
+ */
+function origins(env: Env, name: string, production: boolean): string[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((item) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(item);
+      } catch {
+        throw new ConfigError(name, 'must list origins such as https://admin.example.com, separated by commas');
+      }
+      const bare = parsed.origin === item.replace(/\/$/, '').toLowerCase();
+      if (!bare || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
+        throw new ConfigError(name, 'must list origins only (scheme, host and port; no path, no *)');
+      if (production && parsed.protocol !== 'https:')
+        throw new ConfigError(name, 'must list https origins in production');
+      return parsed.origin;
+    });
+}
+
 /** The local stack's audience; any application in any tenant can claim it, so Azure refuses it. */
 export const LOCAL_APP_ID_URI = 'api://business-identity-service';
 
@@ -188,6 +214,7 @@ export function loadSettings(env: Env = process.env): Settings {
     graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    graphqlCorsOrigins: origins(env, 'GRAPHQL_CORS_ORIGINS', inAzure),
     graphqlBulkThreadBytes: integer(env, 'GRAPHQL_BULK_THREAD_BYTES', 64 * 1024, 0, 100 * 1024 * 1024),
     graphqlBodyBytesInFlight: integer(
       env,
@@ -575,6 +602,14 @@ export const SETTINGS: readonly SettingDescription[] = [
       "introspection and GraphiQL (on in the local stack); a browser opening `/graphql` is sent to GraphiQL at `/console/graphiql.html`, served with the console's files under its CSP and signed in like the console; every query (introspection too) needs an administrator token",
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'GRAPHQL_CORS_ORIGINS',
+    default: '(none)',
+    meaning:
+      'browser origins (`https://host[:port]`, comma-separated) that may call `/graphql` from their pages (CORS); empty: same-origin only, as the console needs. Never `*`; https only in Azure',
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'IMPORT_MAX_DELETE_RATIO',

@@ -44,6 +44,8 @@ export interface Settings {
   /** Bound on a GraphQL document's text, apart from its variables; refused while the body streams in. */
   graphqlMaxQueryBytes: number;
   graphqlIntrospection: boolean;
+  /** Browser origins allowed to call /graphql cross-origin (CORS); empty = same-origin only. */
+  graphqlCorsOrigins: string[];
   /** GraphQL bodies of at least this many bytes run on the bulk thread (lib/graphql/bulkThread.ts); 0 = never. */
   graphqlBulkThreadBytes: number;
   /** GraphQL body bytes held at once per instance (lib/http/bodyBytes.ts); at least graphqlMaxBodyBytes. */

@@ -6,6 +6,7 @@
  * of a safe shape only, the extensions keep the code, and nothing says what was sent.
  */
 import { GraphQLError } from 'graphql';
+import { hasNumberRun } from '../util/numberRuns';
 
 export const GRAPHQL_PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
 export const GRAPHQL_VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
@@ -48,8 +49,10 @@ export function cleanMessage(message: string): string {
     if (m) return rewrite(m);
   }
   const withoutSuggestion = message.split(/ Did you mean /)[0] ?? '';
+  // A name the caller made up (an unknown field, variable or fragment) is still input: one with a run of
+  // six digits could be a personal number, so it is masked like any other value.
   const masked = withoutSuggestion.replace(/"([^"]*)"/g, (quoted, inner: string) =>
-    SAFE_QUOTED.test(inner) ? quoted : '"…"',
+    SAFE_QUOTED.test(inner) && !hasNumberRun(inner) ? quoted : '"…"',
   );
   return masked.length > MAX_MESSAGE ? `${masked.slice(0, MAX_MESSAGE)}…` : masked;
 }
@@ -74,28 +77,64 @@ function codeFor(error: GraphQLError, given: string | undefined): string {
   return error.path === undefined ? GRAPHQL_VALIDATION_FAILED : INTERNAL_SERVER_ERROR;
 }
 
-/** graphql-yoga's request errors, with messages of our own (its invalid-JSON error carries the body). */
-function requestMessage(error: GraphQLError): string {
-  if (/invalid JSON/i.test(error.message)) return 'The request body is not valid JSON.';
-  return cleanMessage(error.message);
+/** The message of a request that cannot be parsed (lib/graphql/requestErrors.ts). */
+export const MALFORMED_PARAMETERS =
+  'The request parameters are not valid: variables and extensions must be JSON objects.';
+const MALFORMED_REQUEST = 'The request is not a valid GraphQL request.';
+
+/**
+ * graphql-yoga's own request errors (the body, the parameters, the method) quote what was sent: a parameter's
+ * name ("Unexpected parameter …"), the body of invalid JSON. Each known one gets a message of ours that names
+ * nothing the caller chose; any other says only that the request is not valid.
+ */
+const REQUEST_MESSAGES: Array<[RegExp, string | ((m: RegExpExecArray) => string)]> = [
+  [/invalid JSON/i, 'The request body is not valid JSON.'],
+  [/^Unexpected parameter /, 'The request has a parameter other than query, variables, operationName and extensions.'],
+  [/^Expected "(query|variables|extensions)" param /, (m) => `The "${m[1]}" parameter has the wrong type.`],
+  [
+    /^(POST body is expected to be object|Expected params to be an object|Invalid "params")/,
+    'The request body must be a JSON object.',
+  ],
+  [/^Must provide query string\.$/, 'Must provide query string.'],
+  [/^Batching is (not supported|limited)/, 'Batching is not supported: send one operation per request.'],
+  [/^GraphQL only supports GET and POST requests\.$/, 'GraphQL only supports GET and POST requests.'],
+  [/^Can only perform a mutation operation from a POST request\.$/, 'Send a mutation with POST.'],
+  [
+    /^Could not determine what operation to execute\.$/,
+    'Could not determine what operation to execute: name one that the document defines (operationName).',
+  ],
+];
+
+function requestMessage(message: string): string {
+  if (message === MALFORMED_PARAMETERS) return message;
+  for (const [pattern, text] of REQUEST_MESSAGES) {
+    const m = pattern.exec(message);
+    if (m) return typeof text === 'string' ? text : text(m);
+  }
+  return MALFORMED_REQUEST;
+}
+
+/** Codes graphql-yoga gives to errors about the HTTP request itself (it also marks them with an HTTP status). */
+const FRAMEWORK_REQUEST_CODES = new Set([BAD_REQUEST, 'OPERATION_RESOLUTION_FAILURE']);
+
+/** An error graphql-yoga raised about the request (body, parameters, method), not about the document. */
+function isFrameworkRequestError(error: GraphQLError, given: string | undefined): boolean {
+  return error.extensions?.http !== undefined && FRAMEWORK_REQUEST_CODES.has(codeFor(error, given));
 }
 
 /** A copy of the error that says nothing the caller sent and no internals. */
 export function cleanError(error: GraphQLError): GraphQLError {
   const ext = error.extensions ?? {};
   const given = typeof ext.code === 'string' ? ext.code : undefined;
+  if (isFrameworkRequestError(error, given))
+    return new GraphQLError(requestMessage(error.message), { extensions: { code: BAD_REQUEST } });
   const own = given !== undefined && !FRAMEWORK_CODES.has(given) ? given : undefined;
   const code = own ?? codeFor(error, given);
   const extensions: Record<string, unknown> = { code };
   if (own) {
     for (const [k, v] of Object.entries(ext)) if (!DROPPED_EXTENSIONS.has(k)) extensions[k] = v;
   }
-  const message =
-    code === INTERNAL_SERVER_ERROR && !own
-      ? 'Unexpected error.'
-      : code === BAD_REQUEST
-        ? requestMessage(error)
-        : cleanMessage(error.message);
+  const message = code === INTERNAL_SERVER_ERROR && !own ? 'Unexpected error.' : cleanMessage(error.message);
   // Source and positions give the same line and column locations; no original error is attached.
   return new GraphQLError(message, { source: error.source, positions: error.positions, path: error.path, extensions });
 }

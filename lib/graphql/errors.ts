@@ -17,7 +17,7 @@ export function notAuthenticated(): GraphQLError {
 
 export function notAuthorized(): GraphQLError {
   return new GraphQLError(
-    'Not authorized: the token is not an application token with the Admin role (grant the Admin application permission with admin consent, then get a new token; user tokens are not accepted)',
+    "Not authorized: the token is neither an application token with the Admin role nor a console user's token (the Console.Admin scope and the Admin role assigned to the user). Grant the Admin application permission with admin consent (or assign the user the Admin role), then get a new token",
     {
       extensions: { code: AUTH_NOT_AUTHORIZED },
     },

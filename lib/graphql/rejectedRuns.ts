@@ -11,13 +11,15 @@ import type { GraphQLContext } from './context';
 import type { RunOperation } from '../imports/runHistory';
 import { validateSourceName } from '../imports/importInput';
 import { DomainError } from '../util/domainError';
+import { AUTH_NOT_AUTHORIZED } from './errors';
 
 const RUN_FIELDS: Record<string, { operation: RunOperation; list: string }> = {
   importBusinessIdentities: { operation: 'import', list: 'identities' },
   associateBusinessIdentities: { operation: 'association', list: 'associations' },
 };
 
-const LIMIT_CODES: ReadonlySet<string> = new Set(['QUERY_TOO_COMPLEX', 'QUERY_TOO_LARGE']);
+/** Refusals that are no run: the service's limits, and an operation its caller may not call (operationAccess). */
+const LIMIT_CODES: ReadonlySet<string> = new Set(['QUERY_TOO_COMPLEX', 'QUERY_TOO_LARGE', AUTH_NOT_AUTHORIZED]);
 
 export const REFUSED_AT_COERCION =
   'The request does not match the GraphQL schema (a value of the wrong type, an unknown enum value or a missing required field); nothing was written. The response errors name the place.';
@@ -95,7 +97,8 @@ export function rejectedRuns(): Plugin<Record<string, unknown>, GraphQLContext> 
       if (Array.isArray(result) || Symbol.asyncIterator in result) return;
       // Refused before execution: errors and no data at all (a resolver's failure comes with data).
       if (!result.errors?.length || 'data' in result) return;
-      // A document refused by the service's limits (size, depth, more than one bulk mutation) never asked for a run.
+      // A document refused by the service's limits (size, depth, more than one bulk mutation) or sent by a caller
+      // who may not run it never asked for a run.
       if (result.errors.some((e) => LIMIT_CODES.has(String(e.extensions?.code)))) return;
       const params = paramsOf.get(request);
       if (!params) return;

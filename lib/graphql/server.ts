@@ -17,6 +17,8 @@ import {
 import { cleanError } from './errorHygiene';
 import { ByteBoundedCache, NO_CACHE } from './documentCache';
 import { rejectedRuns } from './rejectedRuns';
+import { requestParseErrors } from './requestErrors';
+import { operationAccess } from './operationAccess';
 
 const typeDefs = fs.readFileSync(path.join(__dirname, 'schema.graphql'), 'utf8');
 
@@ -108,6 +110,11 @@ export function createGraphQLServer(options: {
     // GraphiQL is served with the console's files (no CDN, the console's CSP); see lib/http/graphqlHttp.ts.
     graphiql: false,
     landingPage: false,
+    // Same-origin only: graphql-yoga's default copies any Origin and allows credentials. Origins listed in
+    // GRAPHQL_CORS_ORIGINS are answered by the HTTP layer (lib/http/cors.ts), preflights before authentication.
+    cors: false,
+    // No file uploads: a multipart body is refused (415) like any other media type the service does not take.
+    multipart: false,
     // Unexpected errors reach the client as "Unexpected error." without internals.
     maskedErrors: true,
     logging: false,
@@ -118,8 +125,10 @@ export function createGraphQLServer(options: {
       errorCache: NO_CACHE,
     },
     plugins: [
+      requestParseErrors(),
       boundParsing(options.maxQueryBytes),
       limitQueryShape(),
+      operationAccess(),
       partialErrors(),
       rejectedRuns(),
       cleanErrors(),

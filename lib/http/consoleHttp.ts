@@ -1,6 +1,6 @@
 /**
  * The administrator console at /console: the built single-page application (static files with hashed
- * names under assets/, cached for a year; index.html never cached), its sign-in configuration
+ * names under assets/, cached for a year; pages never stored), its sign-in configuration
  * (config.json, from the settings), under a strict Content-Security-Policy: scripts and styles only from
  * the service, connections only to the service and the sign-in authority, no frames of the service.
  */
@@ -15,6 +15,7 @@ import type { Logger } from '../log/logger';
 /** The folder of the built console (console-app/ beside the bundle, or dist/console-app/ of the project). */
 export const CONSOLE_FOLDER = 'console-app';
 const INDEX = 'index.html';
+const GRAPHIQL_PAGE = 'graphiql.html';
 /** Where a page's style nonce goes (console/index.html: `<meta name="csp-nonce" content="…">`). */
 const NONCE_PLACEHOLDER = '__CSP_NONCE__';
 const YEAR_SECONDS = 365 * 86_400;
@@ -161,6 +162,8 @@ async function consoleResponse(
       },
       kind: 'config',
     };
+  // GraphiQL runs any query a signed-in administrator types: it is served only where introspection is on.
+  if (rest.toLowerCase() === GRAPHIQL_PAGE && !s.graphqlIntrospection) return { response: notFound(csp), kind: 'page' };
   folderFound ??= findConsoleFolder();
   const folder = folderFound;
   if (!folder) {
@@ -186,7 +189,12 @@ async function consoleResponse(
     return { response: notFound(csp), kind };
   }
   const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
-  const cache = isAsset ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache';
+  // A page is never stored (it carries a nonce of its own); a hashed asset never changes.
+  const cache = isAsset
+    ? `public, max-age=${YEAR_SECONDS}, immutable`
+    : path.extname(file) === '.html'
+      ? 'no-store'
+      : 'no-cache';
   let pageCsp = csp;
   if (path.extname(file) === '.html' && body.includes(NONCE_PLACEHOLDER)) {
     // A new nonce for every page served (pages are never cached), in its meta tag and its CSP.

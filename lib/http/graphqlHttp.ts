@@ -20,6 +20,7 @@ import {
   sinkFor,
 } from './request';
 import { BulkThreadFailure, type BulkAnswer } from '../graphql/bulkThread';
+import { corsHeaders, preflight } from './cors';
 
 let server: GraphQLServer | undefined;
 
@@ -114,10 +115,17 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
     maxQueryBytes: svc.settings.graphqlMaxQueryBytes,
   }));
+  const origins = svc.settings.graphqlCorsOrigins;
   const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
     log.info('graphql request', { status: response.status ?? 200, errorCodes });
-    return response;
+    const cors = corsHeaders(request, origins);
+    return Object.keys(cors).length
+      ? { ...response, headers: { ...(response.headers as Record<string, string>), ...cors } }
+      : response;
   };
+
+  if (request.method === 'OPTIONS')
+    return done(preflight(request, origins, { ...SECURITY_HEADERS, 'x-correlation-id': correlationId }), undefined);
 
   if (hasRepeatedAuthorization(request))
     return done(

@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { HttpRequest, InvocationContext } from '@azure/functions';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../log/logger';
 import { services } from '../services';
+import { hasNumberRun } from '../util/numberRuns';
 
 const CORRELATION = /^[A-Za-z0-9._:-]{1,64}$/;
-/** A run of digits shaped like a personal number (a caller could send one as its id; it would reach the logs). */
-const NUMBER_LIKE = /\d{6}-?\d{4}/;
 
-/** Whether a caller-chosen correlation id may be used as is (and so be logged and sent back). */
+/**
+ * Whether a caller-chosen correlation id may be used as is (and so be logged and sent back): a safe shape
+ * and no run of six or more digits, whatever separates them (a caller could send a personal number as its
+ * id, written 010190-1234, 010190.1234 or 010190_1234; it would reach the logs and the answer).
+ */
 export function isSafeCorrelationId(value: string): boolean {
-  return CORRELATION.test(value) && !NUMBER_LIKE.test(value);
+  return CORRELATION.test(value) && !hasNumberRun(value);
 }
 
 /** The caller's correlation id when it is of a safe shape, otherwise the invocation id. */

@@ -313,9 +313,45 @@ function combine(conditions: readonly Condition[]): UserFilter {
   return filter;
 }
 
+/** Whether an attribute path names a protected attribute: with or without a schema URN, any sub-attribute, any case. */
+function isProtectedPath(path: string): boolean {
+  const withoutUrn = path.slice(path.lastIndexOf(':') + 1);
+  const attribute = (withoutUrn.split('.')[0] ?? '').toLowerCase();
+  return PROTECTED_ATTRIBUTES.some((name) => name === attribute);
+}
+
+/**
+ * Whether any attribute path of the filter (every word outside a quoted value, also inside a value-path
+ * filter's brackets) names a protected attribute. Checked before anything else, so a filter on them is refused
+ * with the same message whatever else is wrong with it; a compared value that merely contains such a name
+ * (`userName eq "personalNumbers-fan"`) is a value, not a path.
+ */
 function mentionsProtectedAttribute(input: string): boolean {
-  const lower = input.toLowerCase();
-  return PROTECTED_ATTRIBUTES.some((name) => lower.includes(name));
+  let i = 0;
+  while (i < input.length) {
+    const ch = input.charAt(i);
+    if (ch === '"') {
+      i = endOfString(input, i);
+    } else if (isWordDelimiter(ch)) {
+      i += 1;
+    } else {
+      const start = i;
+      while (i < input.length && !isWordDelimiter(input.charAt(i))) i += 1;
+      if (isProtectedPath(input.slice(start, i))) return true;
+    }
+  }
+  return false;
+}
+
+/** The index after the quoted string starting at `start` (escapes skipped), or the input's end when it is unterminated. */
+function endOfString(input: string, start: number): number {
+  let i = start + 1;
+  while (i < input.length) {
+    const ch = input.charAt(i);
+    if (ch === '"') return i + 1;
+    i += ch === '\\' ? 2 : 1;
+  }
+  return input.length;
 }
 
 /** Parses a SCIM `filter` query parameter for /Users; throws FilterError when it cannot be served. */

@@ -75,7 +75,7 @@ describe('administrator console (browser)', () => {
     await stack?.stop();
   });
 
-  it('serves the console under a strict CSP: no inline or third-party script or style, a nonce per page, hashed assets cached, index.html not', async () => {
+  it('serves the console under a strict CSP: no inline or third-party script or style, a nonce per page, hashed assets cached, index.html never stored', async () => {
     const res = await call(`${stack.base}/console/`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
@@ -88,7 +88,7 @@ describe('administrator console (browser)', () => {
     expect(res.text).toContain(`<meta name="csp-nonce" content="${nonce}"`);
     const again = (await call(`${stack.base}/console/`)).headers.get('content-security-policy') ?? '';
     expect(again).not.toContain(`'nonce-${nonce}'`);
-    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
     const scripts = [...res.text.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
@@ -426,6 +426,46 @@ describe('administrator console (browser)', () => {
     const origins = new Set(requested.map((u) => new URL(u).origin));
     expect([...origins].sort()).toEqual([new URL(stack.base).origin, new URL(stack.idp.url).origin].sort());
     await screenshot(page, 'console-graphiql');
+    await page.close();
+  });
+
+  it('GraphiQL keeps nothing in the browser: a query with a CPR number in its variables leaves no trace in storage', async () => {
+    const cpr = '010190-4321';
+    const page = await browser.page(DESKTOP);
+    watch(page);
+    await page.goto(`${stack.base}/graphql`);
+    await page.getByRole('button', { name: /^Dev Admin/ }).click();
+    await page.waitForURL(`${stack.base}/console/graphiql.html`);
+    await page.locator('.graphiql-container').waitFor();
+    await page.locator('.graphiql-query-editor .CodeMirror').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(
+      'query Find($q: String) { businessIdentities(source: "Manual", filter: { search: $q }) { nodes { externalId } } }',
+    );
+    await page.locator('.graphiql-editor-tools').getByText('Variables', { exact: true }).click();
+    await page.locator('.graphiql-editor-tool .CodeMirror').first().click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(`{ "q": "${cpr}" }`);
+    const answered = page.waitForResponse(
+      async (r) => new URL(r.url()).pathname === '/graphql' && (await r.text()).includes('businessIdentities'),
+    );
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    expect((await answered).status()).toBe(200);
+    await page.locator('.graphiql-response').getByText('"nodes"').waitFor();
+    await screenshot(page, 'console-graphiql-query');
+    const stored = await page.evaluate(() => ({
+      local: { ...window.localStorage },
+      session: { ...window.sessionStorage },
+    }));
+    for (const area of [stored.local, stored.session]) {
+      expect(Object.keys(area).filter((k) => k.startsWith('graphiql'))).toEqual([]);
+      const text = JSON.stringify(area);
+      for (const digits of [cpr, cpr.replace('-', ''), '010190', '4321']) expect(text).not.toContain(digits);
+    }
+    // A reload starts empty: nothing was kept to restore.
+    await page.reload();
+    await page.locator('.graphiql-container').waitFor();
+    expect(await page.locator('.graphiql-container').innerText()).not.toContain(cpr);
     await page.close();
   });
 

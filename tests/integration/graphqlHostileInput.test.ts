@@ -8,6 +8,8 @@ type Gql = { data?: Record<string, unknown> | null; errors?: GqlError[] };
 const CPR = '0101901234';
 const PASSPORT = 'P1234567';
 const SECRETS = [CPR, PASSPORT, 'N-XQ'];
+/** A personal number the service has never stored, sent where the request itself is malformed. */
+const ODD_CPR = '0101904321';
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 
 /** A large document of repeated fields (the shape of the reported memory exhaustion), different per call. */
@@ -38,6 +40,7 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
   const codes = (res: { body: Gql }) => res.body.errors?.map((e) => e.extensions?.code);
   const expectNoEcho = (text: string) => {
     for (const s of SECRETS) expect(text).not.toContain(s);
+    expect(text).not.toMatch(/010190.?4321|0101904321/);
     expect(text).not.toContain('originalError');
     expect(text).not.toMatch(/Did you mean/);
   };
@@ -208,6 +211,85 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
         'BAD_USER_INPUT',
       ],
       [
+        'an unexpected parameter named like a personal number',
+        () => post(`{"${ODD_CPR}":1}`, { token: admin }),
+        'BAD_REQUEST',
+      ],
+      [
+        'an unexpected parameter beside the query',
+        () => post(JSON.stringify({ query: '{ scimIntegrations { id } }', [`x${ODD_CPR}`]: 1 }), { token: admin }),
+        'BAD_REQUEST',
+      ],
+      ['a body that is a JSON number', () => post(`${ODD_CPR.slice(1)}`, { token: admin }), 'BAD_REQUEST'],
+      [
+        'variables that are a string',
+        () => post(JSON.stringify({ query: '{ scimIntegrations { id } }', variables: ODD_CPR }), { token: admin }),
+        'BAD_REQUEST',
+      ],
+      [
+        'a GET with malformed variables',
+        () =>
+          call<Gql>(
+            `${stack.base}/graphql?query=${encodeURIComponent('{ scimIntegrations { id } }')}&variables=${encodeURIComponent(`{"cpr": ${ODD_CPR}`)}`,
+            { token: admin },
+          ),
+        'BAD_REQUEST',
+      ],
+      [
+        'a GET with variables that are a number',
+        () =>
+          call<Gql>(
+            `${stack.base}/graphql?query=${encodeURIComponent('{ scimIntegrations { id } }')}&variables=${ODD_CPR}`,
+            { token: admin },
+          ),
+        'BAD_REQUEST',
+      ],
+      [
+        'a GET with malformed extensions',
+        () =>
+          call<Gql>(
+            `${stack.base}/graphql?query=${encodeURIComponent('{ scimIntegrations { id } }')}&extensions=${ODD_CPR}x`,
+            { token: admin },
+          ),
+        'BAD_REQUEST',
+      ],
+      [
+        'a form body with malformed variables',
+        () =>
+          post(`query=${encodeURIComponent('{ scimIntegrations { id } }')}&variables=${ODD_CPR}`, {
+            token: admin,
+            contentType: 'application/x-www-form-urlencoded',
+          }),
+        'BAD_REQUEST',
+      ],
+      [
+        'a multipart body',
+        () =>
+          post(`--b\r\nContent-Disposition: form-data; name="${ODD_CPR}"\r\n\r\n1\r\n--b--\r\n`, {
+            token: admin,
+            contentType: 'multipart/form-data; boundary=b',
+          }),
+        'BAD_REQUEST',
+      ],
+      [
+        'an operation name that the document does not define',
+        () =>
+          post(JSON.stringify({ query: '{ scimIntegrations { id } }', operationName: `Op${ODD_CPR}` }), {
+            token: admin,
+          }),
+        'BAD_REQUEST',
+      ],
+      [
+        'a made-up field named with a personal number',
+        () => gql(admin, `{ x${ODD_CPR} }`),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'a made-up fragment named with a personal number',
+        () => gql(admin, `{ ...F010190_4321 }`),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
         'a mutation over GET',
         () =>
           call<Gql>(
@@ -255,6 +337,9 @@ describe('GraphQL: authenticate before spending, answer HTTP 200, echo nothing',
   describe('correlation ids', () => {
     it.each([
       ['a personal number', CPR],
+      ['a personal number written with a dot', '010190.1234'],
+      ['a personal number written with an underscore', '010190_1234'],
+      ['a birth date', 'job-01.01.90'],
       ['markup', '<script>x</script>'],
       ['an over-long id', 'a'.repeat(65)],
     ])('one that carries %s is replaced by a generated one, in the response and in the logs', async (_what, sent) => {

@@ -33,6 +33,9 @@ describe('GET /health', () => {
     const dir = path.resolve(__dirname, '../../functions');
     const text = fs.readFileSync(path.join(dir, 'health.ts'), 'utf8');
     const imports = [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
-    expect(imports.filter((i) => i?.startsWith('.'))).toEqual(['../lib/http/health']);
+    expect(imports.filter((i) => i?.startsWith('.')).sort()).toEqual([
+      '../lib/http/health',
+      '../lib/http/transportSecurity',
+    ]);
   });
 });

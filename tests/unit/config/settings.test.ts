@@ -43,6 +43,33 @@ describe('settings', () => {
     expect((err as Error).message).toContain(name);
   });
 
+  it('reads GRAPHQL_CORS_ORIGINS as a list of origins, empty by default; refuses anything else without echoing it', () => {
+    expect(loadSettings(base).graphqlCorsOrigins).toEqual([]);
+    expect(
+      loadSettings({
+        ...base,
+        GRAPHQL_CORS_ORIGINS: 'https://a.example.org, http://localhost:5173/ https://B.example.org:8443',
+      }).graphqlCorsOrigins,
+    ).toEqual(['https://a.example.org', 'http://localhost:5173', 'https://b.example.org:8443']);
+    for (const bad of [
+      '*',
+      'https://a.example.org/path',
+      'a.example.org',
+      'ftp://a.example.org',
+      'https://u:p@a.example.org',
+      'https://a.example.org?x=0101901234',
+    ]) {
+      let err: unknown;
+      try {
+        loadSettings({ ...base, GRAPHQL_CORS_ORIGINS: bad });
+      } catch (e) {
+        err = e;
+      }
+      expect((err as ConfigError).setting).toBe('GRAPHQL_CORS_ORIGINS');
+      expect((err as Error).message).not.toContain(bad);
+    }
+  });
+
   it('takes the Graph certificate as PEM content (Key Vault reference in Azure) or as a file path', () => {
     const pem =
       '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n';

@@ -1,5 +1,5 @@
 import { GraphQLError, Source, parse, validate, buildSchema, specifiedRules } from 'graphql';
-import { cleanError, cleanMessage } from '../../../lib/graphql/errorHygiene';
+import { MALFORMED_PARAMETERS, cleanError, cleanMessage } from '../../../lib/graphql/errorHygiene';
 
 const CPR = '0101901234';
 
@@ -36,6 +36,11 @@ describe('cleanMessage', () => {
       `Field "x" of required type "[String!]!" was not provided.`,
       'Field "x" of required type "[String!]!" was not provided.',
     ],
+    // A made-up name is input too: six digits in it (whatever separates them) are masked.
+    [`Cannot query field "X${CPR}" on type "Query".`, 'Cannot query field "…" on type "Query".'],
+    ['Unknown fragment "F010190_1234".', 'Unknown fragment "…".'],
+    ['Variable "$v010190" is never used.', 'Variable "…" is never used.'],
+    [`Unknown type "${CPR}".`, 'Unknown type "…".'],
   ])('%s', (message, expected) => {
     expect(cleanMessage(message)).toBe(expected);
   });
@@ -85,5 +90,49 @@ describe('cleanError', () => {
         extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
       },
     ]);
+  });
+
+  describe("graphql-yoga's request errors: BAD_REQUEST, a message of ours, nothing the caller chose", () => {
+    const yoga = (message: string, extensions: Record<string, unknown> = { code: 'BAD_REQUEST' }) =>
+      cleanError(new GraphQLError(message, { extensions: { ...extensions, http: { status: 400 } } })).toJSON();
+
+    it.each([
+      [
+        `Unexpected parameter "${CPR}" in the request body.`,
+        'The request has a parameter other than query, variables, operationName and extensions.',
+      ],
+      [
+        'Expected "variables" param to be empty or an object, but given string.',
+        'The "variables" parameter has the wrong type.',
+      ],
+      [`POST body is expected to be object but received ${CPR}`, 'The request body must be a JSON object.'],
+      ['Expected params to be an object but given number.', 'The request body must be a JSON object.'],
+      ['Must provide query string.', 'Must provide query string.'],
+      ['Batching is not supported.', 'Batching is not supported: send one operation per request.'],
+      ['Can only perform a mutation operation from a POST request.', 'Send a mutation with POST.'],
+      [MALFORMED_PARAMETERS, MALFORMED_PARAMETERS],
+      [`POST body sent invalid multipart data: ${CPR}`, 'The request is not a valid GraphQL request.'],
+      [`Something new about "${CPR}"`, 'The request is not a valid GraphQL request.'],
+    ])('%s', (message, expected) => {
+      expect(yoga(message)).toEqual({ message: expected, extensions: { code: 'BAD_REQUEST' } });
+    });
+
+    it('an operation that cannot be resolved is BAD_REQUEST too', () => {
+      expect(
+        yoga('Could not determine what operation to execute.', { code: 'OPERATION_RESOLUTION_FAILURE' }).extensions,
+      ).toEqual({ code: 'BAD_REQUEST' });
+    });
+
+    it('validation errors keep their code although graphql-yoga gives them an HTTP status too', () => {
+      expect(yoga('Cannot query field "x" on type "Query".', { code: 'GRAPHQL_VALIDATION_FAILED' })).toEqual({
+        message: 'Cannot query field "x" on type "Query".',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
+    });
+
+    it("the service's own BAD_REQUEST messages stay as they are", () => {
+      const own = new GraphQLError('Send exactly one Authorization header', { extensions: { code: 'BAD_REQUEST' } });
+      expect(cleanError(own).message).toBe('Send exactly one Authorization header');
+    });
   });
 });

@@ -210,10 +210,25 @@ describe('parseUserFilter: rejections', () => {
     'identityDocumentReferences eq "x"',
     'userName eq "a" and identitydocumentreferences.value eq "x"',
     'userName eq "a" or personalNumbers pr',
+    `${URN}PersonalNumbers.Value eq "x"`,
+    `${URN}identityDocumentReferences[type eq "Passport"]`,
+    'emails[personalNumbers eq "x"]',
+    '(personalNumbers pr)',
+    'urn:ietf:params:scim:schemas:extension:service:2.0:User:personalNumbers.value eq "x"',
+    'userName eq "personalNumbers" and personalNumbers pr',
   ])('rejects protected attribute in %s', (input) => {
     const err = errorOf(input);
     expect(err.message).toMatch(/personalNumbers and identityDocumentReferences cannot be filtered/);
     expect(err.message).not.toContain('0101901234');
+  });
+
+  it.each([
+    ['userName eq "personalNumbers-fan"', 'userName', 'personalNumbers-fan'],
+    ['externalId eq "identityDocumentReferences"', 'externalId', 'identityDocumentReferences'],
+    ['userName eq "a \\"personalNumbers.value\\" b"', 'userName', 'a "personalNumbers.value" b'],
+    [`${URN}userName eq "${URN}personalNumbers"`, 'userName', `${URN}personalNumbers`],
+  ])('looks at attribute paths, not compared values: %s', (input, attribute, value) => {
+    expect(parseUserFilter(input)).toEqual({ kind: 'eq', attribute, value });
   });
 
   it(`accepts ${MAX_FILTER_LENGTH} characters and rejects more`, () => {

@@ -24,7 +24,6 @@ import { RateLimiter } from './http/rateLimiter';
 import { InFlightLimiter } from './http/inFlight';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
-import { BulkThread } from './graphql/bulkThread';
 import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
 import { BodyBytesBudget } from './http/bodyBytes';
 
@@ -53,12 +52,10 @@ export interface Services {
   /** Imported identities and associated pairs per tenant. */
   bulkBudget: RateLimiter;
   workQueue: WorkQueue;
-  /** Where large GraphQL requests run (started on first use). */
-  bulkThread: BulkThread;
   /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/http/refusalPacing.ts). */
   authenticationRefusals: RefusalPacer;
   busyRefusals: RefusalPacer;
-  /** GraphQL body bytes held at once by the instance. */
+  /** GraphQL body bytes held at once by the instance, and by each tenant. */
   graphqlBodyBytes: BodyBytesBudget;
 }
 
@@ -92,10 +89,9 @@ export function services(): Services {
     // A minute's worth at once: the largest import or association fits (settings make sure of it).
     bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
     workQueue: createWorkQueue(s.backgroundQueue),
-    bulkThread: new BulkThread(),
     authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
     busyRefusals: new RefusalPacer(BUSY_PACING),
-    graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight),
+    graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight, s.graphqlTenantBodyBytesInFlight),
     settings: s,
     store,
     audit,
@@ -129,7 +125,6 @@ export function workDeps(svc: Services): WorkDeps {
 /** Drops the process's service objects (the local stack calls it when it stops). */
 export function disposeServices(): void {
   current?.store.dispose();
-  void current?.bulkThread.dispose();
   current = undefined;
   resetSettings();
 }

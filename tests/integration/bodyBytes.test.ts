@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { importPeople } from '../support/importSets';
-import { DEV_CLIENTS } from '../../devhost/devData';
+import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
+import { services } from '../../lib/services';
 import { RunFollower } from '../../scripts/runFollower';
 
 type Gql = {
@@ -13,65 +14,105 @@ const IMPORT =
 const importBody = (source: string, n: number) =>
   JSON.stringify({ query: IMPORT, variables: { i: { source, identities: importPeople(source, n) } } });
 
-describe("the instance's bound on GraphQL body bytes held at once", () => {
+/** Sends the body with its Content-Length and half of it; the rest when `finish` is called. */
+function halfSent(url: string, token: string, body: string): { answer: Promise<Gql>; finish: () => void } {
+  let finish: () => void = () => undefined;
+  const answer = new Promise<Gql>((resolve, reject) => {
+    const req = httpRequest(
+      new URL(url),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => resolve(JSON.parse(text) as Gql));
+      },
+    );
+    req.on('error', reject);
+    req.write(body.slice(0, body.length / 2));
+    finish = () => req.end(body.slice(body.length / 2));
+  });
+  return { answer, finish };
+}
+
+describe("the instance's bound on GraphQL body bytes held at once, and each tenant's share of it", () => {
   let stack: TestStack;
-  let token: string;
+  const tokens: Record<'a' | 'b' | 'c', string> = { a: '', b: '', c: '' };
+  const TENANT_C = '33333333-3333-4333-8333-333333333333';
   beforeAll(async () => {
     stack = await startTestStack({
-      env: { GRAPHQL_MAX_BODY_BYTES: '600000', GRAPHQL_BODY_BYTES_IN_FLIGHT: '1000000' },
+      env: {
+        GRAPHQL_MAX_BODY_BYTES: '600000',
+        GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT: '1000000',
+        GRAPHQL_BODY_BYTES_IN_FLIGHT: '2000000',
+      },
     });
-    token = await stack.token(DEV_CLIENTS.admin);
+    await services().tenants.register(UNREGISTERED_TENANT_ID);
+    await services().tenants.register(TENANT_C);
+    tokens.a = await stack.token(DEV_CLIENTS.admin);
+    tokens.b = await stack.token(DEV_CLIENTS.otherAdmin);
+    tokens.c = stack.idp.mintAppToken({
+      tenantId: TENANT_C,
+      clientId: 'aaaaaaaa-0000-4000-8000-0000000000c1',
+      audience: SERVICE_APP_ID_URI,
+      roles: ['Admin'],
+    });
   });
-  afterAll(async () => stack?.stop());
+  afterAll(async () => {
+    await services().tenants.remove(UNREGISTERED_TENANT_ID);
+    await services().tenants.remove(TENANT_C);
+    await stack?.stop();
+  });
 
-  const send = (body: string) =>
+  const send = (tenant: keyof typeof tokens, body: string) =>
     call<Gql>(`${stack.base}/graphql`, {
       method: 'POST',
-      token,
+      token: tokens[tenant],
       headers: { 'content-type': 'application/json' },
       body,
     });
+  const hold = (tenant: keyof typeof tokens, body: string) => halfSent(`${stack.base}/graphql`, tokens[tenant], body);
+  const busy = (res: { body: Gql }) => {
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_BUSY', retryAfterSeconds: 10 });
+    expect(res.body.data).toBeNull();
+  };
 
-  it('refuses a body that would pass it, busy and unread, while another holds its bytes; frees them when answered', async () => {
-    const first = importBody('HeldFirst', 5000);
-    const second = importBody('Second', 4800);
-    expect(first.length).toBeLessThan(600_000);
-    expect(first.length + second.length).toBeGreaterThan(1_000_000);
-    // The first request declares its length and sends half its body: its bytes are held from its headers on.
-    const url = new URL(`${stack.base}/graphql`);
-    let finish: () => void = () => undefined;
-    const firstAnswer = new Promise<Gql>((resolve, reject) => {
-      const req = httpRequest(
-        url,
-        {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(first),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString('utf8')));
-          res.on('end', () => resolve(JSON.parse(text) as Gql));
-        },
-      );
-      req.on('error', reject);
-      req.write(first.slice(0, first.length / 2));
-      finish = () => req.end(first.slice(first.length / 2));
-    });
+  it("refuses a body past its tenant's share, busy and unread, while other tenants are served; past the instance's bound every tenant is refused; answered bodies give their bytes back", async () => {
+    const held = importBody('Held', 5800);
+    const other = importBody('Other', 4800);
+    expect(held.length).toBeLessThan(600_000);
+    expect(held.length).toBeGreaterThan(500_000);
+    expect(held.length + other.length).toBeGreaterThan(1_000_000);
+    // A's first request declares its length and sends half its body: its bytes are held from its headers on.
+    const a = hold('a', held);
     await new Promise((r) => setTimeout(r, 300));
+    busy(await send('a', other));
+    // Tenant B is served meanwhile: A holds its share, not the instance's bound.
+    expect((await send('b', other)).body.data?.importBusinessIdentities?.created).toBe(4800);
 
-    const refused = await send(second);
-    expect(refused.status).toBe(200);
-    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_BUSY', retryAfterSeconds: 10 });
-    expect(refused.body.data).toBeNull();
+    // B and C hold theirs too: the instance holds three bodies, and no tenant gets a fourth one in.
+    const b = hold('b', importBody('HeldB', 5800));
+    const c = hold('c', importBody('HeldC', 5800));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(services().graphqlBodyBytes.held()).toBeGreaterThan(1_500_000);
+    // C's fourth body fits C's share, not what the instance has left.
+    const fourth = importBody('OtherC', 3500);
+    expect(services().graphqlBodyBytes.held(TENANT_C) + fourth.length).toBeLessThan(1_000_000);
+    expect(services().graphqlBodyBytes.held() + fourth.length).toBeGreaterThan(2_000_000);
+    busy(await send('c', fourth));
+    expect(services().graphqlBodyBytes.held(TENANT_C)).toBeLessThan(600_000);
 
-    finish();
-    expect((await firstAnswer).data?.importBusinessIdentities?.created).toBe(5000);
-    // Answered: its bytes are free again.
-    expect((await send(second)).body.data?.importBusinessIdentities?.created).toBe(4800);
+    for (const h of [a, b, c]) h.finish();
+    for (const h of [a, b, c]) expect((await h.answer).data?.importBusinessIdentities?.created).toBe(5800);
+    // Answered: their bytes are free again.
+    expect(services().graphqlBodyBytes.held()).toBe(0);
+    expect((await send('a', other)).body.data?.importBusinessIdentities?.created).toBe(4800);
   });
 });
 

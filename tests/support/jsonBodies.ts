@@ -10,16 +10,24 @@ const QUERY = '{"query":"query Bounded { __typename }","variables":';
 function repeated(size: number, prefix: string, unit: string, suffix: string): BodyChunks {
   const head = Buffer.from(prefix);
   const tail = Buffer.from(suffix);
-  const body = Buffer.from(unit);
-  const units = Math.floor((size - head.length - tail.length) / body.length);
-  const bodyStart = size - tail.length - units * body.length;
+  const units = Math.floor((size - head.length - tail.length) / unit.length);
+  const bodyStart = size - tail.length - units * unit.length;
+  const bodyEnd = size - tail.length;
+  // Copied from, so a chunk of the repeated part costs one copy.
+  const pattern = Buffer.from(unit.repeat(Math.ceil((64 * 1024) / unit.length) + 2));
   return (offset, length) => {
     const out = Buffer.alloc(length, 0x20);
-    for (let i = 0; i < length; i++) {
+    for (let i = 0; i < length;) {
       const at = offset + i;
-      if (at < head.length) out[i] = head[at] ?? 0x20;
-      else if (at >= size - tail.length) out[i] = tail[at - (size - tail.length)] ?? 0x20;
-      else if (at >= bodyStart) out[i] = body[(at - bodyStart) % body.length] ?? 0x20;
+      if (at < head.length) out[i++] = head[at] ?? 0x20;
+      else if (at >= bodyEnd) out[i++] = tail[at - bodyEnd] ?? 0x20;
+      else if (at < bodyStart) i++;
+      else {
+        const phase = (at - bodyStart) % unit.length;
+        const n = Math.min(length - i, bodyEnd - at, pattern.length - phase);
+        pattern.copy(out, i, phase, phase + n);
+        i += n;
+      }
     }
     return out;
   };

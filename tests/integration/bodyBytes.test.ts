@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { importPeople } from '../support/importSets';
-import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { RunFollower } from '../../scripts/runFollower';
 
@@ -13,9 +13,17 @@ const IMPORT =
   'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }';
 const importBody = (source: string, n: number) =>
   JSON.stringify({ query: IMPORT, variables: { i: { source, identities: importPeople(source, n) } } });
+/** An import of 10 identities, led by JSON whitespace up to `size` bytes (a large body that is quick to serve). */
+const paddedImport = (source: string, size: number) => {
+  const body = importBody(source, 10);
+  return `${' '.repeat(size - Buffer.byteLength(body))}${body}`;
+};
 
-/** Sends the body with its Content-Length and half of it; the rest when `finish` is called. */
-function halfSent(url: string, token: string, body: string): { answer: Promise<Gql>; finish: () => void } {
+/**
+ * Sends the body with its Content-Length but its last bytes, then one of them every 500 ms (so it keeps its
+ * pace and is never idle); the rest when `finish` is called.
+ */
+function held(url: string, token: string, body: string): { answer: Promise<Gql>; finish: () => void } {
   let finish: () => void = () => undefined;
   const answer = new Promise<Gql>((resolve, reject) => {
     const req = httpRequest(
@@ -35,8 +43,13 @@ function halfSent(url: string, token: string, body: string): { answer: Promise<G
       },
     );
     req.on('error', reject);
-    req.write(body.slice(0, body.length / 2));
-    finish = () => req.end(body.slice(body.length / 2));
+    let sent = body.length - 64;
+    req.write(body.slice(0, sent));
+    const dribble = setInterval(() => req.write(body.slice(sent, ++sent)), 500);
+    finish = () => {
+      clearInterval(dribble);
+      req.end(body.slice(sent));
+    };
   });
   return { answer, finish };
 }
@@ -77,42 +90,43 @@ describe("the instance's bound on GraphQL body bytes held at once, and each tena
       headers: { 'content-type': 'application/json' },
       body,
     });
-  const hold = (tenant: keyof typeof tokens, body: string) => halfSent(`${stack.base}/graphql`, tokens[tenant], body);
+  const hold = (tenant: keyof typeof tokens, body: string) => held(`${stack.base}/graphql`, tokens[tenant], body);
+  /** Waits until the tenant holds body bytes (its held request's headers are in and it is authenticated). */
+  const holding = async (tenantId: string) => {
+    const until = Date.now() + 20_000;
+    while (services().graphqlBodyBytes.held(tenantId) === 0) {
+      if (Date.now() > until) throw new Error('the body was not held');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   const busy = (res: { body: Gql }) => {
     expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_BUSY', retryAfterSeconds: 10 });
     expect(res.body.data).toBeNull();
   };
 
   it("refuses a body past its tenant's share, busy and unread, while other tenants are served; past the instance's bound every tenant is refused; answered bodies give their bytes back", async () => {
-    const held = importBody('Held', 5800);
-    const other = importBody('Other', 4800);
-    expect(held.length).toBeLessThan(600_000);
-    expect(held.length).toBeGreaterThan(500_000);
-    expect(held.length + other.length).toBeGreaterThan(1_000_000);
-    // A's first request declares its length and sends half its body: its bytes are held from its headers on.
-    const a = hold('a', held);
-    await new Promise((r) => setTimeout(r, 300));
-    busy(await send('a', other));
+    const created = (res: Gql) => res.data?.importBusinessIdentities?.created;
+    // A's first body is held (its declared length from its headers on): another 470 KB pass A's 1 MB share.
+    const a = hold('a', paddedImport('HeldA', 560_000));
+    await holding(DEV_TENANT_ID);
+    busy(await send('a', paddedImport('OtherA', 470_000)));
     // Tenant B is served meanwhile: A holds its share, not the instance's bound.
-    expect((await send('b', other)).body.data?.importBusinessIdentities?.created).toBe(4800);
+    expect(created((await send('b', paddedImport('OtherB', 470_000))).body)).toBe(10);
 
-    // B and C hold theirs too: the instance holds three bodies, and no tenant gets a fourth one in.
-    const b = hold('b', importBody('HeldB', 5800));
-    const c = hold('c', importBody('HeldC', 5800));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(services().graphqlBodyBytes.held()).toBeGreaterThan(1_500_000);
-    // C's fourth body fits C's share, not what the instance has left.
-    const fourth = importBody('OtherC', 3500);
-    expect(services().graphqlBodyBytes.held(TENANT_C) + fourth.length).toBeLessThan(1_000_000);
-    expect(services().graphqlBodyBytes.held() + fourth.length).toBeGreaterThan(2_000_000);
-    busy(await send('c', fourth));
-    expect(services().graphqlBodyBytes.held(TENANT_C)).toBeLessThan(600_000);
+    // B and C hold a body each too: 1.68 MB held, and 400 KB more of C fit C's share but not the instance's bound.
+    const b = hold('b', paddedImport('HeldB', 560_000));
+    const c = hold('c', paddedImport('HeldC', 560_000));
+    await holding(UNREGISTERED_TENANT_ID);
+    await holding(TENANT_C);
+    expect(services().graphqlBodyBytes.held()).toBe(1_680_000);
+    busy(await send('c', paddedImport('OtherC', 400_000)));
+    expect(services().graphqlBodyBytes.held(TENANT_C)).toBe(560_000);
 
     for (const h of [a, b, c]) h.finish();
-    for (const h of [a, b, c]) expect((await h.answer).data?.importBusinessIdentities?.created).toBe(5800);
+    for (const h of [a, b, c]) expect(created(await h.answer)).toBe(10);
     // Answered: their bytes are free again.
     expect(services().graphqlBodyBytes.held()).toBe(0);
-    expect((await send('a', other)).body.data?.importBusinessIdentities?.created).toBe(4800);
+    expect(created((await send('a', paddedImport('OtherA', 470_000))).body)).toBe(10);
   });
 });
 

@@ -97,6 +97,8 @@ describe('every GraphQL body is bounded: past its bytes, values or depth it is r
       const errors = errorsOf(run.answer);
       expect(errors.map((e) => e.extensions)).toEqual([{ code: 'USE_STAGED_IMPORT', bound, max }]);
       expect(errors[0]?.message).toMatch(/startImport.*addImportPart/);
+      // Nothing of the body comes back.
+      expect(run.answer.text).not.toMatch(/Bounded|\[\]/);
       expect(run.answer.complete).toBe(false);
       expect(run.answer.bytesSent).toBeLessThan(16 * MB);
       expect(run.ms).toBeLessThan(10_000);

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { importPeople } from '../support/importSets';
-import { DEV_CLIENTS, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { BODY_GRACE_MS } from '../../lib/http/request';
 import { services } from '../../lib/services';
 
@@ -149,7 +149,11 @@ describe("one tenant's slow bodies and another tenant's import", () => {
         { bytes: 2_400, everyMs: 100 },
       ),
     );
-    await new Promise((r) => setTimeout(r, 1_000));
+    // A holds its whole share (two 8 MiB bodies) before B sends.
+    const until = Date.now() + 5_000;
+    while (services().graphqlBodyBytes.held(DEV_TENANT_ID) < 16 * MB && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(services().graphqlBodyBytes.held(DEV_TENANT_ID)).toBe(16 * MB);
 
     const started = Date.now();
     const imported = await call<{

@@ -23,8 +23,6 @@ import {
   type DevClient,
 } from './devData';
 import { disposeServices, services } from '../lib/services';
-import { setBulkThreadScript } from '../lib/graphql/bulkThread';
-import { bulkThreadScriptFromSources } from './sourceWorkers';
 
 export interface StackOptions {
   ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number }>;
@@ -152,10 +150,6 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     Object.assign(process.env, env);
 
     const fns = options.functions ?? defaultFunctions();
-    if (fns.extension === '.ts') {
-      setBulkThreadScript(bulkThreadScriptFromSources());
-      started.push(() => Promise.resolve(setBulkThreadScript(undefined)));
-    }
     const host = await startDevHost({
       port: ports.host,
       load: () => requireFunctionFolder(fns.dir, fns.extension),

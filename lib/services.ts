@@ -25,7 +25,6 @@ import { InFlightLimiter } from './http/inFlight';
 import { ScimAdmission } from './http/scimAdmission';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
-import { BulkThread } from './graphql/bulkThread';
 import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
 import { BodyBytesBudget } from './http/bodyBytes';
 import { RefusalLog } from './activity/refusals';
@@ -56,12 +55,10 @@ export interface Services {
   /** Imported identities and associated pairs per tenant. */
   bulkBudget: RateLimiter;
   workQueue: WorkQueue;
-  /** Where large GraphQL requests run (started on first use). */
-  bulkThread: BulkThread;
   /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/http/refusalPacing.ts). */
   authenticationRefusals: RefusalPacer;
   busyRefusals: RefusalPacer;
-  /** GraphQL body bytes held at once by the instance. */
+  /** GraphQL body bytes held at once by the instance, and by each tenant. */
   graphqlBodyBytes: BodyBytesBudget;
   /** Refused SCIM requests recorded per integration (its activity). */
   refusals: RefusalLog;
@@ -102,10 +99,9 @@ export function services(): Services {
     // A minute's worth at once: the largest import or association fits (settings make sure of it).
     bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
     workQueue: createWorkQueue(s.backgroundQueue),
-    bulkThread: new BulkThread(),
     authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
     busyRefusals: new RefusalPacer(BUSY_PACING),
-    graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight),
+    graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight, s.graphqlTenantBodyBytesInFlight),
     refusals: new RefusalLog(store, {
       retentionDays: s.activity.retentionDays,
       perMinute: s.activity.refusalsPerMinute,
@@ -144,7 +140,6 @@ export function workDeps(svc: Services): WorkDeps {
 /** Drops the process's service objects (the local stack calls it when it stops). */
 export function disposeServices(): void {
   current?.store.dispose();
-  void current?.bulkThread.dispose();
   current = undefined;
   resetSettings();
 }

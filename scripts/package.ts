@@ -39,8 +39,8 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
     .readdirSync(path.join(ROOT, 'functions'))
     .filter((f) => f.endsWith('.ts'))
     .sort();
-  // Both bundles: minified for Node 22, source map beside (moved out below), inputs listed for the package test.
-  const common = {
+  // Minified for Node 22, source map beside (moved out below), inputs listed for the package test.
+  const built = await build({
     bundle: true,
     platform: 'node',
     target: 'node22',
@@ -51,9 +51,6 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
     logLevel: 'warning',
     absWorkingDir: ROOT,
     metafile: true,
-  } as const;
-  const built = await build({
-    ...common,
     stdin: {
       contents: functionFiles.map((f) => `import './functions/${f.replace(/\.ts$/, '')}';`).join('\n'),
       resolveDir: ROOT,
@@ -64,15 +61,8 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
     external: ['@azure/functions-core'],
     outfile: path.join(outDir, 'index.js'),
   });
-  // The bulk thread's script (lib/graphql/bulkThread.ts) sits beside the bundle, where the bundle looks for it.
-  const worker = await build({
-    ...common,
-    entryPoints: [path.join(ROOT, 'lib', 'graphql', 'bulkThreadWorker.ts')],
-    outfile: path.join(outDir, 'bulkThreadWorker.js'),
-  });
-  // azd zips this whole folder: the source maps (for reading stack traces) are kept beside it, never deployed.
-  for (const map of ['index.js.map', 'bulkThreadWorker.js.map'])
-    fs.renameSync(path.join(outDir, map), path.join(path.dirname(outDir), map));
+  // azd zips this whole folder: the source map (for reading stack traces) is kept beside it, never deployed.
+  fs.renameSync(path.join(outDir, 'index.js.map'), path.join(path.dirname(outDir), 'index.js.map'));
   fs.copyFileSync(path.join(ROOT, 'host.json'), path.join(outDir, 'host.json'));
   fs.copyFileSync(path.join(ROOT, 'lib', 'graphql', 'schema.graphql'), path.join(outDir, 'schema.graphql'));
   // The console's built files (npm run build makes them); the console function serves them from here.
@@ -92,7 +82,7 @@ export async function buildApp(outDir = path.join(ROOT, 'build', 'app')): Promis
   return {
     dir: outDir,
     bundleBytes: fs.statSync(path.join(outDir, 'index.js')).size,
-    inputs: [...new Set([...Object.keys(built.metafile.inputs), ...Object.keys(worker.metafile.inputs)])].sort(),
+    inputs: Object.keys(built.metafile.inputs).sort(),
   };
 }
 

@@ -138,7 +138,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'PENDING_LINK_BACKOFF_MAX_SECONDS', value: '14400' }
         { name: 'SCIM_RATE_LIMIT_PER_SECOND', value: '50' }
         { name: 'SCIM_MAX_BODY_BYTES', value: '1048576' }
-        { name: 'GRAPHQL_MAX_BODY_BYTES', value: '104857600' }
+        { name: 'GRAPHQL_MAX_BODY_BYTES', value: '8388608' }
         { name: 'GRAPHQL_MAX_QUERY_BYTES', value: '65536' }
         { name: 'GRAPHQL_INTROSPECTION', value: 'false' }
         { name: 'MAX_REQUESTS_IN_FLIGHT', value: '32' }

@@ -28,8 +28,11 @@ export const GRAPH_ENDPOINTS: readonly string[] = [
 export const PRODUCTION_MAXIMA: ReadonlyArray<[string, (s: Settings) => number, number]> = [
   ['SCIM_RATE_LIMIT_PER_SECOND', (s) => s.scimRateLimitPerSecond, 1_000],
   ['SCIM_MAX_BODY_BYTES', (s) => s.scimMaxBodyBytes, 10 * 1024 * 1024],
-  ['GRAPHQL_MAX_BODY_BYTES', (s) => s.graphqlMaxBodyBytes, 100 * 1024 * 1024],
+  ['GRAPHQL_MAX_BODY_BYTES', (s) => s.graphqlMaxBodyBytes, 8 * 1024 * 1024],
+  ['GRAPHQL_MAX_JSON_VALUES', (s) => s.graphqlMaxJsonValues, 1_000_000],
+  ['GRAPHQL_MAX_JSON_DEPTH', (s) => s.graphqlMaxJsonDepth, 128],
   ['GRAPHQL_BODY_BYTES_IN_FLIGHT', (s) => s.graphqlBodyBytesInFlight, 512 * 1024 * 1024],
+  ['GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT', (s) => s.graphqlTenantBodyBytesInFlight, 128 * 1024 * 1024],
   ['GRAPHQL_MAX_QUERY_BYTES', (s) => s.graphqlMaxQueryBytes, 256 * 1024],
   ['MAX_REQUESTS_IN_FLIGHT', (s) => s.maxRequestsInFlight, 256],
   ['GRAPHQL_REQUESTS_PER_MINUTE', (s) => s.graphqlRequestsPerMinute, 6_000],

@@ -211,17 +211,25 @@ export function loadSettings(env: Env = process.env): Settings {
     ),
     scimMaxIntegrationsPerTenant: integer(env, 'SCIM_MAX_INTEGRATIONS_PER_TENANT', 20, 1, 1000),
     scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
-    graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 8 * 1024 * 1024, 1024, 16 * 1024 * 1024),
+    graphqlMaxJsonValues: integer(env, 'GRAPHQL_MAX_JSON_VALUES', 250_000, 100, 5_000_000),
+    graphqlMaxJsonDepth: integer(env, 'GRAPHQL_MAX_JSON_DEPTH', 64, 8, 1000),
     graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
     graphqlCorsOrigins: origins(env, 'GRAPHQL_CORS_ORIGINS', inAzure),
-    graphqlBulkThreadBytes: integer(env, 'GRAPHQL_BULK_THREAD_BYTES', 64 * 1024, 0, 100 * 1024 * 1024),
     graphqlBodyBytesInFlight: integer(
       env,
       'GRAPHQL_BODY_BYTES_IN_FLIGHT',
-      128 * 1024 * 1024,
-      1024,
+      64 * 1024 * 1024,
+      2048,
       4 * 1024 * 1024 * 1024,
+    ),
+    graphqlTenantBodyBytesInFlight: integer(
+      env,
+      'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT',
+      16 * 1024 * 1024,
+      1024,
+      2 * 1024 * 1024 * 1024,
     ),
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
     graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
@@ -269,10 +277,16 @@ export function loadSettings(env: Env = process.env): Settings {
       "must be at least MAX_REQUESTS_IN_FLIGHT: a tenant's bound holds each of its integrations'",
     );
   }
-  if (settings.graphqlBodyBytesInFlight < settings.graphqlMaxBodyBytes) {
+  if (settings.graphqlTenantBodyBytesInFlight < settings.graphqlMaxBodyBytes) {
+    throw new ConfigError(
+      'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT',
+      "must be at least GRAPHQL_MAX_BODY_BYTES: the largest body must fit in a tenant's share",
+    );
+  }
+  if (settings.graphqlBodyBytesInFlight < 2 * settings.graphqlTenantBodyBytesInFlight) {
     throw new ConfigError(
       'GRAPHQL_BODY_BYTES_IN_FLIGHT',
-      'must be at least GRAPHQL_MAX_BODY_BYTES: the largest body must fit',
+      'must be at least twice GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT: one tenant must never hold the whole budget',
     );
   }
   if (settings.graph.credential === 'clientSecret') {
@@ -526,11 +540,27 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_MAX_BODY_BYTES',
-    default: '`104857600`',
+    default: '`8388608` (8 MiB)',
     meaning:
-      'largest GraphQL request body of an administrator (requests without an administrator token are refused before the body is read)',
+      'largest GraphQL request body of an administrator: beyond it `413` `USE_STAGED_IMPORT` at once (a declared Content-Length over it unread, a body without one as soon as it passes it); larger sets go as a staged import. Requests without an administrator token are refused before the body is read. At most 8 MiB in production',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'GRAPHQL_MAX_JSON_VALUES',
+    default: '`250000`',
+    meaning:
+      'most JSON values (strings, numbers, literals, arrays, objects) in a GraphQL request body, counted as the body is read, before anything is parsed: beyond it `413` `USE_STAGED_IMPORT` at once. An import part of 2,000 identities with every field (a personal number, two documents) is 44,000 values and 0.9 MB; one request carries up to about 11,000 such identities',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'GRAPHQL_MAX_JSON_DEPTH',
+    default: '`64`',
+    meaning:
+      'deepest nesting of arrays and objects in a GraphQL request body, counted as the body is read: beyond it `413` `USE_STAGED_IMPORT` at once (an import is 7 deep)',
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'GRAPHQL_MAX_QUERY_BYTES',
@@ -541,18 +571,18 @@ export const SETTINGS: readonly SettingDescription[] = [
     deployed: true,
   },
   {
-    name: 'GRAPHQL_BULK_THREAD_BYTES',
-    default: '`65536`',
+    name: 'GRAPHQL_BODY_BYTES_IN_FLIGHT',
+    default: '`67108864` (64 MiB)',
     meaning:
-      'GraphQL bodies of at least this size (imports and associations of hundreds or more) are parsed and executed on the bulk thread, apart from the requests on the main thread; `0` keeps every request on the main thread',
+      'GraphQL request body bytes an instance holds at once, all tenants together (a body is read whole, then parsed): eight bodies of the largest size; a request that would pass it is answered `SERVICE_BUSY` without being read further. At least twice `GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT`',
     appliesTo: 'Azure and local',
     deployed: false,
   },
   {
-    name: 'GRAPHQL_BODY_BYTES_IN_FLIGHT',
-    default: '`134217728`',
+    name: 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT',
+    default: '`16777216` (16 MiB)',
     meaning:
-      'GraphQL request body bytes an instance holds at once, all tenants together (a body is read whole, then parsed); a request that would pass it is answered `SERVICE_BUSY` without being read. At least `GRAPHQL_MAX_BODY_BYTES`',
+      "one tenant's share of `GRAPHQL_BODY_BYTES_IN_FLIGHT` (two bodies of the largest size; four tenants at their full share fit): a request beyond it is answered `SERVICE_BUSY` without being read further, so one tenant's bodies never fill the instance's budget. At least `GRAPHQL_MAX_BODY_BYTES`",
     appliesTo: 'Azure and local',
     deployed: false,
   },

@@ -40,16 +40,20 @@ export interface Settings {
   /** Enabled SCIM integrations a tenant may have (creating or enabling one more is refused). */
   scimMaxIntegrationsPerTenant: number;
   scimMaxBodyBytes: number;
+  /** Largest GraphQL body (413 USE_STAGED_IMPORT beyond, refused before or while it is read). */
   graphqlMaxBodyBytes: number;
+  /** Most JSON values and deepest nesting of a GraphQL body, counted while it is read (lib/http/jsonShape.ts). */
+  graphqlMaxJsonValues: number;
+  graphqlMaxJsonDepth: number;
   /** Bound on a GraphQL document's text, apart from its variables; refused while the body streams in. */
   graphqlMaxQueryBytes: number;
   graphqlIntrospection: boolean;
   /** Browser origins allowed to call /graphql cross-origin (CORS); empty = same-origin only. */
   graphqlCorsOrigins: string[];
-  /** GraphQL bodies of at least this many bytes run on the bulk thread (lib/graphql/bulkThread.ts); 0 = never. */
-  graphqlBulkThreadBytes: number;
-  /** GraphQL body bytes held at once per instance (lib/http/bodyBytes.ts); at least graphqlMaxBodyBytes. */
+  /** GraphQL body bytes held at once per instance (lib/http/bodyBytes.ts); at least twice a tenant's share. */
   graphqlBodyBytesInFlight: number;
+  /** One tenant's share of graphqlBodyBytesInFlight; at least graphqlMaxBodyBytes. */
+  graphqlTenantBodyBytesInFlight: number;
   /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
   maxRequestsInFlight: number;
   /** GraphQL requests per tenant per minute, per instance. */

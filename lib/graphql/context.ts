@@ -20,11 +20,6 @@ export interface GraphQLContext {
   admin(): Promise<Admin>;
   /** Errors reported beside a field's data (a result that is only partly done); added to the response's errors. */
   partialErrors: GraphQLError[];
-  /**
-   * Takes identities or pairs from the tenant's budget of the instance; the seconds to wait when it is spent
-   * (0 = taken). On the bulk thread this asks the main thread, which holds the instance's one budget.
-   */
-  takeBulkBudget(tenantId: string, units: number): Promise<number>;
 }
 
 export const ADMIN_ROLE = 'Admin';
@@ -67,15 +62,12 @@ export function createContext(
   admin: Admin | undefined,
   log: Logger,
   correlationId: string,
-  takeBulkBudget: GraphQLContext['takeBulkBudget'] = (tenantId, units) =>
-    Promise.resolve(services.bulkBudget.takeUnits(tenantId, units)),
 ): GraphQLContext {
   return {
     services,
     log,
     correlationId,
     partialErrors: [],
-    takeBulkBudget,
     admin: () => (admin ? Promise.resolve(admin) : Promise.reject(notAuthenticated())),
   };
 }

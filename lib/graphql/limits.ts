@@ -49,6 +49,27 @@ export function queryTooLarge(maxBytes: number): GraphQLError {
   );
 }
 
+export const USE_STAGED_IMPORT = 'USE_STAGED_IMPORT';
+/** The bound of a request body that was passed: its bytes, its JSON values or its JSON nesting. */
+export type BodyBound = 'bodyBytes' | 'jsonValues' | 'jsonDepth';
+
+const BOUND_TEXT: Record<BodyBound, (max: number) => string> = {
+  bodyBytes: (max) => `larger than ${max} bytes`,
+  jsonValues: (max) => `made of more than ${max} JSON values`,
+  jsonDepth: (max) => `nested deeper than ${max} levels`,
+};
+
+/**
+ * A request body over one of its bounds (HTTP 413): a set that large goes in parts. The extensions say which
+ * bound and its value (never anything of the body).
+ */
+export function useStagedImport(bound: BodyBound, max: number): GraphQLError {
+  return new GraphQLError(
+    `The request body is ${BOUND_TEXT[bound](max)}. Send a large import as a staged import (startImport, then addImportPart with at most a few thousand identities each, then completeImport) and a long association list as several requests`,
+    { extensions: { code: USE_STAGED_IMPORT, bound, max } },
+  );
+}
+
 export function tooManyTokens(): GraphQLError {
   return new GraphQLError(`A query may have at most ${MAX_TOKENS} tokens`, {
     extensions: { code: 'QUERY_TOO_COMPLEX' },

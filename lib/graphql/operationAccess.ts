@@ -50,6 +50,7 @@ export const OPERATION_ACCESS: readonly OperationAccess[] = [
   row('Query', 'sources', true),
   row('Query', 'importRuns', true),
   row('Query', 'importRun', true),
+  row('Query', 'activity', true),
   row('Mutation', 'createScimIntegration', true),
   row('Mutation', 'disableScimIntegration', true),
   row('Mutation', 'enableScimIntegration', true),

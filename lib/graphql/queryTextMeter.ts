@@ -12,8 +12,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const U = 0x75;
-const OPENERS = new Set([0x7b, 0x5b]); // { [
-const CLOSERS = new Set([0x7d, 0x5d]); // } ]
+const isOpener = (byte: number) => byte === 0x7b || byte === 0x5b; // { [
+const isCloser = (byte: number) => byte === 0x7d || byte === 0x5d; // } ]
 const MAX_KEY_BYTES = 16;
 
 export class QueryTextMeter {
@@ -38,7 +38,18 @@ export class QueryTextMeter {
 
   /** Feeds the next chunk; returns true once the query text is known to exceed the cap. */
   exceeded(chunk: Uint8Array): boolean {
-    for (const byte of chunk) {
+    // Where the next quote and backslash are (-2: not looked for yet, -1: none left in the chunk): a string
+    // that is neither the query nor a key is skipped with a search instead of byte by byte.
+    let quote = -2;
+    let backslash = -2;
+    for (let i = 0; i < chunk.length; i++) {
+      if (this.inString && !this.inQuery && !this.keyBytes && this.escapeLeft === 0) {
+        if (quote !== -1 && quote < i) quote = chunk.indexOf(QUOTE, i);
+        if (backslash !== -1 && backslash < i) backslash = chunk.indexOf(BACKSLASH, i);
+        if (quote === -1 && backslash === -1) return false;
+        i = quote === -1 ? backslash : backslash === -1 ? quote : Math.min(quote, backslash);
+      }
+      const byte = chunk[i] as number;
       if (this.inString) {
         this.inStringByte(byte);
         if (this.queryBytes > this.maxBytes) return true;
@@ -50,10 +61,10 @@ export class QueryTextMeter {
         this.inQuery = topLevel && this.expectingValueOf === 'query';
         this.keyBytes = topLevel && this.expectingValueOf === undefined ? [] : undefined;
         this.expectingValueOf = topLevel && this.expectingValueOf !== undefined ? undefined : this.expectingValueOf;
-      } else if (OPENERS.has(byte)) {
+      } else if (isOpener(byte)) {
         if (this.depth === 1) this.expectingValueOf = undefined;
         this.depth++;
-      } else if (CLOSERS.has(byte)) {
+      } else if (isCloser(byte)) {
         this.depth--;
       } else if (byte === COLON && this.depth === 1 && this.lastKey !== undefined) {
         this.expectingValueOf = this.lastKey;

@@ -101,7 +101,7 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
  * it starts (an oversized one is refused by its own limit, so it takes nothing here).
  */
 async function takeBulkBudget(ctx: GraphQLContext, tenantId: string, items: number, max: number): Promise<void> {
-  const wait = await ctx.takeBulkBudget(tenantId, Math.min(items, max));
+  const wait = ctx.services.bulkBudget.takeUnits(tenantId, Math.min(items, max));
   if (wait > 0) throw serviceBusy(wait);
 }
 

@@ -6,27 +6,16 @@ import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
 import { AUTH_NOT_AUTHENTICATED, serviceBusy, toGraphQLError } from '../graphql/errors';
 import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
-import { QueryTextMeter } from '../graphql/queryTextMeter';
 import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
 import type { Logger } from '../log/logger';
-import {
-  SECURITY_HEADERS,
-  correlationIdOf,
-  hasRepeatedAuthorization,
-  loggerFor,
-  BODY_IDLE_MS,
-  MIN_BODY_BYTES_PER_SECOND,
-  readBodyText,
-  sinkFor,
-} from './request';
-import { BulkThreadFailure, type BulkAnswer } from '../graphql/bulkThread';
+import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor } from './request';
+import type { BodyBytesHold } from './bodyBytes';
+import { readGraphQLBody } from './graphqlBody';
 import { corsHeaders, preflight } from './cors';
 
 let server: GraphQLServer | undefined;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** Seconds a request refused for the instance's body bytes is told to wait (a large import takes a while). */
-const BODY_BYTES_RETRY_AFTER_SECONDS = 10;
 
 /**
  * Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list. Refusals of the HTTP request
@@ -65,12 +54,6 @@ function errorCodesOf(contentType: string | undefined, body: Uint8Array): string
   } catch {
     return undefined;
   }
-}
-
-/** A JSON request body (graphql-yoga's default when the content type is missing). */
-function isJsonBody(contentType: string | null): boolean {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase();
-  return type === undefined || type === '' || type === 'application/json' || type === 'application/graphql+json';
 }
 
 /**
@@ -147,9 +130,9 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     await svc.busyRefusals.pace(`graphql:${found.caller.tenantId}`);
     return done(errorResponse(200, [release], correlationId, true), String(release.extensions.code));
   }
-  const bodyBytes = svc.graphqlBodyBytes.hold();
+  const bodyBytes = svc.graphqlBodyBytes.hold(found.caller.tenantId);
   try {
-    return await serve(yoga, request, svc, found, log, correlationId, done, context, bodyBytes);
+    return await serve(yoga, request, svc, found, log, correlationId, done, bodyBytes);
   } finally {
     bodyBytes.release();
     release();
@@ -166,10 +149,14 @@ function tenantPlace(svc: Services, tenantId: string): (() => void) | GraphQLErr
   return svc.inFlight.tryAcquire(`graphql:${tenantId}`) ?? serviceBusy(IN_FLIGHT_RETRY_AFTER_SECONDS);
 }
 
-/**
- * Executes the request with graphql-yoga: a body of GRAPHQL_BULK_THREAD_BYTES or more on the bulk thread
- * (see lib/graphql/bulkThread.ts), anything smaller here.
- */
+/** graphql-yoga's answer, as bytes. */
+interface YogaAnswer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Uint8Array;
+}
+
+/** Executes the request with graphql-yoga, in this process (every body is small: see lib/http/graphqlBody.ts). */
 async function execute(
   yoga: GraphQLServer,
   request: HttpRequest,
@@ -178,28 +165,12 @@ async function execute(
   who: Admin,
   log: Logger,
   correlationId: string,
-  context: InvocationContext,
-): Promise<BulkAnswer> {
-  const headers: Array<[string, string]> = [];
-  request.headers.forEach((value, key) => headers.push([key, value]));
-  const threshold = svc.settings.graphqlBulkThreadBytes;
-  if (body !== undefined && threshold > 0 && body.length >= threshold) {
-    return svc.bulkThread.run(
-      {
-        url: request.url,
-        method: request.method,
-        headers,
-        body,
-        admin: who,
-        correlationId,
-        functionName: context.functionName,
-      },
-      { log: sinkFor(context), takeBulkBudget: (tenantId, units) => svc.bulkBudget.takeUnits(tenantId, units) },
-    );
-  }
+): Promise<YogaAnswer> {
+  const headers = new Headers();
+  request.headers.forEach((value, key) => headers.append(key, value));
   const response = await yoga.fetch(
     request.url,
-    { method: request.method, headers: new Headers(headers), body },
+    { method: request.method, headers, body },
     createContext(svc, who, log, correlationId),
   );
   const answerHeaders: Array<[string, string]> = [];
@@ -207,7 +178,7 @@ async function execute(
   return { status: response.status, headers: answerHeaders, body: new Uint8Array(await response.arrayBuffer()) };
 }
 
-/** Reads the body (its bytes held in the instance's budget, lib/http/bodyBytes.ts, by the caller) and executes the request. */
+/** Reads the body within its bounds (lib/http/graphqlBody.ts) and executes the request. */
 async function serve(
   yoga: GraphQLServer,
   request: HttpRequest,
@@ -216,69 +187,17 @@ async function serve(
   log: Logger,
   correlationId: string,
   done: (response: HttpResponseInit, errorCodes: string | undefined) => HttpResponseInit,
-  context: InvocationContext,
-  bodyBytes: ReturnType<Services['graphqlBodyBytes']['hold']>,
+  bodyBytes: BodyBytesHold,
 ): Promise<HttpResponseInit> {
   const maxQuery = svc.settings.graphqlMaxQueryBytes;
   if ((request.query.get('query')?.length ?? 0) > maxQuery)
     return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
-  let body: string | undefined;
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    // In a JSON body only the query text is capped (variables carry imports); any other body is the query.
-    const json = isJsonBody(request.headers.get('content-type'));
-    const max = json ? svc.settings.graphqlMaxBodyBytes : maxQuery;
-    const busy = () => {
-      const err = serviceBusy(BODY_BYTES_RETRY_AFTER_SECONDS);
-      return done(errorResponse(200, [err], correlationId, true), String(err.extensions.code));
-    };
-    // The declared length is held before anything is read; a body without one holds its bytes as they come.
-    const declared = Number(request.headers.get('content-length') ?? '');
-    const known = Number.isSafeInteger(declared) && declared > 0 && declared <= max;
-    if (known && !bodyBytes.grow(declared)) return busy();
-    let outOfBytes = false;
-    const meter = new QueryTextMeter(maxQuery);
-    const text = await readBodyText(request, max, {
-      refuseAfter: (chunk) => {
-        if (!known && !bodyBytes.grow(chunk.byteLength)) return (outOfBytes = true);
-        return json && meter.exceeded(chunk);
-      },
-    });
-    if (outOfBytes) return busy();
-    if (text === 'refused' || (text === 'tooLarge' && !json))
-      return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
-    if (text === 'tooLarge')
-      return done(
-        errorResponse(
-          413,
-          [badRequest(`The request body is larger than ${max} bytes`, 'PAYLOAD_TOO_LARGE')],
-          correlationId,
-          false,
-        ),
-        'PAYLOAD_TOO_LARGE',
-      );
-    if (text === 'tooSlow') {
-      const late = badRequest(
-        `The request body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
-        'REQUEST_TIMEOUT',
-      );
-      return done(errorResponse(408, [late], correlationId, false), 'REQUEST_TIMEOUT');
-    }
-    if (text === 'invalidEncoding')
-      return done(
-        errorResponse(200, [badRequest('The request body is not valid UTF-8')], correlationId, false),
-        BAD_REQUEST,
-      );
-    body = text;
+  const body = await readGraphQLBody(request, svc.settings, bodyBytes);
+  if ('refusal' in body) {
+    const { status, error, withNullData } = body.refusal;
+    return done(errorResponse(status, [error], correlationId, withNullData), String(error.extensions.code));
   }
-  let response: BulkAnswer;
-  try {
-    response = await execute(yoga, request, body, svc, who, log, correlationId, context);
-  } catch (err) {
-    if (!(err instanceof BulkThreadFailure)) throw err;
-    log.error('graphql request failed on the bulk thread');
-    const unexpected = new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-    return done(errorResponse(200, [unexpected], correlationId, true), 'INTERNAL_SERVER_ERROR');
-  }
+  const response = await execute(yoga, request, body.text, svc, who, log, correlationId);
   const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
   // Names lower-cased, so the service's own security headers are replaced, never doubled in another case.
   for (const [key, value] of response.headers) out[key.toLowerCase()] = value;

@@ -60,12 +60,15 @@ export const SECURITY_HEADERS: Record<string, string> = {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Time a body may take before it must keep up MIN_BODY_BYTES_PER_SECOND. */
-export const BODY_GRACE_MS = 10_000;
+export const BODY_GRACE_MS = 5_000;
 /**
- * The slowest a body may arrive on average after the grace time: far below any real client's upload,
- * so a caller that trickles its body (or declares more than it sends) stops holding the invocation.
+ * The slowest a body may arrive on average after the grace time (512 kbit/s): below a real client's upload,
+ * and fast enough that a body never holds its place for long. A body must have arrived whole within
+ * BODY_GRACE_MS plus one second per MIN_BODY_BYTES_PER_SECOND of its size (an 8 MiB body: 133 s), and a
+ * caller that trickles (or declares more than it sends) is refused once it falls behind: at 24 KB/s after
+ * about 8 s, whatever size it declared, so the body bytes it holds are soon free for others.
  */
-export const MIN_BODY_BYTES_PER_SECOND = 10_240;
+export const MIN_BODY_BYTES_PER_SECOND = 65_536;
 
 /**
  * The longest a body may pause between two chunks (or before its first) once the headers are in: a

@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { importPeople } from '../support/importSets';
-import { DEV_CLIENTS } from '../../devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
+import { services } from '../../lib/services';
 import { RunFollower } from '../../scripts/runFollower';
 
 type Gql = {
@@ -12,66 +13,120 @@ const IMPORT =
   'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }';
 const importBody = (source: string, n: number) =>
   JSON.stringify({ query: IMPORT, variables: { i: { source, identities: importPeople(source, n) } } });
+/** An import of 10 identities, led by JSON whitespace up to `size` bytes (a large body that is quick to serve). */
+const paddedImport = (source: string, size: number) => {
+  const body = importBody(source, 10);
+  return `${' '.repeat(size - Buffer.byteLength(body))}${body}`;
+};
 
-describe("the instance's bound on GraphQL body bytes held at once", () => {
+/**
+ * Sends the body with its Content-Length but its last bytes, then one of them every 500 ms (so it keeps its
+ * pace and is never idle); the rest when `finish` is called.
+ */
+function held(url: string, token: string, body: string): { answer: Promise<Gql>; finish: () => void } {
+  let finish: () => void = () => undefined;
+  const answer = new Promise<Gql>((resolve, reject) => {
+    const req = httpRequest(
+      new URL(url),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => resolve(JSON.parse(text) as Gql));
+      },
+    );
+    req.on('error', reject);
+    let sent = body.length - 64;
+    req.write(body.slice(0, sent));
+    const dribble = setInterval(() => req.write(body.slice(sent, ++sent)), 500);
+    finish = () => {
+      clearInterval(dribble);
+      req.end(body.slice(sent));
+    };
+  });
+  return { answer, finish };
+}
+
+describe("the instance's bound on GraphQL body bytes held at once, and each tenant's share of it", () => {
   let stack: TestStack;
-  let token: string;
+  const tokens: Record<'a' | 'b' | 'c', string> = { a: '', b: '', c: '' };
+  const TENANT_C = '33333333-3333-4333-8333-333333333333';
   beforeAll(async () => {
     stack = await startTestStack({
-      env: { GRAPHQL_MAX_BODY_BYTES: '600000', GRAPHQL_BODY_BYTES_IN_FLIGHT: '1000000' },
+      env: {
+        GRAPHQL_MAX_BODY_BYTES: '600000',
+        GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT: '1000000',
+        GRAPHQL_BODY_BYTES_IN_FLIGHT: '2000000',
+      },
     });
-    token = await stack.token(DEV_CLIENTS.admin);
+    await services().tenants.register(UNREGISTERED_TENANT_ID);
+    await services().tenants.register(TENANT_C);
+    tokens.a = await stack.token(DEV_CLIENTS.admin);
+    tokens.b = await stack.token(DEV_CLIENTS.otherAdmin);
+    tokens.c = stack.idp.mintAppToken({
+      tenantId: TENANT_C,
+      clientId: 'aaaaaaaa-0000-4000-8000-0000000000c1',
+      audience: SERVICE_APP_ID_URI,
+      roles: ['Admin'],
+    });
   });
-  afterAll(async () => stack?.stop());
+  afterAll(async () => {
+    await services().tenants.remove(UNREGISTERED_TENANT_ID);
+    await services().tenants.remove(TENANT_C);
+    await stack?.stop();
+  });
 
-  const send = (body: string) =>
+  const send = (tenant: keyof typeof tokens, body: string) =>
     call<Gql>(`${stack.base}/graphql`, {
       method: 'POST',
-      token,
+      token: tokens[tenant],
       headers: { 'content-type': 'application/json' },
       body,
     });
+  const hold = (tenant: keyof typeof tokens, body: string) => held(`${stack.base}/graphql`, tokens[tenant], body);
+  /** Waits until the tenant holds body bytes (its held request's headers are in and it is authenticated). */
+  const holding = async (tenantId: string) => {
+    const until = Date.now() + 20_000;
+    while (services().graphqlBodyBytes.held(tenantId) === 0) {
+      if (Date.now() > until) throw new Error('the body was not held');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const busy = (res: { body: Gql }) => {
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_BUSY', retryAfterSeconds: 10 });
+    expect(res.body.data).toBeNull();
+  };
 
-  it('refuses a body that would pass it, busy and unread, while another holds its bytes; frees them when answered', async () => {
-    const first = importBody('HeldFirst', 5000);
-    const second = importBody('Second', 4800);
-    expect(first.length).toBeLessThan(600_000);
-    expect(first.length + second.length).toBeGreaterThan(1_000_000);
-    // The first request declares its length and sends half its body: its bytes are held from its headers on.
-    const url = new URL(`${stack.base}/graphql`);
-    let finish: () => void = () => undefined;
-    const firstAnswer = new Promise<Gql>((resolve, reject) => {
-      const req = httpRequest(
-        url,
-        {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(first),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString('utf8')));
-          res.on('end', () => resolve(JSON.parse(text) as Gql));
-        },
-      );
-      req.on('error', reject);
-      req.write(first.slice(0, first.length / 2));
-      finish = () => req.end(first.slice(first.length / 2));
-    });
-    await new Promise((r) => setTimeout(r, 300));
+  it("refuses a body past its tenant's share, busy and unread, while other tenants are served; past the instance's bound every tenant is refused; answered bodies give their bytes back", async () => {
+    const created = (res: Gql) => res.data?.importBusinessIdentities?.created;
+    // A's first body is held (its declared length from its headers on): another 470 KB pass A's 1 MB share.
+    const a = hold('a', paddedImport('HeldA', 560_000));
+    await holding(DEV_TENANT_ID);
+    busy(await send('a', paddedImport('OtherA', 470_000)));
+    // Tenant B is served meanwhile: A holds its share, not the instance's bound.
+    expect(created((await send('b', paddedImport('OtherB', 470_000))).body)).toBe(10);
 
-    const refused = await send(second);
-    expect(refused.status).toBe(200);
-    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_BUSY', retryAfterSeconds: 10 });
-    expect(refused.body.data).toBeNull();
+    // B and C hold a body each too: 1.68 MB held, and 400 KB more of C fit C's share but not the instance's bound.
+    const b = hold('b', paddedImport('HeldB', 560_000));
+    const c = hold('c', paddedImport('HeldC', 560_000));
+    await holding(UNREGISTERED_TENANT_ID);
+    await holding(TENANT_C);
+    expect(services().graphqlBodyBytes.held()).toBe(1_680_000);
+    busy(await send('c', paddedImport('OtherC', 400_000)));
+    expect(services().graphqlBodyBytes.held(TENANT_C)).toBe(560_000);
 
-    finish();
-    expect((await firstAnswer).data?.importBusinessIdentities?.created).toBe(5000);
-    // Answered: its bytes are free again.
-    expect((await send(second)).body.data?.importBusinessIdentities?.created).toBe(4800);
+    for (const h of [a, b, c]) h.finish();
+    for (const h of [a, b, c]) expect(created(await h.answer)).toBe(10);
+    // Answered: their bytes are free again.
+    expect(services().graphqlBodyBytes.held()).toBe(0);
+    expect(created((await send('a', paddedImport('OtherA', 470_000))).body)).toBe(10);
   });
 });
 

@@ -22,7 +22,8 @@ describe('import guards', () => {
       }),
     });
 
-  const MAX_BODY = 30 * 1024 * 1024;
+  // GRAPHQL_MAX_BODY_BYTES by default.
+  const MAX_BODY = 8 * 1024 * 1024;
   const paddedImport = async (padding: number) =>
     call<Gql>(`${stack.base}/graphql`, {
       method: 'POST',
@@ -38,7 +39,6 @@ describe('import guards', () => {
         IMPORT_MAX_IDENTITIES: '10',
         IMPORT_MAX_DELETE_RATIO: '0.5',
         ASSOCIATION_MAX_PAIRS: '3',
-        GRAPHQL_MAX_BODY_BYTES: String(MAX_BODY),
       },
     });
   });
@@ -90,15 +90,16 @@ describe('import guards', () => {
     expect((await associate(3)).body.data?.associateBusinessIdentities.unknownExternalIds).toHaveLength(3);
   });
 
-  it("accepts a body up to GRAPHQL_MAX_BODY_BYTES, also past the GraphQL library's own 25 MB default", async () => {
-    const res = await paddedImport(26 * 1024 * 1024);
+  it('accepts a body up to GRAPHQL_MAX_BODY_BYTES (8 MiB)', async () => {
+    const res = await paddedImport(MAX_BODY - 1000);
     expect(res.status).toBe(200);
     expect(res.body.data?.importBusinessIdentities.created).toBe(1);
   });
 
-  it('answers 413 with a JSON error past GRAPHQL_MAX_BODY_BYTES', async () => {
+  it('answers 413 USE_STAGED_IMPORT past GRAPHQL_MAX_BODY_BYTES, naming the staged import', async () => {
     const res = await paddedImport(MAX_BODY + 1);
     expect(res.status).toBe(413);
-    expect(JSON.stringify(res.body)).toContain(String(MAX_BODY));
+    expect(res.body.errors?.[0]?.extensions).toEqual({ code: 'USE_STAGED_IMPORT', bound: 'bodyBytes', max: MAX_BODY });
+    expect(JSON.stringify(res.body)).toMatch(/startImport.*addImportPart/);
   });
 });

@@ -1,8 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { startTestStack, type TestStack } from '../support/stack';
-import { DEV_CLIENTS } from '../../devhost/devData';
+import { startTestStack, call, type TestStack } from '../support/stack';
+import { importPeople } from '../support/importSets';
+import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { BODY_GRACE_MS } from '../../lib/http/request';
+import { services } from '../../lib/services';
 
 interface Trickled {
   status: number;
@@ -12,10 +14,17 @@ interface Trickled {
 }
 
 /**
- * Sends the headers and `first` at once, then one byte a second (never the whole body) and reports the
- * answer; a request still unanswered after `giveUpMs` is closed and reported with status 0.
+ * Sends the headers and `first` at once, then `step.bytes` every `step.everyMs` (by default one byte a second;
+ * never the whole body) and reports the answer; a request still unanswered after `giveUpMs` is closed and
+ * reported with status 0.
  */
-function trickle(url: string, headers: Record<string, string>, first: string, giveUpMs: number): Promise<Trickled> {
+function trickle(
+  url: string,
+  headers: Record<string, string>,
+  first: string,
+  giveUpMs: number,
+  step = { bytes: 1, everyMs: 1000 },
+): Promise<Trickled> {
   return new Promise((resolve) => {
     const started = Date.now();
     const finish = (answer: Trickled) => {
@@ -35,7 +44,7 @@ function trickle(url: string, headers: Record<string, string>, first: string, gi
     req.on('error', () => undefined);
     const giveUp = setTimeout(() => finish({ status: 0, text: '', ms: Date.now() - started }), giveUpMs);
     req.write(first);
-    const ticker = setInterval(() => req.write(' '), 1000);
+    const ticker = setInterval(() => req.write(' '.repeat(step.bytes)), step.everyMs);
   });
 }
 
@@ -109,5 +118,78 @@ describe('a caller that trickles its body', () => {
     });
     expect(raw).toMatch(/^HTTP\/1\.1 400 /);
     expect(raw).not.toContain('short');
+  });
+});
+
+describe("one tenant's slow bodies and another tenant's import", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+    await services().tenants.register(UNREGISTERED_TENANT_ID);
+  });
+  afterAll(async () => {
+    await services().tenants.remove(UNREGISTERED_TENANT_ID);
+    await stack?.stop();
+  });
+
+  it("while tenant A trickles two bodies declared 100 MB and 28 MB and as many 8 MiB ones as it may at 24 KB/s, tenant B's 500-identity import succeeds within 10 s; A's bodies are refused", async () => {
+    const headers = {
+      authorization: `Bearer ${await stack.token(DEV_CLIENTS.admin)}`,
+      'content-type': 'application/json',
+    };
+    const MB = 1024 * 1024;
+    const declared = [100 * MB, 28 * MB, 8 * MB, 8 * MB, 8 * MB];
+    // 2,400 bytes every 100 ms: 24 KB/s.
+    const slow = declared.map((size) =>
+      trickle(
+        `${stack.base}/graphql`,
+        { ...headers, 'content-length': String(size) },
+        '{"query":"{ __typename }","variables":{"pad":"',
+        BODY_GRACE_MS + 30_000,
+        { bytes: 2_400, everyMs: 100 },
+      ),
+    );
+    // A holds its whole share (two 8 MiB bodies) before B sends.
+    const until = Date.now() + 5_000;
+    while (services().graphqlBodyBytes.held(DEV_TENANT_ID) < 16 * MB && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(services().graphqlBodyBytes.held(DEV_TENANT_ID)).toBe(16 * MB);
+
+    const started = Date.now();
+    const imported = await call<{
+      data?: { importBusinessIdentities: { created: number } } | null;
+      errors?: Array<{ extensions?: { code?: string } }>;
+    }>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: await stack.token(DEV_CLIENTS.otherAdmin),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
+        variables: { i: { source: 'WhileAHolds', identities: importPeople('b', 500) } },
+      }),
+    });
+    expect(imported.body.errors).toBeUndefined();
+    expect(imported.body.data?.importBusinessIdentities.created).toBe(500);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const answers = await Promise.all(slow);
+    const code = (a: Trickled) =>
+      (JSON.parse(a.text) as { errors: Array<{ extensions: { code: string } }> }).errors[0]?.extensions.code;
+    // Past GRAPHQL_MAX_BODY_BYTES by their Content-Length: refused at once, unread.
+    for (const oversized of answers.slice(0, 2)) {
+      expect(oversized.status).toBe(413);
+      expect(code(oversized)).toBe('USE_STAGED_IMPORT');
+      expect(oversized.ms).toBeLessThan(2_000);
+    }
+    // A's share of the body budget holds two 8 MiB bodies: the third is refused busy; the two held fall behind
+    // the minimum rate and are refused soon after the grace time, whatever size they declared.
+    const held = answers.slice(2).sort((x, y) => x.status - y.status);
+    expect(held.map((a) => [a.status, code(a)])).toEqual([
+      [200, 'SERVICE_BUSY'],
+      [408, 'REQUEST_TIMEOUT'],
+      [408, 'REQUEST_TIMEOUT'],
+    ]);
+    for (const late of held.slice(1)) expect(late.ms).toBeLessThan(BODY_GRACE_MS + 10_000);
+    expect(services().graphqlBodyBytes.held()).toBe(0);
   });
 });

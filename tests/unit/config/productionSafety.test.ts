@@ -90,11 +90,14 @@ describe.each(markers)('production settings on %s', (_where, marker) => {
   it.each(PRODUCTION_MAXIMA.map(([name, , max]) => [name, max] as const))(
     'refuse %s above %d, naming it and not the value',
     (name, max) => {
-      // The bulk budget must hold the largest import: it is raised with the import limits.
+      // The bulk budget must hold the largest import: it is raised with the import limits; the body budget
+      // must be at least twice a tenant's share: it is raised with the share.
       const withLimit = (value: number): Record<string, string> =>
         name === 'IMPORT_MAX_IDENTITIES' || name === 'ASSOCIATION_MAX_PAIRS'
           ? { [name]: String(value), BULK_ITEMS_PER_MINUTE: String(Math.max(value, 250_000)) }
-          : { [name]: String(value) };
+          : name === 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT'
+            ? { [name]: String(value), GRAPHQL_BODY_BYTES_IN_FLIGHT: String(2 * value) }
+            : { [name]: String(value) };
       const err = refusalOf(prod(withLimit(max + 1)));
       expect(err.setting).toBe(name);
       expect(err.message).not.toContain(String(max + 1));

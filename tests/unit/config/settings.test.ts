@@ -14,6 +14,18 @@ describe('settings', () => {
     expect(s.graphqlIntrospection).toBe(false);
   });
 
+  it('bounds every GraphQL body to 8 MiB, 250,000 JSON values and 64 levels; a tenant holds at most a quarter of the body budget', () => {
+    const s = loadSettings(base);
+    expect(s.graphqlMaxBodyBytes).toBe(8 * 1024 * 1024);
+    expect(s.graphqlMaxJsonValues).toBe(250_000);
+    expect(s.graphqlMaxJsonDepth).toBe(64);
+    expect(s.graphqlBodyBytesInFlight).toBe(8 * s.graphqlMaxBodyBytes);
+    expect(s.graphqlTenantBodyBytesInFlight).toBe(s.graphqlBodyBytesInFlight / 4);
+    expect(() => loadSettings({ ...base, GRAPHQL_MAX_BODY_BYTES: String(16 * 1024 * 1024 + 1) })).toThrow(
+      /GRAPHQL_MAX_BODY_BYTES must be between/,
+    );
+  });
+
   it.each([
     [{ COSMOS_ENDPOINT: 'https://x' }, 'PUBLIC_BASE_URL'],
     [{ ...base, COSMOS_ENDPOINT: 'not a url' }, 'COSMOS_ENDPOINT'],
@@ -21,6 +33,9 @@ describe('settings', () => {
     [{ ...base, GRAPHQL_INTROSPECTION: 'maybe' }, 'GRAPHQL_INTROSPECTION'],
     [{ ...base, GRAPH_CREDENTIAL: 'clientSecret' }, 'GRAPH_CLIENT_ID'],
     [{ ...base, IMPORT_MAX_DELETE_RATIO: '2' }, 'IMPORT_MAX_DELETE_RATIO'],
+    // The largest body must fit in a tenant's share, and no tenant's share may be the whole budget.
+    [{ ...base, GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT: String(4 * 1024 * 1024) }, 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT'],
+    [{ ...base, GRAPHQL_BODY_BYTES_IN_FLIGHT: String(24 * 1024 * 1024) }, 'GRAPHQL_BODY_BYTES_IN_FLIGHT'],
     [{ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c' }, 'GRAPH_CERTIFICATE'],
     [
       {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { QueryTextMeter } from '../../../lib/graphql/queryTextMeter';
 
 /** Feeds `body` in chunks of `size` bytes; the index of the chunk at which the meter refused, or -1. */
@@ -45,5 +46,48 @@ describe('QueryTextMeter', () => {
     const body = `{"a":1,"b":true,"c":[1,"${'z'.repeat(5000)}"],"d":null,"query":"${'q'.repeat(2000)}"}`;
     expect(refusedAt(body, 1000, 3)).not.toBe(-1);
     expect(refusedAt(body, 2000, 3)).toBe(-1);
+  });
+
+  it('measures the query text exactly among any other members, escapes and chunk splits (strings it skips included)', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('"', '\\', '{', '}', '[', ']', ':', ',', 'q', 'é', '\n', '\u0001'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
+    const member = fc.tuple(
+      // Keys without escapes (a key written with escapes is measured as if it were "query").
+      fc
+        .string({ unit: fc.constantFrom('q', 'u', 'e', 'r', 'y', 'é', '{', '[', ':', ',', ' '), maxLength: 8 })
+        .filter((k) => k !== 'query'),
+      fc.jsonValue({ stringUnit: unit, maxDepth: 3 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(member, { maxLength: 4 }),
+        fc.string({ unit, maxLength: 40 }),
+        fc.array(member, { maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (before, query, after, cuts) => {
+          const body = `{${[...before, ['query', query] as const, ...after]
+            .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
+            .join(',')}}`;
+          // Each escape sequence counts as one byte, everything else as its UTF-8 bytes.
+          const expected = Buffer.byteLength(
+            JSON.stringify(query)
+              .slice(1, -1)
+              .replace(/\\u[0-9a-f]{4}|\\./gi, 'E'),
+          );
+          const bytes = Buffer.from(body, 'utf8');
+          const meter = new QueryTextMeter(1e9);
+          let from = 0;
+          for (const cut of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)) {
+            expect(meter.exceeded(bytes.subarray(from, cut))).toBe(false);
+            from = cut;
+          }
+          expect(meter.exceeded(bytes.subarray(from))).toBe(false);
+          expect(meter.measured).toBe(expected);
+        },
+      ),
+      { numRuns: 400, seed: 35 },
+    );
   });
 });

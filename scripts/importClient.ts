@@ -47,7 +47,8 @@ import { plainMeter, ttyMeter, type Meter } from './importClient/progress';
 import { fileHash, resumeFileFor } from './importClient/resumeState';
 import { watchRun, importCountsOf } from './importClient/runWatch';
 import { ServiceCalls } from './importClient/serviceCalls';
-import { uploadStaged, UploadInterrupted } from './importClient/stagedUpload';
+import { Interrupted } from './importClient/interrupted';
+import { uploadStaged } from './importClient/stagedUpload';
 
 export type { FollowedRun, ImportCounts, Progress } from './runFollower';
 export type { NotAssociatedReason, NotAssociatedRow } from './importClient/associations';
@@ -400,11 +401,7 @@ export async function importCli(
     return 0;
   } catch (err) {
     io.err(err instanceof Error ? err.message : 'failed');
-    return err instanceof UsageError || err instanceof CertificateUnusable
-      ? 2
-      : err instanceof UploadInterrupted
-        ? 130
-        : 1;
+    return err instanceof UsageError || err instanceof CertificateUnusable ? 2 : err instanceof Interrupted ? 130 : 1;
   }
 }
 
@@ -599,20 +596,14 @@ export async function runImport(o: ImportRun): Promise<ImportResult> {
       const staged = { parts: upload.parts, partsSent: upload.partsSent, partsResumed: upload.partsResumed };
       if (o.noWait) {
         log(`not waiting: run ${upload.runId} is applied in the background (importRun, or npm run ops -- runs)`);
-        const pairs = rows.filter((r) => r.userPrincipalName).length;
-        if (pairs) log(`${pairs} association pairs not sent (run again without --no-wait to associate them)`);
-        if (o.reportFile) writeReport(o.reportFile, []);
-        return {
-          importRunId: upload.runId,
-          runAnnounced: Boolean(o.onRun),
-          staged,
-          ...(o.dryRun ? { dryRun: true } : {}),
-        };
+        imported = { importRunId: upload.runId, runAnnounced: Boolean(o.onRun), staged };
+      } else {
+        const signal = o.signal ? { signal: o.signal } : {};
+        const run = await watchRun({ calls, runId: upload.runId, meter, pollMs, ...signal });
+        if (run.status !== 'COMPLETED') throw new RunFailed(run, `import run ${run.id}`);
+        imported = { import: importCountsOf(run), importRunId: run.id, runAnnounced: Boolean(o.onRun), staged };
+        log(`${o.dryRun ? 'counted' : 'applied'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
       }
-      const run = await watchRun({ calls, runId: upload.runId, meter, pollMs });
-      if (run.status !== 'COMPLETED') throw new RunFailed(run, `import run ${run.id}`);
-      imported = { import: importCountsOf(run), importRunId: run.id, runAnnounced: Boolean(o.onRun), staged };
-      log(`${o.dryRun ? 'counted' : 'applied'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     }
   } catch (err) {
     if (err instanceof ServiceError && err.problems.length > 0)
@@ -647,6 +638,12 @@ export async function runImport(o: ImportRun): Promise<ImportResult> {
     if (o.reportFile) writeReport(o.reportFile, []);
     return done;
   }
+  if (o.noWait) {
+    if (associations.length)
+      log(`${associations.length} association pairs not sent (run again without --no-wait to associate them)`);
+    if (o.reportFile) writeReport(o.reportFile, []);
+    return done;
+  }
   if (associations.length === 0) {
     if (o.reportFile) writeReport(o.reportFile, []);
     return done;
@@ -659,6 +656,7 @@ export async function runImport(o: ImportRun): Promise<ImportResult> {
     chunk: o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK,
     maxBodyBytes,
     progress: log,
+    ...(o.signal ? { signal: o.signal } : {}),
   });
   if (o.reportFile) {
     writeReport(o.reportFile, associated.notAssociated);
@@ -682,11 +680,12 @@ function defaultMeter(): Meter {
 }
 
 if (require.main === module) {
-  // The first Ctrl+C stops the upload after the parts in flight (the next run resumes it); a second one ends it at once.
+  // The first Ctrl+C stops the upload after the parts in flight (the next run resumes it), or stops following the
+  // run (it goes on) or associating; a second one ends the process at once.
   const interrupt = new AbortController();
   process.on('SIGINT', () => {
     if (interrupt.signal.aborted) process.exit(130);
-    console.error('stopping after the parts in flight (Ctrl+C again to end now)');
+    console.error('stopping: parts in flight are finished first (Ctrl+C again to end now)');
     interrupt.abort();
   });
   void importCli(process.argv.slice(2), process.env, {

@@ -5,6 +5,7 @@
  * the run follower; after a part fails, the later parts are not sent and count as not done.
  */
 import { addAssociationCounts, ServiceError, type AssociationCounts, type RunFollower } from '../runFollower';
+import { Interrupted } from './interrupted';
 import { jsonSizes, planParts } from './parts';
 import type { Progress } from './progress';
 
@@ -42,6 +43,8 @@ export async function associateRows(o: {
   chunk: number;
   maxBodyBytes: number;
   progress: Progress;
+  /** Aborted: no further part is sent (those left count as not done). */
+  signal?: AbortSignal;
 }): Promise<{ totals: AssociationCounts; notAssociated: NotAssociatedRow[]; failure?: unknown }> {
   const pairs = o.rows.map(({ externalId, userPrincipalName }) => ({ externalId, userPrincipalName }));
   const parts = planParts(jsonSizes(pairs), { maxItems: o.chunk, maxBytes: o.maxBodyBytes });
@@ -50,6 +53,10 @@ export async function associateRows(o: {
   let failure: unknown;
   for (const part of parts) {
     const sent = pairs.slice(part.start, part.end);
+    if (failure === undefined && o.signal?.aborted)
+      failure = new Interrupted(
+        `interrupted after ${part.sequence - 1} of ${parts.length} association parts; run the same command again to associate the others`,
+      );
     if (failure !== undefined) {
       for (const p of sent) notDone.add(p.externalId);
       continue;

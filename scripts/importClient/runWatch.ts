@@ -5,6 +5,7 @@
  * goes on without it.
  */
 import type { ImportCounts, ServiceRun } from '../runFollower';
+import { Interrupted } from './interrupted';
 import type { Meter } from './progress';
 import type { ServiceCalls } from './serviceCalls';
 
@@ -21,6 +22,8 @@ export async function watchRun(o: {
   meter: Meter;
   /** Between two looks at the run. */
   pollMs: number;
+  /** Aborted: the client stops following; the run goes on. */
+  signal?: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
 }): Promise<WatchedRun> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -34,6 +37,12 @@ export async function watchRun(o: {
     if (!UNDER_WAY.has(run.status)) {
       o.meter.end();
       return run;
+    }
+    if (o.signal?.aborted) {
+      o.meter.end();
+      throw new Interrupted(
+        `stopped following run ${o.runId}; the service goes on applying it (importRun, or npm run ops -- runs)`,
+      );
     }
     await sleep(o.pollMs);
   }

@@ -5,6 +5,7 @@
  * calls that are harmless to repeat go through here (a part is idempotent by its sequence).
  */
 import { graphql, isFetchFailure, RequestGaveUp, ServiceError, ServiceUnavailable } from '../runFollower';
+import { TokenRequestFailed } from './credentials';
 import type { Progress } from './progress';
 
 /** Sends while the service answers SERVICE_BUSY (each after the wait it asks for, at most a minute). */
@@ -36,6 +37,7 @@ export function isPassing(err: unknown): boolean {
     err instanceof RequestGaveUp ||
     err instanceof ServiceUnavailable ||
     (err instanceof ServiceError && err.code === 'REQUEST_TIMEOUT') ||
+    (err instanceof TokenRequestFailed && (err.status >= 500 || err.status === 429)) ||
     isFetchFailure(err)
   );
 }

@@ -6,6 +6,7 @@
  * the parts the service holds (resumeState.ts).
  */
 import { ServiceError } from '../runFollower';
+import { Interrupted } from './interrupted';
 import { jsonSizes, planParts, type Part } from './parts';
 import type { Meter, Progress } from './progress';
 import {
@@ -63,7 +64,7 @@ export interface StagedUpload {
 }
 
 /** The upload stopped at the client's request (Ctrl+C) before the set was complete; run again to resume it. */
-export class UploadInterrupted extends Error {
+export class UploadInterrupted extends Interrupted {
   constructor(
     readonly partsHeld: number,
     readonly parts: number,
@@ -97,8 +98,13 @@ function codeOf(err: unknown): string | undefined {
 }
 
 async function stagedImport(calls: ServiceCalls, importId: string): Promise<StagedImportView | null> {
-  const view = (await calls.call(STAGED, { id: importId }, 'the look at the upload')).stagedImport as
-    StagedImportView | null | undefined;
+  let view: StagedImportView | null | undefined;
+  try {
+    view = (await calls.call(STAGED, { id: importId }, 'the look at the upload')).stagedImport as typeof view;
+  } catch (err) {
+    if (codeOf(err) === 'IMPORT_NOT_FOUND') return null;
+    throw err;
+  }
   return view && Array.isArray(view.sequences) ? view : null;
 }
 

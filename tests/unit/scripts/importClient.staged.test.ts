@@ -151,6 +151,35 @@ describe('the import client uploads a large set as a staged import', () => {
     expect(lines).toContain('300 association pairs not sent (run again without --no-wait to associate them)');
   });
 
+  it('stops following the run on Ctrl+C (exit 130); the run goes on without the client', async () => {
+    const file = people('stop-following.csv', 300);
+    const interrupt = new AbortController();
+    const out: string[] = [];
+    const err: string[] = [];
+    const stopped = await importCli(
+      [
+        ...['--service', fake.url, '--authority', fake.url, '--tenant', TENANT, '--client-id', 'client'],
+        ...['--client-secret-env', 'S', '--scope', 'api://service/.default', '--source', 'HR'],
+        ...['--file', file, '--part-size', '100'],
+      ],
+      { S: 'secret' },
+      {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        progress: (l) => {
+          if (l.endsWith(' is queued')) interrupt.abort();
+        },
+        signal: interrupt.signal,
+      },
+    );
+    expect(stopped).toBe(130);
+    const runId = [...fake.runs.keys()][0];
+    expect(out).toEqual([`run ${runId}`]);
+    expect(err.at(-1)).toBe(
+      `stopped following run ${runId}; the service goes on applying it (importRun, or npm run ops -- runs)`,
+    );
+  });
+
   it('resumes an interrupted upload: only the parts the service does not hold are sent', async () => {
     lines.length = 0;
     const file = people('resume.csv', 1_000);

@@ -21,12 +21,16 @@ import {
 import fs from 'node:fs';
 import path from 'node:path';
 import { createCodeFlow, type CodeFlowAnswer, type IdpUser, type SpaRegistration } from './idpCodeFlow';
+import { authenticateByAssertion, usesClientAssertion } from './idpClientAssertion';
 
 export interface IdpClient {
   tenantId: string;
   clientId: string;
-  secret: string;
+  /** Absent for a client that authenticates by certificate only. */
+  secret?: string;
   roles: string[];
+  /** Certificates (PEM) registered on the client: it may authenticate with a client assertion signed by one. */
+  certificates?: string[];
 }
 
 export interface MintAppTokenOptions {
@@ -236,9 +240,21 @@ export async function startIdpStandIn(opts: {
         'unsupported_grant_type',
         'Supported grants: client_credentials, authorization_code, refresh_token',
       );
-    const client = authenticateClient(clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
-    if (!client)
-      return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client or invalid client secret');
+    let client: IdpClient | undefined;
+    if (usesClientAssertion(form)) {
+      const tokenEndpoint = `${url}/${tenantId}/oauth2/v2.0/token`;
+      const checked = authenticateByAssertion({ clients, tenantId, tokenEndpoint, form });
+      if ('refusal' in checked) return checked.refusal;
+      client = checked.client;
+    } else {
+      client = authenticateClient(clients, tenantId, form.get('client_id') ?? '', form.get('client_secret') ?? '');
+      if (!client)
+        return oauthError(
+          401,
+          'invalid_client',
+          'Client authentication failed: unknown client or invalid client secret',
+        );
+    }
     if (withdrawn.has(consentKey(client.tenantId, client.clientId))) {
       return oauthError(
         400,

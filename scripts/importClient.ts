@@ -1,17 +1,20 @@
 /*
  * Reference client for a scheduled custom integration (`npm run import -- --help`):
  *   npm run import -- --service https://<app> --source HR --file people.csv --tenant <tenantId> \
- *     --client-id <appId> --client-secret-env HR_IMPORT_SECRET --scope <service appId>/.default
+ *     --client-id <appId> (--certificate <key+cert.pem> | --client-secret-env HR_IMPORT_SECRET) --scope <service appId>/.default
  *     [--authority https://login.microsoftonline.com] [--association-chunk 10000] [--delimiter ';'] [--timeout 225]
+ *     [--part-size 2000] [--max-body-bytes 8388608] [--state-dir <dir>] [--no-wait]
  *     [--dry-run] [--allow-deletes] [--report not-associated.csv]
  *   npm run import -- --local --source HR --file people.csv      (the local stack of `npm start`, as recorded in .local/stack.json)
  * Checks the set with the service's own rules first (problems by CSV line and column, never a value),
- * gets a token, imports the complete set, then associates the rows that carry a userPrincipalName
- * (in parts of --association-chunk pairs), prints the counts, and exits non-zero on any error.
- * When the import request or an association part times out (--timeout seconds, just under the 230 s
- * HTTP limit of Azure Functions) the service keeps running it: the client then follows its run in the
- * run history until it ends and counts what the run reports (scripts/runFollower.ts). Answered
- * IMPORT_IN_PROGRESS, it follows the running import to its end and sends the set again.
+ * gets a token (renewed before it expires: scripts/importClient/credentials.ts), imports the complete set,
+ * then associates the rows that carry a userPrincipalName in bounded parts, prints the counts, and exits
+ * non-zero on any error. A set that fits one part goes in one importBusinessIdentities request; a larger
+ * one is a staged import (scripts/importClient/stagedUpload.ts): parts with a progress bar, resumed after an
+ * interruption, `run <id>` printed once the service accepted the set, then the run followed to its end
+ * (scripts/importClient/runWatch.ts) unless --no-wait. When a one-request import or an association part times
+ * out (--timeout seconds, just under the 230 s HTTP limit of Azure Functions) the service keeps running it:
+ * the client then follows its run in the run history (scripts/runFollower.ts).
  * CSV (RFC 4180, UTF-8 with or without BOM, `,` or the `;` of spreadsheet exports) is parsed as a stream;
  * progress goes to stderr.
  */
@@ -24,7 +27,7 @@ import { validateImportSet } from '../lib/imports/importInput';
 import { readJsonFile } from './importFile';
 import { DomainError, type FieldProblem } from '../lib/util/domainError';
 import {
-  addAssociationCounts,
+  RunFailed,
   RunFollower,
   ServiceError,
   type AssociationCounts,
@@ -32,8 +35,24 @@ import {
   type ImportCounts,
   type Progress,
 } from './runFollower';
+import { associateRows, type AssociationRow, type NotAssociatedRow } from './importClient/associations';
+import {
+  certificateAuthentication,
+  CertificateUnusable,
+  clientCredential,
+  readClientCertificateFile,
+  secretAuthentication,
+} from './importClient/credentials';
+import { DEFAULT_MAX_BODY_BYTES, ItemTooLarge, jsonSizes, planParts } from './importClient/parts';
+import { plainMeter, ttyMeter, type Meter } from './importClient/progress';
+import { fileHash, resumeFileFor } from './importClient/resumeState';
+import { watchRun, importCountsOf } from './importClient/runWatch';
+import { ServiceCalls } from './importClient/serviceCalls';
+import { Interrupted } from './importClient/interrupted';
+import { uploadStaged } from './importClient/stagedUpload';
 
 export type { FollowedRun, ImportCounts, Progress } from './runFollower';
+export type { NotAssociatedReason, NotAssociatedRow } from './importClient/associations';
 
 interface Row {
   externalId: string;
@@ -58,8 +77,10 @@ export class UsageError extends Error {
 
 export const USAGE = [
   'usage: npm run import -- --service <url> --source <name> --file <people.csv|people.json> --tenant <tenantId>',
-  '         --client-id <appId> --client-secret-env <ENV VAR NAME> --scope <service appId>/.default [--authority <url>]',
+  '         --client-id <appId> (--certificate <key+cert.pem> | --client-secret-env <ENV VAR NAME>)',
+  '         --scope <service appId>/.default [--authority <url>] [--certificate-password-env <ENV VAR NAME>]',
   "         [--association-chunk <pairs>] [--delimiter ',' | ';'] [--timeout <seconds>]",
+  '         [--part-size <identities>] [--max-body-bytes <bytes>] [--state-dir <dir>] [--no-wait]',
   '         [--dry-run] [--allow-deletes] [--report <file.csv>]',
   '       npm run import -- --local --source <name> --file <file> [...]   (the local stack of `npm start`, as dev-admin)',
   '       npm run import -- --help',
@@ -69,6 +90,15 @@ export const HELP = [
   USAGE,
   '',
   'Sends the complete set of a custom source (a CSV or JSON file): what is missing from it is deleted.',
+  'A set larger than one part is uploaded in parts (a staged import) and applied by the service in the',
+  'background: the client prints `run <id>` once the service holds the whole set, then follows the run.',
+  '',
+  'credentials (the client-credentials grant of Microsoft Entra ID; the token is renewed before it expires):',
+  '  --certificate <pem>    certificate credential (recommended): a PEM file with the private key and the',
+  '                         certificate registered on the application; the client signs a client assertion',
+  "                         (RFC 7523, PS256 with the certificate's x5t#S256 thumbprint) for each token",
+  '  --certificate-password-env NAME   the environment variable holding the password of an encrypted key',
+  '  --client-secret-env NAME          client secret credential: the environment variable holding the secret',
   '',
   'options:',
   '  --local                the local stack recorded in .local/stack.json by `npm start` (no other flag needed)',
@@ -77,6 +107,12 @@ export const HELP = [
   '                         identities of the source is refused (IMPORT_DELETE_LIMIT_EXCEEDED), nothing written',
   '  --report <file.csv>    write the rows that were not associated and why (unknown userPrincipalName,',
   '                         conflict: the user is linked to another identity, not done)',
+  '  --no-wait              return once the service accepted the set (after `run <id>`); the run is applied',
+  '                         without the client, and no association is sent',
+  '  --part-size N          identities per part at most (default 2000; the service may take fewer per part)',
+  "  --max-body-bytes N     bytes per request body at most (default 8388608, the service's default limit)",
+  '  --state-dir DIR        where an upload is remembered so that an interrupted one resumes (default: the',
+  "                         file's folder; a file named .<file>.<id>.import-resume.json, no personal value)",
   "  --delimiter ',' | ';'  the CSV delimiter (default: whichever the header line uses)",
   '  --association-chunk N  pairs per association request (default 10000)',
   '  --timeout S            seconds before a request is followed through the run history instead (default 225)',
@@ -88,6 +124,8 @@ export const HELP = [
   'examples:',
   '  npm run import -- --local --source HR --file examples/people.csv --dry-run',
   '  npm run import -- --local --source HR --file examples/people.csv --report not-associated.csv',
+  '  npm run import -- --service https://<app>.azurewebsites.net --source HR --file people.csv \\',
+  '    --tenant <tenantId> --client-id <appId> --certificate hr-import.pem --scope api://<service appId>/.default',
   '  HR_SECRET=... npm run import -- --service https://<app>.azurewebsites.net --source HR --file people.csv \\',
   '    --tenant <tenantId> --client-id <appId> --client-secret-env HR_SECRET --scope api://<service appId>/.default',
 ].join('\n');
@@ -225,27 +263,6 @@ async function readJson(file: string): Promise<Row[]> {
   return read.rows;
 }
 
-async function token(
-  authority: string,
-  tenant: string,
-  clientId: string,
-  secret: string,
-  scope: string,
-): Promise<string> {
-  const res = await fetch(`${authority}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: secret,
-      scope,
-    }).toString(),
-  });
-  if (!res.ok) throw new Error(`token request failed (HTTP ${res.status})`);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 /** The run the command line asks for; --local fills in the local stack and its dev-admin client. */
 export function importRunFromArgs(
   argv: string[],
@@ -274,6 +291,12 @@ export function importRunFromArgs(
         'dry-run': { type: 'boolean' },
         'allow-deletes': { type: 'boolean' },
         report: { type: 'string' },
+        certificate: { type: 'string' },
+        'certificate-password-env': { type: 'string' },
+        'part-size': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'state-dir': { type: 'string' },
+        'no-wait': { type: 'boolean' },
       },
     }));
   } catch {
@@ -289,7 +312,16 @@ export function importRunFromArgs(
       throw err;
     }
   }
-  const { 'dry-run': dryRun, 'allow-deletes': allowDeletes, report, ...named } = values;
+  const {
+    'dry-run': dryRun,
+    'allow-deletes': allowDeletes,
+    'no-wait': noWait,
+    report,
+    certificate,
+    'certificate-password-env': certificatePasswordEnv,
+    'state-dir': stateDir,
+    ...named
+  } = values;
   const localDefaults = ports
     ? {
         service: `http://localhost:${ports.host}`,
@@ -300,19 +332,30 @@ export function importRunFromArgs(
       }
     : {};
   const v: Record<string, string | undefined> = { ...localDefaults, ...named, local: undefined };
-  const required = [
-    'service',
-    'source',
-    'file',
-    'tenant',
-    'client-id',
-    'scope',
-    ...(local ? [] : ['client-secret-env']),
-  ];
+  const required = ['service', 'source', 'file', 'tenant', 'client-id', 'scope'];
   const missing = required.filter((r) => !v[r]);
+  if (!local && !v['client-secret-env'] && !certificate) missing.push('certificate or --client-secret-env');
   if (missing.length) throw new UsageError(`${missing.map((m) => `--${m}`).join(', ')} required\n${USAGE}`);
-  const secret = v['client-secret-env'] ? env[v['client-secret-env']] : DEV_CLIENTS.admin.secret;
-  if (!secret) throw new UsageError('The environment variable named by --client-secret-env is not set');
+  if (certificate && v['client-secret-env'])
+    throw new UsageError('Give one credential: --certificate or --client-secret-env');
+  const secret = certificate
+    ? undefined
+    : v['client-secret-env']
+      ? env[v['client-secret-env']]
+      : DEV_CLIENTS.admin.secret;
+  if (!certificate && !secret) throw new UsageError('The environment variable named by --client-secret-env is not set');
+  const certificatePassword = certificatePasswordEnv ? env[certificatePasswordEnv] : undefined;
+  if (certificatePasswordEnv && certificatePassword === undefined)
+    throw new UsageError('The environment variable named by --certificate-password-env is not set');
+  const wholeNumber = (name: string, min: number): number | undefined => {
+    const raw = v[name];
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number, at least ${min}`);
+    return n;
+  };
+  const partSize = wholeNumber('part-size', 1);
+  const maxBodyBytes = wholeNumber('max-body-bytes', 64 * 1024);
   const chunk = v['association-chunk'] === undefined ? undefined : Number(v['association-chunk']);
   if (chunk !== undefined && (!Number.isInteger(chunk) || chunk < 1))
     throw new UsageError('--association-chunk must be a whole number of pairs, at least 1');
@@ -327,7 +370,9 @@ export function importRunFromArgs(
     file: v.file ?? '',
     tenant: v.tenant ?? '',
     clientId: v['client-id'] ?? '',
-    secret,
+    ...(secret !== undefined ? { secret } : {}),
+    ...(certificate ? { certificateFile: certificate } : {}),
+    ...(certificatePassword !== undefined ? { certificatePassword } : {}),
     authority: v.authority ?? 'https://login.microsoftonline.com',
     scope: v.scope ?? '',
     associationChunk: chunk,
@@ -336,6 +381,10 @@ export function importRunFromArgs(
     ...(dryRun ? { dryRun: true } : {}),
     ...(allowDeletes ? { maxDeletedRatio: null } : {}),
     ...(report !== undefined ? { reportFile: report } : {}),
+    ...(partSize !== undefined ? { partSize } : {}),
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+    ...(stateDir !== undefined ? { stateDir } : {}),
+    ...(noWait ? { noWait: true } : {}),
   };
 }
 
@@ -343,7 +392,14 @@ export function importRunFromArgs(
 export async function importCli(
   argv: string[],
   env: Record<string, string | undefined>,
-  io: { out: (line: string) => void; err: (line: string) => void; stackFile?: string; progress?: Progress },
+  io: {
+    out: (line: string) => void;
+    err: (line: string) => void;
+    stackFile?: string;
+    progress?: Progress;
+    /** Aborted (Ctrl+C): the upload stops after the parts in flight and can be resumed. */
+    signal?: AbortSignal;
+  },
 ): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.out(HELP);
@@ -351,22 +407,33 @@ export async function importCli(
   }
   try {
     const run = importRunFromArgs(argv, env, { stackFile: io.stackFile });
-    for (const line of resultLines(await runImport({ ...run, ...(io.progress ? { progress: io.progress } : {}) })))
-      io.out(line);
+    const result = await runImport({
+      ...run,
+      ...(io.progress ? { progress: io.progress } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+      // Printed as soon as the service accepted the set, before it is applied.
+      onRun: (runId) => io.out(`run ${runId}`),
+    });
+    for (const line of resultLines(result)) io.out(line);
     return 0;
   } catch (err) {
     io.err(err instanceof Error ? err.message : 'failed');
-    return err instanceof UsageError ? 2 : 1;
+    return err instanceof UsageError || err instanceof CertificateUnusable ? 2 : err instanceof Interrupted ? 130 : 1;
   }
 }
 
-/** What the client prints on stdout: runs it waited for, the import's counts and run id, the association totals. */
-export function resultLines(result: Awaited<ReturnType<typeof runImport>>): string[] {
+/**
+ * What the client prints on stdout: runs it waited for, the import's counts and run id (unless the run id
+ * was printed already, as a staged import's is once the service accepted the set), the association totals.
+ */
+export function resultLines(result: ImportResult): string[] {
   return [
     ...(result.followed ?? []).map((f) => `followed ${JSON.stringify(f)}`),
-    ...(result.dryRun ? ['dry run: nothing was written; the counts are what the import would do'] : []),
-    `import ${JSON.stringify(result.import)}`,
-    `run ${result.importRunId}`,
+    ...(result.dryRun && result.import
+      ? ['dry run: nothing was written; the counts are what the import would do']
+      : []),
+    ...(result.import ? [`import ${JSON.stringify(result.import)}`] : []),
+    ...(result.runAnnounced ? [] : [`run ${result.importRunId}`]),
     ...(result.associate ? [`associate ${JSON.stringify(result.associate)}`] : []),
   ];
 }
@@ -377,7 +444,12 @@ export interface ImportRun {
   file: string;
   tenant: string;
   clientId: string;
-  secret: string;
+  /** The client secret; or else certificateFile. */
+  secret?: string;
+  /** A PEM file with the private key and the certificate registered on the application (the certificate credential). */
+  certificateFile?: string;
+  /** The password of an encrypted private key in certificateFile. */
+  certificatePassword?: string;
   authority: string;
   scope: string;
   /** Pairs per associateBusinessIdentities call (default 10,000). */
@@ -395,16 +467,34 @@ export interface ImportRun {
   maxDeletedRatio?: number | null;
   /** Where to write the rows that were not associated, and why (CSV). */
   reportFile?: string;
+  /** Identities per request at most (default DEFAULT_PART_SIZE); a larger set is a staged import. */
+  partSize?: number;
+  /** Bytes of a request body at most (default: the service's default limit, 8 MiB). */
+  maxBodyBytes?: number;
+  /** Where an upload is remembered for a resume (default: the file's folder). */
+  stateDir?: string;
+  /** Return once the service accepted the set: the run is not followed, nothing is associated. */
+  noWait?: boolean;
+  /** Told the run id as soon as the service accepted a staged set (before it is applied). */
+  onRun?: (runId: string) => void;
+  /** Progress as counts: a bar on a terminal, lines otherwise (default: by stderr, or lines to `progress`). */
+  meter?: Meter;
+  /** Aborted: the upload stops after the parts in flight, and the next run resumes it. */
+  signal?: AbortSignal;
 }
 
-export type NotAssociatedReason = 'unknown userPrincipalName' | 'conflict' | 'unknown externalId' | 'not done';
-
-/** A row the association did not link, for --report. */
-export interface NotAssociatedRow {
-  line: number | undefined;
-  externalId: string;
-  userPrincipalName: string;
-  reason: NotAssociatedReason;
+export interface ImportResult {
+  /** The run's counts (absent with noWait: the run was not followed). */
+  import?: ImportCounts;
+  importRunId: string;
+  /** The run id was handed to onRun already. */
+  runAnnounced?: boolean;
+  /** How the set was sent as a staged import (absent: in one request). */
+  staged?: { parts: number; partsSent: number; partsResumed: number };
+  followed?: FollowedRun[];
+  associate?: AssociationCounts;
+  dryRun?: boolean;
+  notAssociated?: NotAssociatedRow[];
 }
 
 function csvField(v: string): string {
@@ -422,17 +512,12 @@ export function writeReport(file: string, rows: NotAssociatedRow[]): void {
 }
 
 export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
+/** Identities per request: the service's default maxIdentitiesPerPart (IMPORT_PART_MAX_IDENTITIES). */
+export const DEFAULT_PART_SIZE = 2_000;
 /** Just under the 230 s after which Azure's front end gives up on an HTTP request. */
 export const DEFAULT_TIMEOUT_MS = 225_000;
-/** How long a timed-out request may take to show up in the run history before the client gives up on it. */
-export async function runImport(o: ImportRun): Promise<{
-  import: ImportCounts;
-  importRunId: string;
-  followed?: FollowedRun[];
-  associate?: AssociationCounts;
-  dryRun?: boolean;
-  notAssociated?: NotAssociatedRow[];
-}> {
+/** Reads and checks the file, imports the set (in one request, or staged), follows its run, associates. */
+export async function runImport(o: ImportRun): Promise<ImportResult> {
   const progress = o.progress ?? toStderr;
   const file = o.file;
   const csv = !file.endsWith('.json');
@@ -452,24 +537,89 @@ export async function runImport(o: ImportRun): Promise<{
       );
     throw err;
   }
-  const accessToken = await token(o.authority, o.tenant, o.clientId, o.secret, o.scope);
-  const runs = new RunFollower({
-    service: o.service.replace(/\/+$/, ''),
-    accessToken,
-    source: o.source,
-    timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    pollMs: o.pollMs ?? 5_000,
-    progress,
+  const meter = o.meter ?? (o.progress ? plainMeter(o.progress) : defaultMeter());
+  // Through the meter on a terminal, so that a line never lands in the middle of the bar.
+  const log: Progress = o.progress ?? meter.line;
+  const credential = clientCredential({
+    authority: o.authority,
+    tenant: o.tenant,
+    clientId: o.clientId,
+    scope: o.scope,
+    authenticate: o.certificateFile
+      ? certificateAuthentication(readClientCertificateFile(o.certificateFile, o.certificatePassword), o.clientId)
+      : secretAuthentication(o.secret ?? ''),
   });
-  progress(`uploading ${identities.length} identities to source ${o.source}${o.dryRun ? ' (dry run)' : ''}`);
-  const startedAt = Date.now();
+  // A refused credential fails here, before anything is sent.
+  await credential.token();
+  const service = o.service.replace(/\/+$/, '');
+  const pollMs = o.pollMs ?? 5_000;
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const runs = new RunFollower({
+    service,
+    accessToken: () => credential.token(),
+    source: o.source,
+    timeoutMs,
+    pollMs,
+    progress: log,
+  });
   const maxDeletedRatio = o.maxDeletedRatio === undefined ? DEFAULT_MAX_DELETED_RATIO : o.maxDeletedRatio;
-  let imported;
+  const partSize = o.partSize ?? DEFAULT_PART_SIZE;
+  const maxBodyBytes = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const startedAt = Date.now();
+  let imported: Pick<ImportResult, 'import' | 'importRunId' | 'runAnnounced' | 'staged'> | undefined;
   try {
-    imported = await runs.importSet(identities, {
-      ...(o.dryRun ? { dryRun: true } : {}),
-      ...(maxDeletedRatio !== null ? { maxDeletedRatio } : {}),
-    });
+    if (fitsOneRequest(identities, { maxItems: partSize, maxBytes: maxBodyBytes })) {
+      log(`uploading ${identities.length} identities to source ${o.source}${o.dryRun ? ' (dry run)' : ''}`);
+      try {
+        const one = await runs.importSet(identities, {
+          ...(o.dryRun ? { dryRun: true } : {}),
+          ...(maxDeletedRatio !== null ? { maxDeletedRatio } : {}),
+        });
+        imported = { import: one.counts, importRunId: one.runId };
+        log(`${o.dryRun ? 'counted' : 'imported'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+      } catch (err) {
+        // The service's body bound is lower than the client thought: the set goes in parts instead.
+        if (!(err instanceof ServiceError && err.code === 'USE_STAGED_IMPORT')) throw err;
+        log('the service takes this set only in parts; uploading it as a staged import');
+      }
+    }
+    if (!imported) {
+      const calls = new ServiceCalls({ service, credential, progress: log, backoffMs: pollMs, timeoutMs });
+      const upload = await uploadStaged({
+        calls,
+        source: o.source,
+        identities,
+        partSize,
+        maxBodyBytes,
+        dryRun: o.dryRun === true,
+        maxDeletedRatio,
+        resume: {
+          file: resumeFileFor({ file, stateDir: o.stateDir, service, tenant: o.tenant, source: o.source }),
+          service,
+          tenant: o.tenant,
+          fileHash: await fileHash(file),
+        },
+        meter,
+        progress: log,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+      meter.end();
+      log(
+        `uploaded in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${upload.partsSent} of ${upload.parts} parts sent by this run); the service accepted the set as run ${upload.runId}`,
+      );
+      o.onRun?.(upload.runId);
+      const staged = { parts: upload.parts, partsSent: upload.partsSent, partsResumed: upload.partsResumed };
+      if (o.noWait) {
+        log(`not waiting: run ${upload.runId} is applied in the background (importRun, or npm run ops -- runs)`);
+        imported = { importRunId: upload.runId, runAnnounced: Boolean(o.onRun), staged };
+      } else {
+        const signal = o.signal ? { signal: o.signal } : {};
+        const run = await watchRun({ calls, runId: upload.runId, meter, pollMs, ...signal });
+        if (run.status !== 'COMPLETED') throw new RunFailed(run, `import run ${run.id}`);
+        imported = { import: importCountsOf(run), importRunId: run.id, runAnnounced: Boolean(o.onRun), staged };
+        log(`${o.dryRun ? 'counted' : 'applied'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+      }
+    }
   } catch (err) {
     if (err instanceof ServiceError && err.problems.length > 0)
       throw new SetRejected(
@@ -477,26 +627,35 @@ export async function runImport(o: ImportRun): Promise<{
         err.message.split('\n', 1)[0]?.replace(/^[A-Z_]+: /, '') ?? '',
         err.problems.map((p) => describeProblem(p, lines)),
       );
-    if (err instanceof ServiceError && err.code === 'IMPORT_DELETE_LIMIT_EXCEEDED' && maxDeletedRatio !== null)
+    const deleteLimit =
+      (err instanceof ServiceError && err.code === 'IMPORT_DELETE_LIMIT_EXCEEDED') ||
+      (err instanceof RunFailed && err.run.failure?.code === 'IMPORT_DELETE_LIMIT_EXCEEDED');
+    if (deleteLimit && maxDeletedRatio !== null && err instanceof Error)
       throw new Error(
-        `${err.message}\nThe client allows at most ${maxDeletedRatio * 100}% of the source to be deleted in one run; if the file is complete, run again with --allow-deletes (try --dry-run first).`,
+        `${err instanceof RunFailed ? `IMPORT_DELETE_LIMIT_EXCEEDED: ${err.message}` : err.message}\nThe client allows at most ${maxDeletedRatio * 100}% of the source to be deleted in one run; if the file is complete, run again with --allow-deletes (try --dry-run first).`,
       );
+    if (err instanceof ItemTooLarge)
+      throw new SetRejected('IMPORT_IDENTITY_TOO_LARGE', 'an identity is larger than one request may be', [
+        describeProblem({ field: `identities[${err.index}]`, problem: 'too large for one request' }, lines),
+      ]);
     throw err;
   }
-  progress(`${o.dryRun ? 'counted' : 'imported'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
-  const done = {
-    import: imported.counts,
-    importRunId: imported.runId,
+  const done: ImportResult = {
+    ...imported,
     ...(runs.followed.length ? { followed: runs.followed } : {}),
     ...(o.dryRun ? { dryRun: true } : {}),
   };
-  const associations = rows
+  const associations: AssociationRow[] = rows
     .map((r, i) => ({ externalId: r.externalId, userPrincipalName: r.userPrincipalName, line: lines?.[i] }))
-    .filter((r): r is { externalId: string; userPrincipalName: string; line: number | undefined } =>
-      Boolean(r.userPrincipalName),
-    );
+    .filter((r): r is AssociationRow => Boolean(r.userPrincipalName));
   if (o.dryRun) {
-    if (associations.length) progress(`dry run: ${associations.length} association pairs not sent`);
+    if (associations.length) log(`dry run: ${associations.length} association pairs not sent`);
+    if (o.reportFile) writeReport(o.reportFile, []);
+    return done;
+  }
+  if (o.noWait) {
+    if (associations.length)
+      log(`${associations.length} association pairs not sent (run again without --no-wait to associate them)`);
     if (o.reportFile) writeReport(o.reportFile, []);
     return done;
   }
@@ -504,62 +663,49 @@ export async function runImport(o: ImportRun): Promise<{
     if (o.reportFile) writeReport(o.reportFile, []);
     return done;
   }
-  // In parts: each pair is processed on its own, and a part stays well inside the HTTP time limit
-  // and the service's ASSOCIATION_MAX_PAIRS.
-  const part = o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK;
-  const parts = Math.ceil(associations.length / part);
-  const totals: AssociationCounts = {
-    associated: 0,
-    unchanged: 0,
-    unknownExternalIds: 0,
-    unknownUserPrincipalNames: 0,
-    conflictingUserPrincipalNames: 0,
-  };
-  const notDone = new Set<string>();
-  let failure: unknown;
-  for (let i = 0; i < associations.length; i += part) {
-    const pairs = associations.slice(i, i + part);
-    if (failure !== undefined) {
-      for (const p of pairs) notDone.add(p.externalId);
-      continue;
-    }
-    progress(`associating part ${i / part + 1} of ${parts} (${pairs.length} pairs)`);
-    try {
-      addAssociationCounts(
-        totals,
-        await runs.associate(pairs.map(({ externalId, userPrincipalName }) => ({ externalId, userPrincipalName }))),
-      );
-    } catch (err) {
-      failure = err;
-      const left =
-        err instanceof ServiceError && err.partial ? err.partial.externalIds : pairs.map((p) => p.externalId);
-      for (const id of left) notDone.add(id);
-    }
-  }
-  const notAssociated = associations.flatMap((a): NotAssociatedRow[] => {
-    const upn = a.userPrincipalName.toLowerCase();
-    const reason: NotAssociatedReason | undefined = notDone.has(a.externalId)
-      ? 'not done'
-      : runs.notAssociated.unknownExternalIds.has(a.externalId)
-        ? 'unknown externalId'
-        : runs.notAssociated.conflictingUserPrincipalNames.has(upn)
-          ? 'conflict'
-          : runs.notAssociated.unknownUserPrincipalNames.has(upn)
-            ? 'unknown userPrincipalName'
-            : undefined;
-    return reason ? [{ line: a.line, externalId: a.externalId, userPrincipalName: a.userPrincipalName, reason }] : [];
+  // In parts: each pair is processed on its own, and a part stays well inside the HTTP time limit,
+  // the service's ASSOCIATION_MAX_PAIRS and its body limit.
+  const associated = await associateRows({
+    runs,
+    rows: associations,
+    chunk: o.associationChunk ?? DEFAULT_ASSOCIATION_CHUNK,
+    maxBodyBytes,
+    progress: log,
+    ...(o.signal ? { signal: o.signal } : {}),
   });
   if (o.reportFile) {
-    writeReport(o.reportFile, notAssociated);
-    progress(`${notAssociated.length} rows not associated, written to ${o.reportFile}`);
+    writeReport(o.reportFile, associated.notAssociated);
+    log(`${associated.notAssociated.length} rows not associated, written to ${o.reportFile}`);
   }
-  if (failure !== undefined) throw failure;
-  return { ...done, associate: totals, notAssociated };
+  if ('failure' in associated) throw associated.failure;
+  return { ...done, associate: associated.totals, notAssociated: associated.notAssociated };
+}
+
+/** Whether the set goes in one importBusinessIdentities request: one part's worth of identities and bytes. */
+export function fitsOneRequest(
+  identities: readonly unknown[],
+  limits: { maxItems: number; maxBytes: number },
+): boolean {
+  return identities.length <= limits.maxItems && planParts(jsonSizes(identities), limits).length <= 1;
+}
+
+/** A bar on stderr when it is a terminal, plain lines otherwise. */
+function defaultMeter(): Meter {
+  return process.stderr.isTTY ? ttyMeter(process.stderr) : plainMeter(toStderr);
 }
 
 if (require.main === module) {
+  // The first Ctrl+C stops the upload after the parts in flight (the next run resumes it), or stops following the
+  // run (it goes on) or associating; a second one ends the process at once.
+  const interrupt = new AbortController();
+  process.on('SIGINT', () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    console.error('stopping: parts in flight are finished first (Ctrl+C again to end now)');
+    interrupt.abort();
+  });
   void importCli(process.argv.slice(2), process.env, {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
+    signal: interrupt.signal,
   }).then((code) => process.exit(code));
 }

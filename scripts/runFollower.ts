@@ -25,6 +25,8 @@ export class ServiceError extends Error {
     readonly problems: Array<{ field: string; problem: string }> = [],
     /** SERVICE_BUSY: seconds to wait before sending again. */
     readonly retryAfterSeconds?: number,
+    /** Every extension of the error (e.g. IMPORT_PARTS_MISSING's `missing`). */
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ServiceError';
@@ -33,6 +35,19 @@ export class ServiceError extends Error {
 
 /** The request got no answer in time (or the gateway in front of the service gave up on it). */
 export class RequestGaveUp extends Error {}
+
+/** The service (or what is in front of it) answered a 5xx without a GraphQL body: it may answer the same request later. */
+export class ServiceUnavailable extends Error {}
+
+/** fetch's network failure (a TypeError, possibly of another realm, so not checked with instanceof). */
+export function isFetchFailure(err: unknown): boolean {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { name?: unknown }).name === 'TypeError' &&
+    (err as { message?: unknown }).message === 'fetch failed'
+  );
+}
 
 export async function graphql(
   service: string,
@@ -75,13 +90,15 @@ export async function graphql(
         retryAfterSeconds?: number;
         externalIds?: string[];
         problems?: Array<{ field: string; problem: string }>;
+        [key: string]: unknown;
       };
     }>;
   };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
-    throw new Error(`the service answered HTTP ${res.status} without a GraphQL body`);
+    const message = `the service answered HTTP ${res.status} without a GraphQL body`;
+    throw res.status >= 500 ? new ServiceUnavailable(message) : new Error(message);
   }
   if (body.errors?.length) {
     const first = body.errors[0];
@@ -96,6 +113,7 @@ export async function graphql(
       partial,
       first?.extensions?.problems ?? [],
       first?.extensions?.retryAfterSeconds,
+      first?.extensions ?? {},
     );
   }
   if (!body.data)
@@ -172,7 +190,8 @@ function newCorrelationId(): string {
 
 export interface FollowerOptions {
   service: string;
-  accessToken: string;
+  /** A token, or where to get a current one for each request (a long run outlasts one token). */
+  accessToken: string | (() => Promise<string>);
   source: string;
   /** How long a mutation may take before the client follows its run instead. */
   timeoutMs: number;
@@ -188,16 +207,21 @@ export class RunFollower {
 
   constructor(private readonly o: FollowerOptions) {}
 
+  private token(): Promise<string> {
+    const t = this.o.accessToken;
+    return typeof t === 'string' ? Promise.resolve(t) : t();
+  }
+
   /** A look at the run history, tried again while the service is busy or unreachable (the run goes on meanwhile). */
   private async look(query: string, variables: unknown): Promise<Record<string, unknown>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await graphql(this.o.service, this.o.accessToken, query, variables, this.o.pollMs + 30_000);
+        return await graphql(this.o.service, await this.token(), query, variables, this.o.pollMs + 30_000);
       } catch (err) {
         const passing =
           (err instanceof ServiceError && err.code === 'SERVICE_BUSY') ||
           err instanceof RequestGaveUp ||
-          (err instanceof TypeError && err.message === 'fetch failed');
+          isFetchFailure(err);
         if (!passing || attempt >= LOOK_ATTEMPTS) throw err;
         await sleep(this.o.pollMs);
       }
@@ -212,13 +236,13 @@ export class RunFollower {
     ).importRuns as ServiceRun[];
   }
 
-  /** Polls the run until it is no longer RUNNING. */
+  /** Polls the run until it is no longer QUEUED or RUNNING. */
   async follow(id: string): Promise<ServiceRun> {
     for (;;) {
       const run = (await this.look(`query($id: ID!) { importRun(id: $id) { ${RUN_FIELDS} } }`, { id }))
         .importRun as ServiceRun | null;
       if (!run) throw new Error(`run ${id} is not in the run history`);
-      if (run.status !== 'RUNNING') return run;
+      if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return run;
       await sleep(this.o.pollMs);
     }
   }
@@ -231,7 +255,7 @@ export class RunFollower {
   ): Promise<Record<string, unknown>> {
     for (let send = 1; ; send++) {
       try {
-        return await graphql(this.o.service, this.o.accessToken, query, variables, this.o.timeoutMs, correlationId);
+        return await graphql(this.o.service, await this.token(), query, variables, this.o.timeoutMs, correlationId);
       } catch (err) {
         if (!(err instanceof ServiceError && err.code === 'SERVICE_BUSY' && send < BUSY_SENDS)) throw err;
         const waitS = Math.min(60, Math.max(1, err.retryAfterSeconds ?? 1));
@@ -257,9 +281,9 @@ export class RunFollower {
       return { data: await this.sendWhileBusy(query, variables, correlationId) };
     } catch (err) {
       // A connection that broke (the service restarted) is a request that gave up: its run, if it started, is followed.
-      if (!(err instanceof RequestGaveUp || (err instanceof TypeError && err.message === 'fetch failed'))) throw err;
+      if (!(err instanceof RequestGaveUp || isFetchFailure(err))) throw err;
       this.o.progress(
-        `${err.message} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`,
+        `${err instanceof RequestGaveUp ? err.message : 'fetch failed'} after ${((Date.now() - sentAt) / 1000).toFixed(1)} s; following the ${operation === 'IMPORT' ? 'import' : 'association'}'s run`,
       );
     }
     let mine: ServiceRun | undefined;

@@ -25,10 +25,22 @@ export function leaksIn(lines: string[]): string[] {
   );
 }
 
+/**
+ * Bulk work's request-unit budgets in tests that do not test pacing: beyond what any test spends, so an import
+ * of a few thousand identities does not take seconds. The pacer still sees every bulk request. A test of pacing
+ * sets both BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT and BULK_REQUEST_UNITS_PER_SECOND.
+ */
+const UNPACED = { BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT: '10000000', BULK_REQUEST_UNITS_PER_SECOND: '10000000' };
+
+/**
+ * The local stack for a test. The engine's mode is `serverless` unless `cosmosMode` says `provisioned` (a test
+ * that relies on request priority being honoured says so).
+ */
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
   const logs: string[] = [];
   const stack = await startLocalStack({
     ...options,
+    env: { ...UNPACED, ...options.env },
     log: (level, message) => {
       logs.push(message);
       options.log?.(level, message);

@@ -12,6 +12,8 @@ describe('settings', () => {
     expect(s.auth.audiences).toEqual(['api://business-identity-service']);
     expect(s.graph.credential).toBe('managedIdentity');
     expect(s.graphqlIntrospection).toBe(false);
+    expect(s.bulkRequestUnitsPerSecondPerTenant).toBe(2_000);
+    expect(s.bulkRequestUnitsPerSecond).toBe(2_500);
   });
 
   it.each([
@@ -21,6 +23,8 @@ describe('settings', () => {
     [{ ...base, GRAPHQL_INTROSPECTION: 'maybe' }, 'GRAPHQL_INTROSPECTION'],
     [{ ...base, GRAPH_CREDENTIAL: 'clientSecret' }, 'GRAPH_CLIENT_ID'],
     [{ ...base, IMPORT_MAX_DELETE_RATIO: '2' }, 'IMPORT_MAX_DELETE_RATIO'],
+    [{ ...base, BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT: '0' }, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'],
+    [{ ...base, BULK_REQUEST_UNITS_PER_SECOND: '1000' }, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'],
     [{ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c' }, 'GRAPH_CERTIFICATE'],
     [
       {

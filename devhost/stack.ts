@@ -25,6 +25,7 @@ import {
 import { disposeServices, services } from '../lib/services';
 import { setBulkThreadScript } from '../lib/graphql/bulkThread';
 import { bulkThreadScriptFromSources } from './sourceWorkers';
+import { BULK_BUDGET_SETTINGS, bulkBudgetsFor } from './bulkBudgets';
 
 export interface StackOptions {
   ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number }>;
@@ -140,7 +141,11 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     });
     started.push(() => directory.close());
 
+    // Bulk work's request-unit budgets follow the engine's unless set (an external account: the service's defaults).
+    const budgetsSet = BULK_BUDGET_SETTINGS.some((k) => options.env?.[k] !== undefined || process.env[k] !== undefined);
+    const bulkBudgets = cosmos && !budgetsSet ? bulkBudgetsFor(options.cosmosRuPerSecond) : {};
     const env: Record<string, string> = {
+      ...bulkBudgets,
       COSMOS_ENDPOINT: externalCosmos ?? cosmos!.endpoint,
       COSMOS_KEY: externalCosmos ? (process.env.COSMOS_KEY ?? '') : LOCAL_COSMOS_KEY,
       COSMOS_DATABASE: process.env.COSMOS_DATABASE ?? 'business-identities',
@@ -201,7 +206,8 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       stop: async () => {
         disposeServices();
         for (const stop of started.reverse()) await stop();
-        for (const k of [...SETTINGS_WE_SET, ...Object.keys(options.env ?? {})]) delete process.env[k];
+        for (const k of [...SETTINGS_WE_SET, ...Object.keys(bulkBudgets), ...Object.keys(options.env ?? {})])
+          delete process.env[k];
       },
     };
   } catch (err) {

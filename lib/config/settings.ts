@@ -528,7 +528,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
     default: '`2000`',
     meaning:
-      "request units a second one tenant's bulk work (imports, associations, background units) may spend on an instance, measured from the store's charges; halved while the store throttles (429) and recovered gradually. At most `BULK_REQUEST_UNITS_PER_SECOND`",
+      "request units a second one tenant's bulk work (imports, associations, background units) may spend on an instance, measured from the store's charges; halved while the store throttles (429) and recovered gradually. At most `BULK_REQUEST_UNITS_PER_SECOND`. The local stack sets both in step with `DEV_COSMOS_RU_PER_SECOND` unless they are set (two fifths and half of it; unlimited without it)",
     appliesTo: 'Azure and local',
     deployed: false,
   },

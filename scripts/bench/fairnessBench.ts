@@ -22,13 +22,17 @@ import { LOCAL_COSMOS_KEY } from '../../devhost/cosmosServer';
 import { storeInProcess } from './storeProcess';
 import { COSMOS_MODES, type CosmosMode } from '../../devhost/cosmos/throughput';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
-import { DEFAULT_BULK_RU_PER_INSTANCE, DEFAULT_BULK_RU_PER_TENANT } from '../../lib/config/settings';
+import { BULK_BUDGET_SETTINGS, bulkBudgetsFor } from '../../devhost/bulkBudgets';
 
 const IDENTITIES = Number(process.env.BENCH_FAIRNESS_IDENTITIES ?? 200_000);
 const RU_PER_SECOND = Number(process.env.DEV_COSMOS_RU_PER_SECOND ?? 5000);
 const ALONE_ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 60);
 const FORGED = Number(process.env.BENCH_FAIRNESS_FORGED ?? 10_000);
 const GOAL = 1.5;
+/** Bulk work's request-unit budgets: as set, else in step with the store's (the service's defaults at 5,000 RU/s). */
+const BULK_BUDGETS = BULK_BUDGET_SETTINGS.some((k) => process.env[k] !== undefined)
+  ? Object.fromEntries(BULK_BUDGET_SETTINGS.map((k) => [k, process.env[k] ?? '']).filter(([, v]) => v !== ''))
+  : bulkBudgetsFor(RU_PER_SECOND);
 /** Which scenarios run (letters a–d; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=bcd. */
 const ONLY = process.env.BENCH_FAIRNESS_SCENARIOS ?? 'abcd';
 /** The engine's account modes each scenario runs in, e.g. BENCH_FAIRNESS_MODES=serverless. */
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
   const store = await storeInProcess(RU_PER_SECOND);
   process.env.COSMOS_ENDPOINT = store.endpoint;
   process.env.COSMOS_KEY = LOCAL_COSMOS_KEY;
-  const stack = await startBenchStack({ SCIM_RATE_LIMIT_PER_SECOND: '50' });
+  const stack = await startBenchStack({ SCIM_RATE_LIMIT_PER_SECOND: '50', ...BULK_BUDGETS });
   const rows: Array<Record<string, string | number>> = [];
   try {
     await services().tenants.register(B_TENANT);
@@ -252,8 +256,9 @@ limit) measured alone and while tenant B runs each scenario; \`ratio\` = A's p95
 Each scenario runs with the local engine in each account mode: \`serverless\` ignores request priority, as Azure
 does on serverless accounts (the template's default); \`provisioned\` throttles low-priority requests first
 (priority-based execution). In both, the service paces each tenant's bulk work by request units
-(BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT ${process.env.BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT ?? DEFAULT_BULK_RU_PER_TENANT},
-BULK_REQUEST_UNITS_PER_SECOND ${process.env.BULK_REQUEST_UNITS_PER_SECOND ?? DEFAULT_BULK_RU_PER_INSTANCE}); \`high-priority throttled\` counts the store's
+(${Object.entries(BULK_BUDGETS)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}); \`high-priority throttled\` counts the store's
 429s to requests not sent at low priority (A's, and B's own non-bulk requests).
 Every container of the local engine serves ${RU_PER_SECOND} RU/s (\`DEV_COSMOS_RU_PER_SECOND\`); the staged import in
 (a) has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 200,000) in parts of 2,000, applied by the

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Engine } from './cosmos/engine';
 import type { CompactionOptions } from './cosmos/journal';
 import { createEngineServer } from './cosmos/server';
-import { Throughput, type ThroughputUsage } from './cosmos/throughput';
+import { Throughput, type CosmosMode, type ThroughputUsage } from './cosmos/throughput';
 
 /** The well-known key of the Cosmos DB emulator; the local server accepts any key. */
 export const LOCAL_COSMOS_KEY =
@@ -15,6 +15,8 @@ export interface LocalCosmosOptions {
   dataDir?: string;
   /** Request units per second each container serves before answering 429 (as Cosmos DB does); undefined = unlimited. */
   ruPerSecond?: number;
+  /** The account the engine stands for: `serverless` (default) ignores request priority, `provisioned` honours it. */
+  mode?: CosmosMode;
   /** When the engine compacts its journal while it runs (defaults suit `npm start`; tests make it small). */
   compaction?: CompactionOptions;
 }
@@ -25,6 +27,9 @@ export interface LocalCosmos {
   loadedDocuments: number;
   /** Request units charged and requests throttled so far, per container. */
   requestUnits(): ThroughputUsage;
+  /** The account mode now, and a change of it while the engine runs (a benchmark measures both on one store). */
+  mode(): CosmosMode;
+  setMode(mode: CosmosMode): void;
   /** Queries the containers' indexing policies could not serve so far (see cosmos/indexCoverage.ts). */
   indexGaps(): Array<{ container: string; query: string; gaps: string[] }>;
   close(): Promise<void>;
@@ -35,7 +40,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
   const host = options.host ?? '127.0.0.1';
   const state: { engine?: Engine } = {};
   // Requests are answered once the engine has loaded its data (503 before, which the SDK retries).
-  const throughput = new Throughput(options.ruPerSecond);
+  const throughput = new Throughput(options.ruPerSecond, { mode: options.mode });
   const server = createEngineServer(() => state.engine, throughput);
   // No idle timeout: a connection the server closes while the client is about to reuse it fails that
   // request (ECONNRESET), which happened after event-loop stalls of several seconds (parsing a large
@@ -59,6 +64,8 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
     endpoint: `http://${host}:${actual}`,
     loadedDocuments,
     requestUnits: () => throughput.usage(),
+    mode: () => throughput.mode,
+    setMode: (mode) => void (throughput.mode = mode),
     indexGaps: () => ready.indexGaps(),
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import { installFunctionsCore } from './installFunctionsCore';
 import { stopOnSignalOrParentExit } from './lifetime';
 import { startArgs, START_USAGE } from './startArgs';
 import { defaultStackRecordPath, recordOf, removeStackRecord, writeStackRecord } from './stackRecord';
+import { COSMOS_MODES, type CosmosMode } from './cosmos/throughput';
 
 const args = startArgs(process.argv.slice(2));
 if (args.kind === 'help') {
@@ -59,11 +60,24 @@ function cosmosRuPerSecond(): number | undefined {
   return n;
 }
 
+/** DEV_COSMOS_MODE: the account the engine stands for, `serverless` (default) or `provisioned`. */
+function cosmosMode(): CosmosMode {
+  const raw = (process.env.DEV_COSMOS_MODE ?? '').trim().toLowerCase();
+  if (raw === '') return 'serverless';
+  const mode = COSMOS_MODES.find((m) => m === raw);
+  if (!mode) {
+    console.error(`Setting DEV_COSMOS_MODE must be one of ${COSMOS_MODES.join(', ')}`);
+    process.exit(1);
+  }
+  return mode;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const externalCosmos = Boolean(process.env.COSMOS_ENDPOINT);
   const dataDir = externalCosmos ? undefined : cosmosDataDir();
   const ruPerSecond = externalCosmos ? undefined : cosmosRuPerSecond();
+  const mode = externalCosmos ? undefined : cosmosMode();
   const {
     DEFAULT_PORTS,
     DEV_CLIENTS,
@@ -83,6 +97,7 @@ async function main(): Promise<void> {
     },
     cosmosDataDir: dataDir,
     cosmosRuPerSecond: ruPerSecond,
+    cosmosMode: mode,
     // Kept beside the data unless the stack runs in memory, so tokens outlive a restart as Entra's do.
     idpKeyFile: inMemory() ? undefined : path.resolve('.local', 'idp', 'signing-key.pem'),
     runTimersOnSchedule: true,
@@ -99,7 +114,7 @@ async function main(): Promise<void> {
     `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql, health ${base}/health)`,
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,
-    `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'}${ruPerSecond ? `; ${ruPerSecond} RU/s per container, 429 beyond` : ''})`,
+    `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'}${mode ? `; ${mode}${mode === 'serverless' ? ', request priority ignored' : ', low priority throttled first'}` : ''}${ruPerSecond ? `; ${ruPerSecond} RU/s per container, 429 beyond` : ''})`,
     `  Queues (Azurite)    ${stack.queueEndpoint}`,
     '',
     `  HTTP functions: ${stack.host.functions.http.join(', ')}`,

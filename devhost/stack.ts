@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from './cosmosServer';
-import type { ThroughputUsage } from './cosmos/throughput';
+import type { CosmosMode, ThroughputUsage } from './cosmos/throughput';
 import { startLocalQueues } from './localQueues';
 import { startIdpStandIn, type IdpStandIn } from './idpStandIn';
 import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn';
@@ -23,6 +23,7 @@ import {
   type DevClient,
 } from './devData';
 import { disposeServices, services } from '../lib/services';
+import { BULK_BUDGET_SETTINGS, bulkBudgetsFor } from './bulkBudgets';
 
 export interface StackOptions {
   ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number }>;
@@ -34,6 +35,11 @@ export interface StackOptions {
   cosmosDataDir?: string;
   /** Request units per second each container of the local engine serves before answering 429; undefined = unlimited. */
   cosmosRuPerSecond?: number;
+  /**
+   * The account the local engine stands for (DEV_COSMOS_MODE): `serverless` (default, the template's default
+   * account) ignores request priority as Azure does there; `provisioned` throttles low priority first.
+   */
+  cosmosMode?: CosmosMode;
   /** File the identity-provider stand-in keeps its signing key in; without it each start has a new key. */
   idpKeyFile?: string;
   /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
@@ -52,6 +58,8 @@ export interface LocalStack {
   cosmosLoadedDocuments: number;
   /** Request units the local engine charged and requests it throttled (zeros with an external account). */
   cosmosRequestUnits(): ThroughputUsage;
+  /** The local engine's account mode (undefined with an external account). */
+  cosmosMode: CosmosMode | undefined;
   /** Queries the local engine's indexing policies could not serve so far (empty with an external Cosmos DB). */
   cosmosIndexGaps(): Array<{ container: string; query: string; gaps: string[] }>;
   env: Record<string, string>;
@@ -101,6 +109,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
         port: ports.cosmos,
         dataDir: options.cosmosDataDir,
         ruPerSecond: options.cosmosRuPerSecond,
+        mode: options.cosmosMode,
       });
       started.push(() => cosmos!.close());
     }
@@ -130,7 +139,11 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     });
     started.push(() => directory.close());
 
+    // Bulk work's request-unit budgets follow the engine's unless set (an external account: the service's defaults).
+    const budgetsSet = BULK_BUDGET_SETTINGS.some((k) => options.env?.[k] !== undefined || process.env[k] !== undefined);
+    const bulkBudgets = cosmos && !budgetsSet ? bulkBudgetsFor(options.cosmosRuPerSecond) : {};
     const env: Record<string, string> = {
+      ...bulkBudgets,
       COSMOS_ENDPOINT: externalCosmos ?? cosmos!.endpoint,
       COSMOS_KEY: externalCosmos ? (process.env.COSMOS_KEY ?? '') : LOCAL_COSMOS_KEY,
       COSMOS_DATABASE: process.env.COSMOS_DATABASE ?? 'business-identities',
@@ -178,14 +191,17 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
           throttled: 0,
           lowRequests: 0,
           lowThrottled: 0,
+          lowCharged: 0,
           byContainer: {},
         },
       cosmosIndexGaps: () => cosmos?.indexGaps() ?? [],
+      cosmosMode: cosmos?.mode(),
       env,
       stop: async () => {
         disposeServices();
         for (const stop of started.reverse()) await stop();
-        for (const k of [...SETTINGS_WE_SET, ...Object.keys(options.env ?? {})]) delete process.env[k];
+        for (const k of [...SETTINGS_WE_SET, ...Object.keys(bulkBudgets), ...Object.keys(options.env ?? {})])
+          delete process.env[k];
       },
     };
   } catch (err) {

@@ -4,6 +4,7 @@
  */
 import { resetSettings, settings, type Settings } from './config/settings';
 import { createStore, type Store } from './store/store';
+import { RequestUnitPacer } from './store/requestUnitPacing';
 import { TenantRegistry } from './tenants/tenantRegistry';
 import { ScimIntegrations } from './integrations/scimIntegrations';
 import { AuditLog } from './audit/auditLog';
@@ -52,7 +53,10 @@ export interface Services {
   inFlight: InFlightLimiter;
   /** GraphQL requests per tenant. */
   graphqlRateLimiter: RateLimiter;
-  /** Imported identities and associated pairs per tenant. */
+  /**
+   * Imported identities and associated pairs per tenant per minute: admission of a request before it starts.
+   * The store work it causes is paced by request units in the store (store.pacer).
+   */
   bulkBudget: RateLimiter;
   workQueue: WorkQueue;
   /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/http/refusalPacing.ts). */
@@ -69,7 +73,13 @@ let current: Services | undefined;
 export function services(): Services {
   if (current) return current;
   const s = settings();
-  const store = createStore(s.cosmos);
+  const store = createStore(
+    s.cosmos,
+    new RequestUnitPacer({
+      tenantRequestUnitsPerSecond: s.bulkRequestUnitsPerSecondPerTenant,
+      instanceRequestUnitsPerSecond: s.bulkRequestUnitsPerSecond,
+    }),
+  );
   const audit = new AuditLog(store);
   const identities = new IdentityRepository(store);
   const directory = new DirectoryClient(s.graph.baseUrl, createGraphTokenProvider(s));

@@ -10,8 +10,11 @@
  * are refused until the next window. What an admitted request took beyond the budget counts against
  * the next window, so the rate over time never exceeds the budget.
  *
- * Priority-based execution (https://learn.microsoft.com/azure/cosmos-db/priority-based-execution,
- * header `x-ms-cosmos-priority-level`): when the budget runs short, low-priority requests are throttled
+ * The account's mode decides what a request's priority (header `x-ms-cosmos-priority-level`) does.
+ * `serverless`, the template's default account: nothing. Azure does not support priority-based execution on
+ * serverless accounts (https://learn.microsoft.com/azure/cosmos-db/priority-based-execution, "Limitations"),
+ * so every request spends from the same budget in the order it comes; the priority is only counted.
+ * `provisioned`, priority-based execution: when the budget runs short, low-priority requests are throttled
  * first. Nothing is reserved while no high-priority request comes (low priority may use the whole
  * budget); once high-priority requests used part of the last window, a low-priority request is admitted
  * only while that much of the current window is still free for them. What low-priority requests took
@@ -19,6 +22,11 @@
  * requests only: high-priority requests do not wait for it.
  */
 export type Priority = 'high' | 'low';
+
+/** What kind of account the engine stands for: whether request priority is honoured (see above). */
+export type CosmosMode = 'serverless' | 'provisioned';
+
+export const COSMOS_MODES: readonly CosmosMode[] = ['serverless', 'provisioned'];
 export interface ContainerUsage {
   /** Request units charged to admitted requests. */
   charged: number;
@@ -29,6 +37,8 @@ export interface ContainerUsage {
   /** Low-priority requests admitted, and refused with 429. */
   lowRequests: number;
   lowThrottled: number;
+  /** Request units charged to admitted low-priority requests. */
+  lowCharged: number;
 }
 
 export interface ThroughputUsage extends ContainerUsage {
@@ -49,11 +59,18 @@ interface Bucket extends ContainerUsage {
 export class Throughput {
   private readonly buckets = new Map<string, Bucket>();
 
+  /** The account's mode; a benchmark may change it while the engine runs. */
+  mode: CosmosMode;
+  private readonly now: () => number;
+
   /** `ruPerSecond` undefined or 0: unlimited (charges are still counted). */
   constructor(
     readonly ruPerSecond: number | undefined,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    options: { mode?: CosmosMode; now?: () => number } = {},
+  ) {
+    this.mode = options.mode ?? 'serverless';
+    this.now = options.now ?? (() => performance.now());
+  }
 
   private bucket(container: string): Bucket {
     const t = this.now();
@@ -71,6 +88,7 @@ export class Throughput {
         throttled: 0,
         lowRequests: 0,
         lowThrottled: 0,
+        lowCharged: 0,
       };
       this.buckets.set(container, b);
     }
@@ -90,7 +108,10 @@ export class Throughput {
   admit(container: string, priority: Priority = 'high'): number | undefined {
     if (!this.ruPerSecond) return undefined;
     const b = this.bucket(container);
-    if (priority === 'low') {
+    if (this.mode === 'serverless') {
+      if (b.used < this.ruPerSecond) return undefined;
+      if (priority === 'low') b.lowThrottled++;
+    } else if (priority === 'low') {
       // What high-priority requests are expected to need of this window is kept free for them.
       const keptForHigh = Math.max(0, b.highLastWindow - b.highUsed);
       if (b.used + keptForHigh < this.ruPerSecond) return undefined;
@@ -112,6 +133,7 @@ export class Throughput {
     b.requests++;
     if (priority === 'low') {
       b.lowRequests++;
+      b.lowCharged += ru;
       b.lowUsed += ru;
     } else b.highUsed += ru;
     if (this.ruPerSecond) b.used += ru;
@@ -124,16 +146,18 @@ export class Throughput {
       throttled: 0,
       lowRequests: 0,
       lowThrottled: 0,
+      lowCharged: 0,
       byContainer: {},
     };
     for (const [name, b] of this.buckets) {
-      const { charged, requests, throttled, lowRequests, lowThrottled } = b;
-      total.byContainer[name] = { charged, requests, throttled, lowRequests, lowThrottled };
+      const { charged, requests, throttled, lowRequests, lowThrottled, lowCharged } = b;
+      total.byContainer[name] = { charged, requests, throttled, lowRequests, lowThrottled, lowCharged };
       total.charged += charged;
       total.requests += requests;
       total.throttled += throttled;
       total.lowRequests += lowRequests;
       total.lowThrottled += lowThrottled;
+      total.lowCharged += lowCharged;
     }
     return total;
   }

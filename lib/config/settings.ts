@@ -97,6 +97,15 @@ function origins(env: Env, name: string, production: boolean): string[] {
     });
 }
 
+/**
+ * Request units a second of bulk work, per tenant and for all tenants on an instance (lib/store/requestUnitPacing.ts).
+ * The instance's is half of what a serverless container serves (5,000 RU/s), so the bulk work of every tenant on
+ * an instance leaves at least half of each container to SCIM and administrator requests; a tenant alone gets
+ * 2,000 (about 200 new identities a second), two tenants at once share the 2,500.
+ */
+export const DEFAULT_BULK_RU_PER_TENANT = 2_000;
+export const DEFAULT_BULK_RU_PER_INSTANCE = 2_500;
+
 /** The local stack's audience; any application in any tenant can claim it, so Azure refuses it. */
 export const LOCAL_APP_ID_URI = 'api://business-identity-service';
 
@@ -234,6 +243,20 @@ export function loadSettings(env: Env = process.env): Settings {
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
     graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
+    bulkRequestUnitsPerSecondPerTenant: integer(
+      env,
+      'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
+      DEFAULT_BULK_RU_PER_TENANT,
+      1,
+      10_000_000,
+    ),
+    bulkRequestUnitsPerSecond: integer(
+      env,
+      'BULK_REQUEST_UNITS_PER_SECOND',
+      DEFAULT_BULK_RU_PER_INSTANCE,
+      1,
+      10_000_000,
+    ),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
@@ -281,6 +304,12 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new ConfigError(
       'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT',
       "must be at least GRAPHQL_MAX_BODY_BYTES: the largest body must fit in a tenant's share",
+    );
+  }
+  if (settings.bulkRequestUnitsPerSecondPerTenant > settings.bulkRequestUnitsPerSecond) {
+    throw new ConfigError(
+      'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
+      'must be at most BULK_REQUEST_UNITS_PER_SECOND: one tenant cannot have more than all tenants together',
     );
   }
   if (settings.graphqlBodyBytesInFlight < 2 * settings.graphqlTenantBodyBytesInFlight) {
@@ -605,9 +634,25 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'BULK_ITEMS_PER_MINUTE',
     default: '`500000`',
     meaning:
-      'imported identities plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); never below the largest import or association',
+      'imported identities plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); never below the largest import or association. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
+    default: '`2000`',
+    meaning:
+      "request units a second one tenant's bulk work (imports, associations, background units) may spend on an instance, measured from the store's charges; halved while the store throttles (429) and recovered gradually. At most `BULK_REQUEST_UNITS_PER_SECOND`. The local stack sets both in step with `DEV_COSMOS_RU_PER_SECOND` unless they are set (two fifths and half of it; unlimited without it)",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'BULK_REQUEST_UNITS_PER_SECOND',
+    default: '`2500`',
+    meaning:
+      "request units a second all tenants' bulk work together may spend on an instance, shared equally among the tenants with bulk work at the moment (default: half a serverless container's 5,000 RU/s). With several instances, set it to the share of a container's RU/s bulk work may have, divided by the instances that run it",
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'CONSOLE_CLIENT_ID',
@@ -704,6 +749,14 @@ export const SETTINGS: readonly SettingDescription[] = [
     default: '(unlimited)',
     meaning:
       'request units per second per container of the local engine; beyond it `429` with `x-ms-retry-after-ms`, like Cosmos DB (5,000 = a serverless container)',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_COSMOS_MODE',
+    default: '`serverless`',
+    meaning:
+      "the local engine's account mode: `serverless` (the template's default account) ignores request priority, as Azure does on serverless accounts; `provisioned` throttles low-priority requests first when a container's budget runs short (priority-based execution)",
     appliesTo: 'local stack',
     deployed: false,
   },

@@ -60,6 +60,10 @@ export interface Settings {
   graphqlRequestsPerMinute: number;
   /** Imported identities plus associated pairs per tenant per minute, per instance. */
   bulkItemsPerMinute: number;
+  /** Request units a second one tenant's bulk work may spend, per instance (lib/store/requestUnitPacing.ts). */
+  bulkRequestUnitsPerSecondPerTenant: number;
+  /** Request units a second all tenants' bulk work together may spend, per instance. */
+  bulkRequestUnitsPerSecond: number;
   importMaxDeleteRatio?: number;
   importMaxIdentities: number;
   associationMaxPairs: number;

@@ -12,6 +12,15 @@ export interface StoreCounters {
   /** The writes above that went in transactional batches (requests = writes - batchedWrites + batchRequests). */
   batchedWrites: number;
   requestCharge: number;
+  /** Bulk (low-priority) requests paced by their tenant's request-unit budget (requestUnitPacing.ts). */
+  pacedOperations: number;
+  /** Of them, those that waited for the budget before they were sent, and how long in all. */
+  pacedWaits: number;
+  pacedWaitMs: number;
+  /** Request units charged to them. */
+  pacedRequestCharge: number;
+  /** Of them, those the store throttled (429). */
+  pacedThrottled: number;
 }
 
 export function emptyCounters(): StoreCounters {
@@ -25,6 +34,11 @@ export function emptyCounters(): StoreCounters {
     batchRequests: 0,
     batchedWrites: 0,
     requestCharge: 0,
+    pacedOperations: 0,
+    pacedWaits: 0,
+    pacedWaitMs: 0,
+    pacedRequestCharge: 0,
+    pacedThrottled: 0,
   };
 }
 

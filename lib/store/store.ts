@@ -5,6 +5,7 @@
 import https from 'node:https';
 import type {
   Container,
+  CosmosDiagnostics,
   Database,
   IndexingPolicy,
   ItemDefinition,
@@ -17,8 +18,9 @@ import { DefaultAzureCredential } from '@azure/identity';
 import { CONTAINERS, type ContainerName } from './containers';
 import { StoreError, toStoreError } from './errors';
 import { count } from './metrics';
-import { priorityOptions } from './priority';
+import { bulkWorkTenant, isLowPriority, priorityOptions } from './priority';
 import { splitForBatches } from './batches';
+import type { Admission, Outcome, RequestUnitPacer } from './requestUnitPacing';
 
 /**
  * Whether an id can name a stored item: Cosmos DB ids are at most 255 characters without / \ ? #,
@@ -69,12 +71,20 @@ function stripSystem<T>(resource: T & Record<string, unknown>): T {
   return rest as T;
 }
 
+/** What the store reported for one request: its charge, and whether it was throttled on the way. */
+interface Receipt {
+  charge?: number;
+  diagnostics?: CosmosDiagnostics;
+}
+
 export class Collection<T extends StoredDoc> {
   constructor(
     private readonly container: Container,
     readonly name: ContainerName,
     /** The same container through a client that never waits out throttling itself (see batchReplace). */
     private readonly unretried: Container = container,
+    /** Paces low-priority (bulk) operations by their tenant's request units; none: sent at once. */
+    private readonly pacer?: RequestUnitPacer,
   ) {}
 
   private countWrites(n: number): void {
@@ -82,13 +92,43 @@ export class Collection<T extends StoredDoc> {
     if (this.name === 'identities') count('identityWrites', n);
   }
 
-  private async run<R>(op: StoreOperation, fn: () => Promise<R>, target?: FaultTarget): Promise<R> {
+  private async run<R>(op: StoreOperation, fn: (receipt: Receipt) => Promise<R>, target?: FaultTarget): Promise<R> {
     faultInjector?.(op, this.name, target);
     try {
-      return await fn();
+      return await this.paced(op, 1, fn);
     } catch (err) {
       throw toStoreError(err);
     }
+  }
+
+  /**
+   * Sends one request; bulk work (low priority) first waits for its tenant's request-unit budget and then
+   * is charged what the store reported (requestUnitPacing.ts). High-priority requests go at once.
+   * Errors pass through unmapped.
+   */
+  private async paced<R>(op: string, units: number, send: (receipt: Receipt) => Promise<R>): Promise<R> {
+    const receipt: Receipt = {};
+    if (!this.pacer || !isLowPriority()) return send(receipt);
+    const admission = await this.pacer.admit(bulkWorkTenant() ?? '', `${this.name}:${op}`, units);
+    count('pacedOperations');
+    if (admission.waitedMs > 0) {
+      count('pacedWaits');
+      count('pacedWaitMs', Math.round(admission.waitedMs));
+    }
+    try {
+      const result = await send(receipt);
+      this.settle(admission, outcomeOf(receipt.charge, receipt.diagnostics));
+      return result;
+    } catch (err) {
+      this.settle(admission, outcomeOfError(err));
+      throw err;
+    }
+  }
+
+  private settle(admission: Admission, outcome: Outcome): void {
+    this.pacer?.settle(admission, outcome);
+    count('pacedRequestCharge', outcome.requestCharge ?? admission.reserved);
+    if (outcome.throttledRetryAfterMs !== undefined) count('pacedThrottled');
   }
 
   async read(pk: string, id: string): Promise<WithEtag<T> | undefined> {
@@ -96,9 +136,9 @@ export class Collection<T extends StoredDoc> {
     count('pointReads');
     return this.run(
       'read',
-      async () => {
+      async (receipt) => {
         const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
-        count('requestCharge', res.requestCharge ?? 0);
+        noteResponse(receipt, res);
         return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
       },
       { pk, id },
@@ -114,9 +154,9 @@ export class Collection<T extends StoredDoc> {
     const container = options.retryThrottled === false ? this.unretried : this.container;
     return this.run(
       'create',
-      async () => {
+      async (receipt) => {
         const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
-        count('requestCharge', res.requestCharge ?? 0);
+        noteResponse(receipt, res);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
       doc,
@@ -204,7 +244,12 @@ export class Collection<T extends StoredDoc> {
       count('batchRequests');
       count('batchedWrites', group.length);
       try {
-        const res = await container.items.batch(group.map(operation), pk, priorityOptions());
+        const res = await this.paced('batch', group.length, async (receipt) => {
+          const answer = await container.items.batch(group.map(operation), pk, priorityOptions());
+          receipt.charge = (answer.result ?? []).reduce((sum, r) => sum + (r.requestCharge ?? 0), 0);
+          receipt.diagnostics = answer.diagnostics;
+          return answer;
+        });
         const results = res.result ?? [];
         group.forEach((item, j) => {
           count('requestCharge', results[j]?.requestCharge ?? 0);
@@ -227,7 +272,7 @@ export class Collection<T extends StoredDoc> {
     const container = options.retryThrottled === false ? this.unretried : this.container;
     return this.run(
       'replace',
-      async () => {
+      async (receipt) => {
         const res = await container
           .item(doc.id, doc.pk)
           .replace<T & ItemDefinition>(
@@ -236,7 +281,7 @@ export class Collection<T extends StoredDoc> {
               ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
               : priorityOptions(),
           );
-        count('requestCharge', res.requestCharge ?? 0);
+        noteResponse(receipt, res);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
       doc,
@@ -247,9 +292,9 @@ export class Collection<T extends StoredDoc> {
     this.countWrites(1);
     return this.run(
       'upsert',
-      async () => {
+      async (receipt) => {
         const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
-        count('requestCharge', res.requestCharge ?? 0);
+        noteResponse(receipt, res);
         return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
       },
       doc,
@@ -262,7 +307,7 @@ export class Collection<T extends StoredDoc> {
     this.countWrites(1);
     return this.run(
       'delete',
-      async () => {
+      async (receipt) => {
         const res = await this.container
           .item(id, pk)
           .delete(
@@ -270,7 +315,7 @@ export class Collection<T extends StoredDoc> {
               ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
               : priorityOptions(),
           );
-        count('requestCharge', res.requestCharge ?? 0);
+        noteResponse(receipt, res);
         return true;
       },
       { pk, id },
@@ -283,7 +328,7 @@ export class Collection<T extends StoredDoc> {
   /** One page of a query. With a partition key the query stays inside that partition. */
   async queryPage<R = WithEtag<T>>(spec: SqlQuerySpec, options: QueryOptions = {}): Promise<QueryPage<R>> {
     count('queries');
-    return this.run('query', async () => {
+    return this.run('query', async (receipt) => {
       const iterator = this.container.items.query<R>(spec, {
         partitionKey: options.partitionKey,
         maxItemCount: options.maxItemCount,
@@ -293,7 +338,7 @@ export class Collection<T extends StoredDoc> {
       const res = await iterator.fetchNext();
       count('queryPages');
       count('itemsReturned', res.resources.length);
-      count('requestCharge', res.requestCharge ?? 0);
+      noteResponse(receipt, res);
       const items = res.resources.map((r) =>
         typeof r === 'object' && r !== null ? stripSystem(r as R & Record<string, unknown>) : r,
       );
@@ -351,6 +396,8 @@ export class Store {
     readonly client: CosmosClient,
     databaseId: string,
     private readonly unretriedClient: CosmosClient = client,
+    /** Paces every container's bulk work (one pacer per instance); none: bulk work is not paced. */
+    readonly pacer?: RequestUnitPacer,
   ) {
     this.database = client.database(databaseId);
     this.unretriedDatabase = unretriedClient.database(databaseId);
@@ -363,6 +410,7 @@ export class Store {
         this.database.container(CONTAINERS[name].id),
         name,
         this.unretriedDatabase.container(CONTAINERS[name].id),
+        this.pacer,
       );
       this.collections.set(name, c);
     }
@@ -396,7 +444,8 @@ export class Store {
   }
 }
 
-export function createStore(config: StoreConfig): Store {
+/** A store for `config`; with `pacer`, bulk work is paced by request units (the service's store). */
+export function createStore(config: StoreConfig, pacer?: RequestUnitPacer): Store {
   const isHttp = config.endpoint.startsWith('http://');
   const isLocal = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?/i.test(config.endpoint);
   const credentials = config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() };
@@ -411,7 +460,47 @@ export function createStore(config: StoreConfig): Store {
       // The Cosmos emulator uses a self-signed certificate on localhost.
       ...(isLocal && !isHttp ? { agent: new https.Agent({ rejectUnauthorized: false }) } : {}),
     });
-  return new Store(clientWith(3), config.database, clientWith(0));
+  return new Store(clientWith(3), config.database, clientWith(0), pacer);
+}
+
+/** Counts a response's charge and keeps what pacing needs of it. */
+function noteResponse(receipt: Receipt, res: { requestCharge?: number; diagnostics?: CosmosDiagnostics }): void {
+  count('requestCharge', res.requestCharge ?? 0);
+  receipt.charge = res.requestCharge;
+  receipt.diagnostics = res.diagnostics;
+}
+
+/** Whether the store client met 429s on the way to an answer (it waited them out itself). */
+function throttledOnTheWay(diagnostics: CosmosDiagnostics | undefined): boolean {
+  return (
+    diagnostics?.clientSideRequestStatistics?.retryDiagnostics?.failedAttempts?.some((a) => a.statusCode === 429) ??
+    false
+  );
+}
+
+function outcomeOf(charge: number | undefined, diagnostics: CosmosDiagnostics | undefined): Outcome {
+  return throttledOnTheWay(diagnostics)
+    ? { requestCharge: charge, throttledRetryAfterMs: 0 }
+    : { requestCharge: charge };
+}
+
+/** A failed request's charge (its header), and the wait the store asked for when it throttled it. */
+function outcomeOfError(err: unknown): Outcome {
+  if (typeof err !== 'object' || err === null) return {};
+  const e = err as {
+    code?: unknown;
+    headers?: Record<string, unknown>;
+    retryAfterInMs?: unknown;
+    diagnostics?: CosmosDiagnostics;
+  };
+  const header = Number(e.headers?.['x-ms-request-charge']);
+  const charge = Number.isFinite(header) && e.headers?.['x-ms-request-charge'] !== undefined ? header : undefined;
+  if (e.code === 429)
+    return {
+      requestCharge: charge,
+      throttledRetryAfterMs: typeof e.retryAfterInMs === 'number' ? e.retryAfterInMs : 1000,
+    };
+  return outcomeOf(charge, e.diagnostics);
 }
 
 /** What an item of a batch reports when another item of its batch failed (all or nothing). */

@@ -1,31 +1,50 @@
 /*
  * npm run bench:fairness — tenant A's SCIM mix (GET /Users/{id}, filter externalId eq, PATCH) measured
- * alone and while tenant B, in turn: (a) imports a large set and associates it, with every container at
- * DEV_COSMOS_RU_PER_SECOND (default 5,000, a serverless container); (b) sends huge and aliased GraphQL
- * documents; (c) holds 60 GraphQL bodies it never sends; (d) sends 10,000 forged tokens of random tenants.
- * One line per scenario with ratio = A's p95 during / alone (goal ≤ 1.5). Writes docs/performance/bench-fairness.md.
- * BENCH_FAIRNESS_IDENTITIES sets the import's size (default 200,000; the size used is reported).
+ * alone and while tenant B, in turn: (a) imports a large set as a staged import and associates it; (b) sends
+ * huge and aliased GraphQL documents; (c) holds 60 GraphQL bodies it never sends; (d) sends 10,000 forged
+ * tokens of random tenants. Every container serves DEV_COSMOS_RU_PER_SECOND (default 5,000, a serverless
+ * container). Each scenario runs with the local engine in each account mode: `serverless` (request priority
+ * ignored, as on Azure's serverless accounts and the template's default) and `provisioned` (priority-based
+ * execution). One line per scenario and mode with ratio = A's p95 during / alone (goal ≤ 1.5). Writes
+ * docs/performance/bench-fairness.md.
+ * BENCH_FAIRNESS_IDENTITIES sets the import's size (default 200,000; the size used is reported);
+ * BENCH_FAIRNESS_SCENARIOS the scenarios (letters, e.g. `bcd`; default all); BENCH_FAIRNESS_MODES the modes
+ * (`serverless,provisioned` by default); BENCH_FAIRNESS_FORGED the forged tokens (default 10,000).
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { percentile, printTable, round, runBench, startBenchStack, tokenFor, type Stack } from './harness';
-import type { TenantBPlan } from './fairnessTenantB';
+import { ASSOCIATED, type TenantBPlan } from './fairnessTenantB';
 import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { LOCAL_COSMOS_KEY } from '../../devhost/cosmosServer';
 import { storeInProcess } from './storeProcess';
+import { COSMOS_MODES, type CosmosMode } from '../../devhost/cosmos/throughput';
+import { diffCounters, storeCounters } from '../../lib/store/metrics';
+import { BULK_BUDGET_SETTINGS, bulkBudgetsFor } from '../../devhost/bulkBudgets';
 
 const IDENTITIES = Number(process.env.BENCH_FAIRNESS_IDENTITIES ?? 200_000);
 const RU_PER_SECOND = Number(process.env.DEV_COSMOS_RU_PER_SECOND ?? 5000);
 const ALONE_ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 60);
 const FORGED = Number(process.env.BENCH_FAIRNESS_FORGED ?? 10_000);
 const GOAL = 1.5;
-/** Which scenarios run (letters a–d; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=ad. */
+/** Bulk work's request-unit budgets: as set, else in step with the store's (the service's defaults at 5,000 RU/s). */
+const BULK_BUDGETS = BULK_BUDGET_SETTINGS.some((k) => process.env[k] !== undefined)
+  ? Object.fromEntries(BULK_BUDGET_SETTINGS.map((k) => [k, process.env[k] ?? '']).filter(([, v]) => v !== ''))
+  : bulkBudgetsFor(RU_PER_SECOND);
+/** Which scenarios run (letters a–d; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=bcd. */
 const ONLY = process.env.BENCH_FAIRNESS_SCENARIOS ?? 'abcd';
+/** The engine's account modes each scenario runs in, e.g. BENCH_FAIRNESS_MODES=serverless. */
+const MODES: CosmosMode[] = (process.env.BENCH_FAIRNESS_MODES ?? COSMOS_MODES.join(','))
+  .split(',')
+  .map((m) => m.trim())
+  .filter((m): m is CosmosMode => {
+    if (COSMOS_MODES.includes(m as CosmosMode)) return true;
+    throw new Error(`BENCH_FAIRNESS_MODES: ${m} is not one of ${COSMOS_MODES.join(', ')}`);
+  });
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const EXT = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
-const IMPORT_CHUNK = 100_000;
 const LOG = (m: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const B_TENANT = UNREGISTERED_TENANT_ID;
 
@@ -102,7 +121,7 @@ async function main(): Promise<void> {
   const store = await storeInProcess(RU_PER_SECOND);
   process.env.COSMOS_ENDPOINT = store.endpoint;
   process.env.COSMOS_KEY = LOCAL_COSMOS_KEY;
-  const stack = await startBenchStack({ SCIM_RATE_LIMIT_PER_SECOND: '50' });
+  const stack = await startBenchStack({ SCIM_RATE_LIMIT_PER_SECOND: '50', ...BULK_BUDGETS });
   const rows: Array<Record<string, string | number>> = [];
   try {
     await services().tenants.register(B_TENANT);
@@ -132,7 +151,6 @@ async function main(): Promise<void> {
       await mix(i, times, statuses);
       await new Promise((r) => setTimeout(r, 60));
     };
-    await runMix(paced, (i) => i < 10); // warm-up
     const plan: TenantBPlan = {
       scenario: 'import',
       base: stack.base,
@@ -142,22 +160,27 @@ async function main(): Promise<void> {
       audience: SERVICE_APP_ID_URI,
       identities: IDENTITIES,
       forged: FORGED,
+      upnDomain: 'b.example.com',
     };
 
-    const scenario = async (name: string, b: () => Promise<string>, prepare?: () => void): Promise<void> => {
+    /** Runs scenario `name` in `mode`: A alone, then A while B runs; one line and one row. */
+    const scenario = async (mode: CosmosMode, name: string, b: () => Promise<string>): Promise<void> => {
       if (!ONLY.includes(name.charAt(1))) return;
-      prepare?.();
-      LOG(`${name}: A alone`);
+      LOG(`${name} [${mode}]: A alone`);
       const alone = await runMix(paced, (i) => i < ALONE_ROUNDS);
-      LOG(`${name}: A while B runs`);
+      LOG(`${name} [${mode}]: A while B runs`);
       let done = false;
       const started = performance.now();
+      const before = await store.usage();
       const bRun = b().finally(() => (done = true));
       const during = await runMix(paced, (i) => !done || i < 10);
       const outcome = await bRun;
+      const after = await store.usage();
+      const highThrottled = after.throttled - after.lowThrottled - (before.throttled - before.lowThrottled);
       const ratio = round(during.p95 / alone.p95);
       const row = {
         scenario: name,
+        mode,
         'A p95 alone ms': alone.p95,
         'A p95 during ms': during.p95,
         ratio,
@@ -166,39 +189,48 @@ async function main(): Promise<void> {
         'A answers during': Object.entries(during.statuses)
           .map(([s, n]) => `${s}: ${n}`)
           .join(', '),
+        'high-priority throttled': highThrottled,
         'B seconds': round((performance.now() - started) / 1000),
         'B outcome': outcome,
       };
       rows.push(row);
       console.log(
-        `${name}: A p95 alone ${alone.p95} ms, during ${during.p95} ms, ratio ${ratio} ${ratio <= GOAL ? '≤' : '>'} ${GOAL}; B: ${outcome}`,
+        `${name} [${mode}]: A p95 alone ${alone.p95} ms, during ${during.p95} ms, ratio ${ratio} ${ratio <= GOAL ? '≤' : '>'} ${GOAL}; ${highThrottled} high-priority store requests throttled; B: ${outcome}`,
       );
     };
 
-    await scenario(
-      `(a) import ${IDENTITIES} + association`,
-      async () => {
+    const upnDomain = (mode: CosmosMode) => `${mode}.b.example.com`;
+    // B's directory users exist before anything is measured (the stand-in shares the service's process here),
+    // other users for each mode, so that each run's association links new users.
+    if (ONLY.includes('a'))
+      for (const mode of MODES)
+        for (let i = 0; i < Math.min(IDENTITIES, ASSOCIATED); i++)
+          stack.directory.createUser(B_TENANT, `b${i}@${upnDomain(mode)}`);
+    for (const mode of MODES) {
+      await store.setMode(mode);
+      LOG(`the store is ${mode}`);
+      await runMix(paced, (i) => i < 10); // warm-up
+      await scenario(mode, `(a) staged import ${IDENTITIES} + association`, async () => {
         const before = await store.usage();
-        const outcome = await tenantB({ ...plan, scenario: 'import' });
+        const ops = storeCounters();
+        const started = performance.now();
+        const outcome = await tenantB({ ...plan, scenario: 'import', upnDomain: upnDomain(mode) });
+        const seconds = (performance.now() - started) / 1000;
         const ru = await store.usage();
+        const paced = diffCounters(storeCounters(), ops);
         const low = ru.lowRequests - before.lowRequests;
         const lowThrottled = ru.lowThrottled - before.lowThrottled;
-        const highThrottled = ru.throttled - ru.lowThrottled - (before.throttled - before.lowThrottled);
-        return `${outcome}; store: ${low} low-priority requests, ${lowThrottled} of them throttled, ${highThrottled} high-priority throttled`;
-      },
-      // B's directory users exist before anything is measured (the stand-in shares the service's process here).
-      () => {
-        for (let i = 0; i < Math.min(IDENTITIES, IMPORT_CHUNK); i++)
-          stack.directory.createUser(B_TENANT, `b${i}@b.example.com`);
-      },
-    );
-    await scenario('(b) huge and aliased GraphQL documents', () => tenantB({ ...plan, scenario: 'documents' }));
-    await scenario('(c) 60 held bodies', () => tenantB({ ...plan, scenario: 'held' }));
-    await scenario(`(d) ${FORGED} forged tokens of random tenants`, async () => {
-      const before = stack.idp.jwksRequests('common');
-      const outcome = await tenantB({ ...plan, scenario: 'forged' });
-      return `${outcome}; key fetches ${stack.idp.jwksRequests('common') - before}`;
-    });
+        const lowRate = Math.round((ru.lowCharged - before.lowCharged) / seconds);
+        return `${outcome}; store: ${low} low-priority requests (${lowRate} RU/s), ${lowThrottled} of them throttled; paced: ${paced.pacedOperations} requests, ${paced.pacedWaits} waited`;
+      });
+      await scenario(mode, '(b) huge and aliased GraphQL documents', () => tenantB({ ...plan, scenario: 'documents' }));
+      await scenario(mode, '(c) 60 held bodies', () => tenantB({ ...plan, scenario: 'held' }));
+      await scenario(mode, `(d) ${FORGED} forged tokens of random tenants`, async () => {
+        const before = stack.idp.jwksRequests('common');
+        const outcome = await tenantB({ ...plan, scenario: 'forged' });
+        return `${outcome}; key fetches ${stack.idp.jwksRequests('common') - before}`;
+      });
+    }
   } finally {
     await services()
       .tenants.remove(B_TENANT)
@@ -209,8 +241,10 @@ async function main(): Promise<void> {
 
   console.log('');
   printTable(rows);
-  const worst = Math.max(...rows.map((r) => Number(r.ratio)));
-  console.log(`\nworst ratio ${worst} (goal ≤ ${GOAL})`);
+  for (const mode of MODES) {
+    const ratios = rows.filter((r) => r.mode === mode).map((r) => Number(r.ratio));
+    if (ratios.length) console.log(`\nworst ratio ${mode}: ${Math.max(...ratios)} (goal ≤ ${GOAL})`);
+  }
   describeRun();
 }
 
@@ -219,10 +253,17 @@ function describeRun(): void {
   console.log(`
 Tenant A's SCIM mix (GET /Users/{id}, filter \`externalId eq\`, PATCH; one integration, paced below its rate
 limit) measured alone and while tenant B runs each scenario; \`ratio\` = A's p95 during / alone, goal ≤ ${GOAL}.
-Every container of the local engine serves ${RU_PER_SECOND} RU/s (\`DEV_COSMOS_RU_PER_SECOND\`); the import in (a)
-has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 200,000) and its association
-${Math.min(IDENTITIES, IMPORT_CHUNK)} pairs. One process serves both tenants, as one instance would: bodies of
-GRAPHQL_BULK_THREAD_BYTES or more run on its bulk thread, and the store keeps B's bulk work behind A's requests.
+Each scenario runs with the local engine in each account mode: \`serverless\` ignores request priority, as Azure
+does on serverless accounts (the template's default); \`provisioned\` throttles low-priority requests first
+(priority-based execution). In both, the service paces each tenant's bulk work by request units
+(${Object.entries(BULK_BUDGETS)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}); \`high-priority throttled\` counts the store's
+429s to requests not sent at low priority (A's, and B's own non-bulk requests).
+Every container of the local engine serves ${RU_PER_SECOND} RU/s (\`DEV_COSMOS_RU_PER_SECOND\`); the staged import in
+(a) has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 200,000) in parts of 2,000, applied by the
+background queue, and its association ${Math.min(IDENTITIES, ASSOCIATED)} pairs in requests of 5,000.
+One process serves both tenants, as one instance would.
 The store (the local engine) runs in a process of its own, as Cosmos DB does; tenant B's client in another,
 at lower CPU priority (it stands for other machines); all share this machine's cores.`);
 }

@@ -19,15 +19,25 @@ export interface TenantBPlan {
   audience: string;
   identities: number;
   forged: number;
+  /** The domain of the directory users the association names (one per run, so each run links new users). */
+  upnDomain: string;
 }
 
-const IMPORT_CHUNK = 100_000;
-const ASSOCIATION_CHUNK = 20_000;
+/** Identities per staged part (the contract's default maxIdentitiesPerPart). */
+const PART = 2_000;
+/** Pairs associated (the first ones imported), and pairs per association request. */
+export const ASSOCIATED = 100_000;
+const ASSOCIATION_CHUNK = 5_000;
 const MB = 1024 * 1024;
 const SECONDS = 10;
 const FORGERS = 200;
+/** How often a staged import's run is read while it is applied. */
+const POLL_MS = 2_000;
 
-type Gql = { data?: Record<string, unknown>; errors?: Array<{ extensions?: { code?: string } }> };
+type Gql = {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ extensions?: { code?: string; retryAfterSeconds?: number } }>;
+};
 
 const codeCounts = (codes: string[]) =>
   Object.entries(codes.reduce<Record<string, number>>((m, c) => ((m[c] = (m[c] ?? 0) + 1), m), {}))
@@ -36,46 +46,103 @@ const codeCounts = (codes: string[]) =>
 
 const codesOf = (body: Gql) => (body.errors ?? []).map((e) => e.extensions?.code ?? '?');
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 async function gql(plan: TenantBPlan, query: string, variables?: unknown): Promise<Gql> {
   return (await postJsonNoTimeout(`${plan.base}/graphql`, plan.adminToken, { query, variables })).json as Gql;
 }
 
-/** A large import (in sources of IMPORT_CHUNK) and the association of its first source. */
-async function importAndAssociate(plan: TenantBPlan): Promise<string> {
-  const source = `FairB${Date.now()}`;
-  const codes: string[] = [];
-  let created = 0;
-  for (let from = 0; from < plan.identities; from += IMPORT_CHUNK) {
-    const identities = Array.from({ length: Math.min(IMPORT_CHUNK, plan.identities - from) }, (_, i) => ({
+/** As the reference client sends: a request answered SERVICE_BUSY goes again after the wait it names. */
+async function gqlPatient(plan: TenantBPlan, query: string, variables: unknown, codes: string[]): Promise<Gql> {
+  for (let tries = 1; ; tries++) {
+    const r = await gql(plan, query, variables);
+    const busy = r.errors?.find((e) => e.extensions?.code === 'SERVICE_BUSY');
+    if (!busy || tries >= 100) {
+      codes.push(...codesOf(r));
+      return r;
+    }
+    codes.push('SERVICE_BUSY (sent again)');
+    await sleep((busy.extensions?.retryAfterSeconds ?? 1) * 1000);
+  }
+}
+
+/**
+ * A staged import (docs: startImport, parts of at most PART identities, completeImport), then its run read
+ * until it is applied: the created count and the run's final status.
+ */
+async function stagedImport(
+  plan: TenantBPlan,
+  source: string,
+  codes: string[],
+): Promise<{ created: number; status: string }> {
+  const started = await gqlPatient(
+    plan,
+    'mutation($i: StartImportInput!) { startImport(input: $i) { importId maxIdentitiesPerPart } }',
+    { i: { source } },
+    codes,
+  );
+  const start = started.data?.startImport as { importId: string; maxIdentitiesPerPart: number } | undefined;
+  if (!start) return { created: 0, status: 'not started' };
+  const part = Math.min(PART, start.maxIdentitiesPerPart);
+  for (let from = 0, sequence = 1; from < plan.identities; from += part, sequence++) {
+    const identities = Array.from({ length: Math.min(part, plan.identities - from) }, (_, i) => ({
       externalId: `b-${from + i}`,
       affiliationType: 'EMPLOYMENT',
       firstName: 'Bulk',
       lastName: `B${from + i}`,
     }));
-    const r = await gql(
+    const added = await gqlPatient(
       plan,
-      'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
-      { i: { source: `${source}-${from / IMPORT_CHUNK}`, identities } },
+      'mutation($i: AddImportPartInput!) { addImportPart(input: $i) { identitiesReceived } }',
+      { i: { importId: start.importId, sequence, identities } },
+      codes,
     );
-    created += (r.data?.importBusinessIdentities as { created?: number } | undefined)?.created ?? 0;
-    codes.push(...codesOf(r));
+    if (!added.data?.addImportPart) return { created: 0, status: `part ${sequence} refused` };
   }
-  const pairs = Math.min(plan.identities, IMPORT_CHUNK);
+  const completed = await gqlPatient(
+    plan,
+    'mutation($i: CompleteImportInput!) { completeImport(input: $i) { runId status } }',
+    { i: { importId: start.importId } },
+    codes,
+  );
+  const runId = (completed.data?.completeImport as { runId?: string } | undefined)?.runId;
+  if (!runId) return { created: 0, status: 'not completed' };
+  for (;;) {
+    const r = await gql(plan, 'query($id: ID!) { importRun(id: $id) { status importCounts { created } } }', {
+      id: runId,
+    });
+    const run = r.data?.importRun as { status: string; importCounts?: { created: number } | null } | undefined;
+    if (!run) {
+      codes.push(...codesOf(r));
+      return { created: 0, status: 'run not found' };
+    }
+    if (run.status !== 'QUEUED' && run.status !== 'RUNNING')
+      return { created: run.importCounts?.created ?? 0, status: run.status };
+    await sleep(POLL_MS);
+  }
+}
+
+/** A large staged import and the association of its first ASSOCIATED identities, in bounded requests. */
+async function importAndAssociate(plan: TenantBPlan): Promise<string> {
+  const source = `FairB${Date.now()}`;
+  const codes: string[] = [];
+  const { created, status } = await stagedImport(plan, source, codes);
+  const pairs = Math.min(plan.identities, ASSOCIATED);
   let associated = 0;
-  for (let from = 0; from < pairs; from += ASSOCIATION_CHUNK) {
+  for (let from = 0; status === 'COMPLETED' && from < pairs; from += ASSOCIATION_CHUNK) {
     const associations = Array.from({ length: Math.min(ASSOCIATION_CHUNK, pairs - from) }, (_, i) => ({
       externalId: `b-${from + i}`,
-      userPrincipalName: `b${from + i}@b.example.com`,
+      userPrincipalName: `b${from + i}@${plan.upnDomain}`,
     }));
-    const r = await gql(
+    const r = await gqlPatient(
       plan,
       'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated } }',
-      { i: { source: `${source}-0`, associations } },
+      { i: { source, associations } },
+      codes,
     );
     associated += (r.data?.associateBusinessIdentities as { associated?: number } | undefined)?.associated ?? 0;
-    codes.push(...codesOf(r));
   }
-  return `created ${created}, associated ${associated}${codes.length ? `, errors: ${codeCounts(codes)}` : ''}`;
+  return `staged import ${status}: created ${created}, associated ${associated}${codes.length ? `, errors: ${codeCounts(codes)}` : ''}`;
 }
 
 /** 8 MB documents, 20 aliased associations and 6,000-token documents, four senders for SECONDS. */

@@ -8,7 +8,8 @@ const IDENTITIES = 'business-identities/identities';
 describe('store priority: one tenant\u2019s bulk work runs at low priority, another tenant\u2019s SCIM at high', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ cosmosRuPerSecond: 400 });
+    // A provisioned account: priority-based execution is honoured (a serverless one ignores it).
+    stack = await startTestStack({ cosmosRuPerSecond: 400, cosmosMode: 'provisioned' });
     await services().tenants.register(UNREGISTERED_TENANT_ID);
   });
   afterAll(async () => {

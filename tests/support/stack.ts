@@ -1,5 +1,6 @@
 import { startLocalStack, type LocalStack, type StackOptions } from '../../devhost/stack';
 import { DEV_CLIENTS, SERVICE_SCOPE, type DevClient } from '../../devhost/devData';
+import { bulkBudgetsFor } from '../../devhost/bulkBudgets';
 
 export type TestStack = LocalStack & {
   /** Every log line the functions and the host wrote. */
@@ -25,10 +26,23 @@ export function leaksIn(lines: string[]): string[] {
   );
 }
 
+/**
+ * Bulk work's request-unit budgets in tests that do not test pacing: beyond what any test spends, also when the
+ * test gives the engine a small budget (the local stack would pace bulk work at a share of it), so an import of a
+ * few thousand identities does not take minutes. The pacer still sees every bulk request. A test of pacing sets
+ * both BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT and BULK_REQUEST_UNITS_PER_SECOND.
+ */
+const UNPACED = bulkBudgetsFor(undefined);
+
+/**
+ * The local stack for a test. The engine's mode is `serverless` unless `cosmosMode` says `provisioned` (a test
+ * that relies on request priority being honoured says so).
+ */
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
   const logs: string[] = [];
   const stack = await startLocalStack({
     ...options,
+    env: { ...UNPACED, ...options.env },
     log: (level, message) => {
       logs.push(message);
       options.log?.(level, message);

@@ -12,6 +12,8 @@ describe('settings', () => {
     expect(s.auth.audiences).toEqual(['api://business-identity-service']);
     expect(s.graph.credential).toBe('managedIdentity');
     expect(s.graphqlIntrospection).toBe(false);
+    expect(s.bulkRequestUnitsPerSecondPerTenant).toBe(2_000);
+    expect(s.bulkRequestUnitsPerSecond).toBe(2_500);
   });
 
   it('bounds every GraphQL body to 8 MiB, 250,000 JSON values and 64 levels; a tenant holds at most a quarter of the body budget', () => {
@@ -36,6 +38,8 @@ describe('settings', () => {
     // The largest body must fit in a tenant's share, and no tenant's share may be the whole budget.
     [{ ...base, GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT: String(4 * 1024 * 1024) }, 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT'],
     [{ ...base, GRAPHQL_BODY_BYTES_IN_FLIGHT: String(24 * 1024 * 1024) }, 'GRAPHQL_BODY_BYTES_IN_FLIGHT'],
+    [{ ...base, BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT: '0' }, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'],
+    [{ ...base, BULK_REQUEST_UNITS_PER_SECOND: '1000' }, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'],
     [{ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c' }, 'GRAPH_CERTIFICATE'],
     [
       {

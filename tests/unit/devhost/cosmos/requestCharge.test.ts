@@ -130,7 +130,7 @@ describe('request-unit model', () => {
 describe('request-unit budget per container', () => {
   it("admits while the second's budget lasts, then refuses until the window in which the excess is paid off", () => {
     let now = 0;
-    const t = new Throughput(100, () => now);
+    const t = new Throughput(100, { now: () => now });
     expect(t.admit('db/c')).toBeUndefined();
     t.charge('db/c', 150);
     expect(t.admit('db/c')).toBe(1000);
@@ -160,6 +160,7 @@ describe('request-unit budget per container', () => {
       throttled: 0,
       lowRequests: 0,
       lowThrottled: 0,
+      lowCharged: 0,
     });
   });
 

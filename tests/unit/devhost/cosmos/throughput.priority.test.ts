@@ -1,9 +1,9 @@
 import { Throughput } from '../../../../devhost/cosmos/throughput';
 
-describe('local engine: priority-based execution', () => {
+describe('local engine, provisioned mode: priority-based execution', () => {
   it('without high-priority demand, low priority may use the whole budget', () => {
     let now = 0;
-    const t = new Throughput(100, () => now);
+    const t = new Throughput(100, { mode: 'provisioned', now: () => now });
     for (let i = 0; i < 10; i++) {
       expect(t.admit('db/c', 'low')).toBeUndefined();
       t.charge('db/c', 10, 'low');
@@ -15,7 +15,7 @@ describe('local engine: priority-based execution', () => {
 
   it('when the budget runs short, low priority is throttled first: what high priority used last second stays free for it', () => {
     let now = 0;
-    const t = new Throughput(100, () => now);
+    const t = new Throughput(100, { mode: 'provisioned', now: () => now });
     // Second 1: high-priority requests use 40 RU.
     for (let i = 0; i < 4; i++) t.charge('db/c', 10, 'high');
     now = 1000;
@@ -41,17 +41,17 @@ describe('local engine: priority-based execution', () => {
   });
 
   it('a container whose budget high priority alone exhausts throttles high priority too', () => {
-    const t = new Throughput(100, () => 0);
+    const t = new Throughput(100, { mode: 'provisioned', now: () => 0 });
     t.charge('db/c', 100, 'high');
     expect(t.admit('db/c', 'high')).toBe(1000);
     expect(t.admit('db/c', 'low')).toBe(1000);
   });
 });
 
-describe('local engine: a large low-priority request', () => {
+describe('local engine, provisioned mode: a large low-priority request', () => {
   it('does not make high priority wait for the debt it left; low priority pays it off', () => {
     let now = 0;
-    const t = new Throughput(400, () => now);
+    const t = new Throughput(400, { mode: 'provisioned', now: () => now });
     t.charge('db/c', 40, 'high');
     now = 1000;
     // A transactional batch at low priority, admitted, charged far beyond the budget.

@@ -24,7 +24,7 @@ import { parse as parseCsv, CsvError } from 'csv-parse';
 import { DEV_CLIENTS, DEV_TENANT_ID, SERVICE_SCOPE } from '../devhost/devData';
 import { localStack, StackRecordError } from '../devhost/stackRecord';
 import { validateImportSet } from '../lib/imports/importInput';
-import { readJsonFile } from './importFile';
+import { readJsonFile, type ImportRow as Row } from './importFile';
 import { DomainError, type FieldProblem } from '../lib/util/domainError';
 import {
   RunFailed,
@@ -53,20 +53,6 @@ import { uploadStaged } from './importClient/stagedUpload';
 
 export type { FollowedRun, ImportCounts, Progress } from './runFollower';
 export type { NotAssociatedReason, NotAssociatedRow } from './importClient/associations';
-
-interface Row {
-  externalId: string;
-  affiliationType: string;
-  firstName: string;
-  lastName: string;
-  birthDate?: string;
-  nationality?: string;
-  personalEmail?: string;
-  personalPhone?: string;
-  personalNumbers?: Array<{ type: string; value: string }>;
-  identityDocumentReferences?: Array<{ type: string; issuingCountry: string; documentNumber: string }>;
-  userPrincipalName?: string;
-}
 
 export class UsageError extends Error {
   constructor(message: string) {

@@ -19,11 +19,13 @@ import { ScimUsers } from './scim/userOperations';
 import { Importer } from './imports/importer';
 import { Associator } from './imports/association';
 import { RunHistory } from './imports/runHistory';
+import { StagedImports } from './imports/stagedImports';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
 import { InFlightLimiter } from './http/inFlight';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
+import type { ImportJobDeps } from './imports/importJob';
 import { BulkThread } from './graphql/bulkThread';
 import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
 import { BodyBytesBudget } from './http/bodyBytes';
@@ -44,6 +46,8 @@ export interface Services {
   importer: Importer;
   associator: Associator;
   runs: RunHistory;
+  /** Imports of sets of any size, sent in parts and applied by a queued job. */
+  stagedImports: StagedImports;
   adminLinks: AdminLinks;
   scimRateLimiter: RateLimiter;
   /** Requests in flight per SCIM integration and per tenant's GraphQL callers. */
@@ -74,6 +78,8 @@ export function services(): Services {
   const claims = new LinkClaims(store);
   const links = new LinkService(claims, directory, audit);
   const tenants = new TenantRegistry(store);
+  const runs = new RunHistory(store);
+  const workQueue = createWorkQueue(s.backgroundQueue);
   current = {
     identities,
     directory,
@@ -83,7 +89,12 @@ export function services(): Services {
     scimUsers: new ScimUsers(identities, links),
     importer: new Importer(store, claims, s.importMaxDeleteRatio, s.importMaxIdentities),
     associator: new Associator(store, directory, claims, audit, s.associationMaxPairs),
-    runs: new RunHistory(store),
+    runs,
+    stagedImports: new StagedImports(store, runs, workQueue, {
+      maxIdentitiesPerPart: s.importPartMaxIdentities,
+      maxIdentities: s.importMaxIdentities,
+      ttlSeconds: s.stagedImportTtlSeconds,
+    }),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimRateLimiter: new RateLimiter(s.scimRateLimitPerSecond),
     inFlight: new InFlightLimiter(s.maxRequestsInFlight),
@@ -91,7 +102,7 @@ export function services(): Services {
     graphqlRateLimiter: new RateLimiter(s.graphqlRequestsPerMinute / 60, Math.max(1, s.graphqlRequestsPerMinute / 4)),
     // A minute's worth at once: the largest import or association fits (settings make sure of it).
     bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
-    workQueue: createWorkQueue(s.backgroundQueue),
+    workQueue,
     bulkThread: new BulkThread(),
     authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
     busyRefusals: new RefusalPacer(BUSY_PACING),
@@ -123,7 +134,13 @@ export function workDeps(svc: Services): WorkDeps {
     backoff: svc.settings.pendingLinkBackoff,
     retentionInactiveDays: svc.settings.retentionInactiveDays,
     audit: svc.audit,
+    imports: importJobDeps(svc),
   };
+}
+
+/** What a staged import's job and its resumer need (see lib/imports/importJob.ts). */
+export function importJobDeps(svc: Services): ImportJobDeps {
+  return { store: svc.store, importer: svc.importer, runs: svc.runs, queue: svc.workQueue };
 }
 
 /** Drops the process's service objects (the local stack calls it when it stops). */

@@ -47,7 +47,12 @@ export interface Settings {
   /** Imported identities plus associated pairs per tenant per minute, per instance. */
   bulkItemsPerMinute: number;
   importMaxDeleteRatio?: number;
+  /** Identities of one source's import set, staged or in one request. */
   importMaxIdentities: number;
+  /** Identities of one part of a staged import. */
+  importPartMaxIdentities: number;
+  /** How long a staged import stays open for parts and completion. */
+  stagedImportTtlSeconds: number;
   associationMaxPairs: number;
   pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */

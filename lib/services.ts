@@ -140,7 +140,13 @@ export function workDeps(svc: Services): WorkDeps {
 
 /** What a staged import's job and its resumer need (see lib/imports/importJob.ts). */
 export function importJobDeps(svc: Services): ImportJobDeps {
-  return { store: svc.store, importer: svc.importer, runs: svc.runs, queue: svc.workQueue };
+  return {
+    store: svc.store,
+    importer: svc.importer,
+    runs: svc.runs,
+    queue: svc.workQueue,
+    stepWrites: svc.settings.importStepMaxWrites,
+  };
 }
 
 /** Drops the process's service objects (the local stack calls it when it stops). */

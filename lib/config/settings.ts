@@ -186,6 +186,7 @@ export function loadSettings(env: Env = process.env): Settings {
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 1_000_000, 1, 5_000_000),
     importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES', 2_000, 1, 5_000),
     stagedImportTtlSeconds: integer(env, 'STAGED_IMPORT_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
+    importStepMaxWrites: integer(env, 'IMPORT_STEP_MAX_WRITES', 20_000, 10, 100_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
     pendingLinkBackoff: {
       baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS', 300, 0, 86_400),
@@ -551,6 +552,14 @@ export const SETTINGS: readonly SettingDescription[] = [
     default: '`86400`',
     meaning:
       'how long a started import may take to be completed; after that it is gone (`IMPORT_NOT_FOUND`) and the store deletes its parts (time to live)',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'IMPORT_STEP_MAX_WRITES',
+    default: '`20000`',
+    meaning:
+      "identity writes (or deletions) one step of a staged import's job makes at most, one queue message each; fewer make shorter steps, more make fewer manifest loads",
     appliesTo: 'Azure and local',
     deployed: false,
   },

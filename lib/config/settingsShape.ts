@@ -53,6 +53,8 @@ export interface Settings {
   importPartMaxIdentities: number;
   /** How long a staged import stays open for parts and completion. */
   stagedImportTtlSeconds: number;
+  /** Identity writes (or deletions) one step of a staged import's job makes at most. */
+  importStepMaxWrites: number;
   associationMaxPairs: number;
   pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */

@@ -28,8 +28,8 @@ import { exceedsDeleteRatio, planWrites, type PlannedWrite } from './importPlan'
 import { releaseJobLease, renewJobLease } from './importLease';
 import { describeFailure, type RunFailure, type RunHistory, type StagedRunChange } from './runHistory';
 import {
-  DELETES_PER_STEP,
   SetCheck,
+  WRITES_PER_STEP,
   STEP_HEARTBEAT_MS,
   STEP_LEASE_MS,
   resumeDecision,
@@ -43,6 +43,8 @@ export interface ImportJobDeps {
   importer: Importer;
   runs: RunHistory;
   queue: WorkQueue;
+  /** Identity writes (or deletions) one step makes at most (IMPORT_STEP_MAX_WRITES). */
+  stepWrites?: number;
 }
 
 /** A queue message of a job: which import, in which source partition, and the step it does. */
@@ -125,6 +127,7 @@ class JobStep {
   private writing: Promise<unknown> = Promise.resolve();
   /** Another writer changed the job (the resumer found this step's hold lapsed): this step stops. */
   private lost = false;
+  private readonly stepWrites: number;
 
   constructor(
     private readonly deps: ImportJobDeps,
@@ -132,6 +135,7 @@ class JobStep {
     private readonly now: () => number,
   ) {
     this.docs = new StagedStore(deps.store);
+    this.stepWrites = deps.stepWrites ?? WRITES_PER_STEP;
   }
 
   async run(): Promise<{ result: ImportStepResult; continued: boolean }> {
@@ -307,11 +311,10 @@ class JobStep {
     let consumed = 0;
     while (
       next < session.parts.length &&
-      takesAnotherPart({
-        parts: next - job.nextPart,
-        writes: creates.length + updates.length,
-        elapsedMs: this.now() - started,
-      })
+      takesAnotherPart(
+        { parts: next - job.nextPart, writes: creates.length + updates.length, elapsedMs: this.now() - started },
+        this.stepWrites,
+      )
     ) {
       const [sequence, , hash] = session.parts[next] as [number, number, string];
       const keys = await this.keys(session, sequence, hash);
@@ -363,7 +366,7 @@ class JobStep {
       for (const [externalId] of await this.keys(session, sequence, hash)) absent.delete(externalId);
     const deletions: Array<{ externalId: string; entry: NonNullable<ReturnType<typeof manifest.entries.get>> }> = [];
     for (const externalId of absent) {
-      if (deletions.length >= DELETES_PER_STEP) break;
+      if (deletions.length >= this.stepWrites) break;
       const entry = manifest.entries.get(externalId);
       if (entry) deletions.push({ externalId, entry });
     }
@@ -379,7 +382,7 @@ class JobStep {
     this.job = {
       ...this.job,
       counts: addCounts(job.counts, counts),
-      ...(absent.size <= DELETES_PER_STEP ? { phase: 'finish' } : {}),
+      ...(absent.size <= this.stepWrites ? { phase: 'finish' } : {}),
     };
   }
 

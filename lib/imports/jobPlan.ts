@@ -10,10 +10,11 @@ import type { ImportCounts } from './importer';
 export const STEP_LEASE_MS = 60_000;
 /** How often a running step renews its hold (several renewals fit in STEP_LEASE_MS). */
 export const STEP_HEARTBEAT_MS = 15_000;
-/** Identity writes one step plans at most: its manifest segment stays near 1.5 MB, its time well inside the function's 10 minutes. */
+/**
+ * Identity writes (or deletions) one step makes at most, by default (IMPORT_STEP_MAX_WRITES): its manifest
+ * segment stays near 1.5 MB, its time well inside the function's 10 minutes.
+ */
 export const WRITES_PER_STEP = 20_000;
-/** Deletions one step makes at most. */
-export const DELETES_PER_STEP = 20_000;
 /** A step stops taking further parts after this long (reading parts whose identities are mostly unchanged is quick). */
 export const STEP_READ_BUDGET_MS = 20_000;
 /** A step that failed this many times ends its run FAILED. */
@@ -125,6 +126,9 @@ export function resumeDecision(
 }
 
 /** Whether an apply step takes on another part: always a first one, then while its writes and reading time allow. */
-export function takesAnotherPart(taken: { parts: number; writes: number; elapsedMs: number }): boolean {
-  return taken.parts === 0 || (taken.writes < WRITES_PER_STEP && taken.elapsedMs < STEP_READ_BUDGET_MS);
+export function takesAnotherPart(
+  taken: { parts: number; writes: number; elapsedMs: number },
+  maxWrites = WRITES_PER_STEP,
+): boolean {
+  return taken.parts === 0 || (taken.writes < maxWrites && taken.elapsedMs < STEP_READ_BUDGET_MS);
 }

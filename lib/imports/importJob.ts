@@ -17,7 +17,7 @@
  * process (another waits on the queue), so a process holds one source's manifest in memory at most.
  */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/store';
+import type { Store, WithEtag } from '../store/store';
 import type { WorkQueue } from '../background/workQueue';
 import { atHighPriority } from '../store/priority';
 import { DomainError } from '../util/domainError';
@@ -63,6 +63,8 @@ export interface ImportStepResult {
    * completion was never recorded).
    */
   outcome: 'stepped' | 'ended' | 'stale' | 'held' | 'busy' | 'missing';
+  /** How the run ended (outcome ended). */
+  status?: 'completed' | 'rejected' | 'failed';
   phase?: JobPhase;
   applied?: number;
   total?: number;
@@ -128,6 +130,7 @@ class JobStep {
   /** Another writer changed the job (the resumer found this step's hold lapsed): this step stops. */
   private lost = false;
   private readonly stepWrites: number;
+  private endedAs: ImportStepResult['status'];
 
   constructor(
     private readonly deps: ImportJobDeps,
@@ -204,7 +207,8 @@ class JobStep {
   }
 
   private result(outcome: ImportStepResult['outcome'], job?: ImportJobDoc): ImportStepResult {
-    return job ? { outcome, phase: job.phase, applied: job.applied, total: job.total } : { outcome };
+    const status = this.endedAs ? { status: this.endedAs } : {};
+    return job ? { outcome, ...status, phase: job.phase, applied: job.applied, total: job.total } : { outcome };
   }
 
   /** Replaces the job if no one else changed it (writes of this step one after the other); false once lost. */
@@ -397,6 +401,7 @@ class JobStep {
   ): Promise<void> {
     const job = this.job;
     const pk = session.pk;
+    this.endedAs = status;
     if (status) {
       const change: StagedRunChange = {
         status,
@@ -413,6 +418,22 @@ class JobStep {
     await this.docs.removeFromIndex(job.importId).catch(() => undefined);
     await this.docs.deleteParts(pk, job.importId, session.parts).catch(() => undefined);
   }
+}
+
+/** Ends the run of a job whose import's documents are gone (its time to live passed): nothing left to apply. */
+async function expireJob(deps: ImportJobDeps, job: WithEtag<ImportJobDoc>, now: number): Promise<void> {
+  const docs = new StagedStore(deps.store);
+  const { _etag, ...doc } = job;
+  await deps.runs.updateStaged(doc.pk, doc.runId, {
+    status: 'failed',
+    endedAt: iso(now),
+    importCounts: doc.counts,
+    progress: { applied: doc.applied, total: doc.total },
+    failure: { code: partsGone().code, message: partsGone().message },
+  });
+  if ((await docs.replaceJob({ ...released(doc), phase: 'done' }, _etag)) === undefined) return;
+  if (!doc.dryRun) await releaseJobLease(deps.store, doc.pk, doc.runId);
+  await docs.removeFromIndex(doc.importId);
 }
 
 /** Removes a job whose completion was never recorded, with its run, its entry for the resumer and its lease. */
@@ -450,8 +471,12 @@ export async function resumeImportJobs(deps: ImportJobDeps, now = Date.now()): P
     const pk = entry.partition;
     const job = await docs.readJob(pk, entry.importId);
     const session = job ? await docs.readSessionIn(pk, entry.importId) : undefined;
-    const decision = resumeDecision(job, session !== undefined && session.runId === job?.runId, now);
-    if (decision === 'ended') {
+    const state = !session ? 'missing' : session.runId === job?.runId ? 'committed' : 'uncommitted';
+    const decision = resumeDecision(job, state, now);
+    if (decision === 'expired' && job) {
+      await expireJob(deps, job, now);
+      result.cleaned++;
+    } else if (decision === 'ended') {
       if (!job?.dryRun) await releaseJobLease(deps.store, pk, entry.runId);
       await docs.removeFromIndex(entry.importId);
       result.cleaned++;

@@ -110,18 +110,20 @@ export function stepDecision(job: JobState, step: number, now: number): 'run' | 
 
 /**
  * What the resumer does with a job it finds listed: forget it (ended); remove it (created by a completeImport
- * that never recorded its completion, after UNCOMMITTED_AFTER_MS); leave it (a step holds it, or its step was
- * handed to the queue less than RESUME_AFTER_MS ago and has not started); or hand its current step to the
- * queue again. A hold that lapsed means its step started and its process stopped: its message is gone with
- * the process or hidden for the queue's visibility timeout (10 minutes in Azure), so it is resumed at once.
+ * that never recorded its completion, after UNCOMMITTED_AFTER_MS); end its run (its import's documents
+ * expired: nothing left to apply); leave it (a step holds it, or its step was handed to the queue less than
+ * RESUME_AFTER_MS ago and has not started); or hand its current step to the queue again. A hold that lapsed
+ * means its step started and its process stopped: its message is gone with the process or hidden for the
+ * queue's visibility timeout (10 minutes in Azure), so it is resumed at once.
  */
 export function resumeDecision(
   job: JobState | undefined,
-  committed: boolean,
+  session: 'committed' | 'uncommitted' | 'missing',
   now: number,
-): 'ended' | 'uncommitted' | 'wait' | 'resume' {
+): 'ended' | 'uncommitted' | 'expired' | 'wait' | 'resume' {
   if (!job || job.phase === 'done') return 'ended';
-  if (!committed) return now - time(job.createdAt) > UNCOMMITTED_AFTER_MS ? 'uncommitted' : 'wait';
+  if (session === 'missing') return 'expired';
+  if (session === 'uncommitted') return now - time(job.createdAt) > UNCOMMITTED_AFTER_MS ? 'uncommitted' : 'wait';
   if (isHeld(job, now)) return 'wait';
   if (job.holder === undefined && now - time(job.enqueuedAt) < RESUME_AFTER_MS) return 'wait';
   return 'resume';

@@ -266,10 +266,13 @@ export class StagedImports {
   ): Promise<CompletedImport | undefined> {
     const runId = uuid7(this.now());
     const { _etag, ...doc } = session;
-    if (!(await this.docs.replaceSession(this.completed(doc, runId), _etag))) return undefined;
     await this.runs.recordStaged(this.runStart(caller, doc, runId), {
       failure: { code: 'BAD_USER_INPUT', message: 'The import set is empty: no part was added; nothing was changed' },
     });
+    if (!(await this.docs.replaceSession(this.completed(doc, runId), _etag))) {
+      await this.runs.discardStaged(caller.tenantId, doc.source, runId).catch(() => undefined);
+      return undefined;
+    }
     return { importId: doc.importId, runId, status: 'rejected' };
   }
 
@@ -314,14 +317,15 @@ export class StagedImports {
       ttl: secondsUntil(doc.expiresAt, now) + APPLY_WINDOW_SECONDS + JOB_TTL_SECONDS,
     };
     if (!(await this.docs.createJob(job))) throw busy();
+    // Listed first: whatever stops this completion part-way, the resumer finds the job and removes it.
+    await this.docs.addToIndex(job);
     try {
       if (!doc.dryRun) await acquireJobLease(this.store, pk, runId, now, doc.importId);
     } catch (err) {
-      await this.docs.deleteJob(pk, doc.importId).catch(() => undefined);
+      await this.undo(job).catch(() => undefined);
       throw err;
     }
     await this.runs.recordStaged(this.runStart(caller, doc, runId));
-    await this.docs.addToIndex(job);
     if (!(await this.docs.replaceSession(this.completed(doc, runId), _etag))) {
       await this.undo(job);
       return undefined;

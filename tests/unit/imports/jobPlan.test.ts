@@ -89,25 +89,32 @@ describe('a queue message of a job', () => {
 
 describe('the resumer', () => {
   it('hands a job to the queue again only when its step is not held and was queued a while ago', () => {
-    expect(resumeDecision(job({ enqueuedAt: iso(NOW - RESUME_AFTER_MS - 1) }), true, NOW)).toBe('resume');
-    expect(resumeDecision(job({ enqueuedAt: iso(NOW - RESUME_AFTER_MS + 1_000) }), true, NOW)).toBe('wait');
+    expect(resumeDecision(job({ enqueuedAt: iso(NOW - RESUME_AFTER_MS - 1) }), 'committed', NOW)).toBe('resume');
+    expect(resumeDecision(job({ enqueuedAt: iso(NOW - RESUME_AFTER_MS + 1_000) }), 'committed', NOW)).toBe('wait');
     expect(
       resumeDecision(
         job({ enqueuedAt: iso(NOW - 10 * RESUME_AFTER_MS), holder: 'h', heldUntil: iso(NOW + 1_000) }),
-        true,
+        'committed',
         NOW,
       ),
     ).toBe('wait');
     // A lapsed hold: its step started and stopped with its process; resumed however recently it was queued.
     expect(
-      resumeDecision(job({ enqueuedAt: iso(NOW - 1_000), holder: 'h', heldUntil: iso(NOW - 1_000) }), true, NOW),
+      resumeDecision(job({ enqueuedAt: iso(NOW - 1_000), holder: 'h', heldUntil: iso(NOW - 1_000) }), 'committed', NOW),
     ).toBe('resume');
   });
   it('forgets ended jobs and removes completions that never recorded themselves, after a grace', () => {
-    expect(resumeDecision(undefined, false, NOW)).toBe('ended');
-    expect(resumeDecision(job({ phase: 'done' }), true, NOW)).toBe('ended');
-    expect(resumeDecision(job({ createdAt: iso(NOW - UNCOMMITTED_AFTER_MS + 1_000) }), false, NOW)).toBe('wait');
-    expect(resumeDecision(job({ createdAt: iso(NOW - UNCOMMITTED_AFTER_MS - 1) }), false, NOW)).toBe('uncommitted');
+    expect(resumeDecision(undefined, 'missing', NOW)).toBe('ended');
+    expect(resumeDecision(job({ phase: 'done' }), 'committed', NOW)).toBe('ended');
+    expect(resumeDecision(job({ createdAt: iso(NOW - UNCOMMITTED_AFTER_MS + 1_000) }), 'uncommitted', NOW)).toBe(
+      'wait',
+    );
+    expect(resumeDecision(job({ createdAt: iso(NOW - UNCOMMITTED_AFTER_MS - 1) }), 'uncommitted', NOW)).toBe(
+      'uncommitted',
+    );
+  });
+  it('ends the run of a job whose import expired (its parts are gone)', () => {
+    expect(resumeDecision(job(), 'missing', NOW)).toBe('expired');
   });
 });
 

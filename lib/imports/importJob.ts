@@ -413,7 +413,9 @@ class JobStep {
       await this.deps.runs.updateStaged(pk, job.runId, change);
     }
     const ended = { ...released(job), phase: 'done' as const, step: job.step + 1 };
-    if (await this.save(ended)) this.job = ended;
+    // Lost to another step (this one's hold had lapsed): that step ends the job, and needs the parts until then.
+    if (!(await this.save(ended))) return;
+    this.job = ended;
     if (!job.dryRun) await releaseJobLease(this.deps.store, pk, job.runId);
     await this.docs.removeFromIndex(job.importId).catch(() => undefined);
     await this.docs.deleteParts(pk, job.importId, session.parts).catch(() => undefined);

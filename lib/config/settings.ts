@@ -535,7 +535,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'IMPORT_MAX_IDENTITIES',
     default: '`1000000`',
     meaning:
-      'largest import set of a source, staged or in one request (`IMPORT_TOO_LARGE` beyond); at most 2,000,000 in production (the job applying a set holds its manifest in memory: about 190 MB at 1,000,000)',
+      "largest import set of a source, staged or in one request (`IMPORT_TOO_LARGE` beyond); at most 2,000,000 in production (a step of the job applying a set holds the source's manifest in memory: about 130 MB at 1,000,000, see imports.md)",
     appliesTo: 'Azure and local',
     deployed: true,
   },

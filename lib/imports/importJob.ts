@@ -73,7 +73,9 @@ export interface ImportStepResult {
 /** A message put back because this process runs another step comes back after this long. */
 export const BUSY_DELAY_SECONDS = 3;
 
-let stepping = false;
+/** A step running longer than the function's time limit no longer keeps others out (the host has given up on it). */
+const STEP_GATE_MS = 10 * 60_000;
+let steppingSince: number | undefined;
 
 /** One step of a job (called from the queue function, at low priority for the job's tenant). */
 export async function runImportStep(
@@ -81,15 +83,16 @@ export async function runImportStep(
   work: ImportStepWork,
   now: () => number = Date.now,
 ): Promise<{ result: ImportStepResult; continued: boolean }> {
-  if (stepping) {
+  const started = now();
+  if (steppingSince !== undefined && started - steppingSince < STEP_GATE_MS) {
     await deps.queue.send({ kind: 'import', ...work }, BUSY_DELAY_SECONDS);
     return { result: { outcome: 'busy' }, continued: true };
   }
-  stepping = true;
+  steppingSince = started;
   try {
     return await new JobStep(deps, work, now).run();
   } finally {
-    stepping = false;
+    if (steppingSince === started) steppingSince = undefined;
   }
 }
 

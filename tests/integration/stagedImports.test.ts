@@ -248,6 +248,13 @@ describe('staged imports', () => {
     expect(r.importCounts).toMatchObject({ created: 160 });
   });
 
+  it('jobs of two sources completed at once both complete (a process runs one step at a time, the other waits on the queue)', async () => {
+    const [a, b] = await Promise.all([stage('TwoA', people('A', 0, 150), 50), stage('TwoB', people('B', 0, 150), 50)]);
+    const [ra, rb] = await Promise.all([ended(a.runId), ended(b.runId)]);
+    expect(ra.importCounts).toMatchObject({ created: 150 });
+    expect(rb.importCounts).toMatchObject({ created: 150 });
+  });
+
   it('completeImport refuses missing parts (naming them) and a set over IMPORT_MAX_IDENTITIES; an empty set ends its run REJECTED', async () => {
     const { importId } = await start('Missing');
     await add(importId, 1, people('M', 0, 5));

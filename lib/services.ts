@@ -20,12 +20,14 @@ import { ScimUsers } from './scim/userOperations';
 import { Importer } from './imports/importer';
 import { Associator } from './imports/association';
 import { RunHistory } from './imports/runHistory';
+import { StagedImports } from './imports/stagedImports';
 import { AdminLinks } from './links/adminLinks';
 import { RateLimiter } from './http/rateLimiter';
 import { InFlightLimiter } from './http/inFlight';
 import { ScimAdmission } from './http/scimAdmission';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
+import type { ImportJobDeps } from './imports/importJob';
 import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
 import { BodyBytesBudget } from './http/bodyBytes';
 import { RefusalLog } from './activity/refusals';
@@ -46,6 +48,8 @@ export interface Services {
   importer: Importer;
   associator: Associator;
   runs: RunHistory;
+  /** Imports of sets of any size, sent in parts and applied by a queued job. */
+  stagedImports: StagedImports;
   adminLinks: AdminLinks;
   /** SCIM requests per integration and per tenant (all its integrations together): rate and in flight. */
   scimAdmission: ScimAdmission;
@@ -86,6 +90,8 @@ export function services(): Services {
   const claims = new LinkClaims(store);
   const links = new LinkService(claims, directory, audit);
   const tenants = new TenantRegistry(store);
+  const runs = new RunHistory(store);
+  const workQueue = createWorkQueue(s.backgroundQueue);
   current = {
     identities,
     directory,
@@ -95,7 +101,12 @@ export function services(): Services {
     scimUsers: new ScimUsers(identities, links),
     importer: new Importer(store, claims, s.importMaxDeleteRatio, s.importMaxIdentities),
     associator: new Associator(store, directory, claims, audit, s.associationMaxPairs),
-    runs: new RunHistory(store),
+    runs,
+    stagedImports: new StagedImports(store, runs, workQueue, {
+      maxIdentitiesPerPart: s.importPartMaxIdentities,
+      maxIdentities: s.importMaxIdentities,
+      ttlSeconds: s.stagedImportTtlSeconds,
+    }),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     scimAdmission: new ScimAdmission({
       integrationPerSecond: s.scimRateLimitPerSecond,
@@ -108,7 +119,7 @@ export function services(): Services {
     graphqlRateLimiter: new RateLimiter(s.graphqlRequestsPerMinute / 60, Math.max(1, s.graphqlRequestsPerMinute / 4)),
     // A minute's worth at once: the largest import or association fits (settings make sure of it).
     bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
-    workQueue: createWorkQueue(s.backgroundQueue),
+    workQueue,
     authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
     busyRefusals: new RefusalPacer(BUSY_PACING),
     graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight, s.graphqlTenantBodyBytesInFlight),
@@ -144,6 +155,18 @@ export function workDeps(svc: Services): WorkDeps {
     backoff: svc.settings.pendingLinkBackoff,
     retentionInactiveDays: svc.settings.retentionInactiveDays,
     audit: svc.audit,
+    imports: importJobDeps(svc),
+  };
+}
+
+/** What a staged import's job and its resumer need (see lib/imports/importJob.ts). */
+export function importJobDeps(svc: Services): ImportJobDeps {
+  return {
+    store: svc.store,
+    importer: svc.importer,
+    runs: svc.runs,
+    queue: svc.workQueue,
+    stepWrites: svc.settings.importStepMaxWrites,
   };
 }
 

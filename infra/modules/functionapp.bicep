@@ -145,7 +145,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'GRAPHQL_REQUESTS_PER_MINUTE', value: '600' }
         { name: 'BULK_ITEMS_PER_MINUTE', value: '500000' }
         { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
-        { name: 'IMPORT_MAX_IDENTITIES', value: '250000' }
+        { name: 'IMPORT_MAX_IDENTITIES', value: '1000000' }
         { name: 'ASSOCIATION_MAX_PAIRS', value: '20000' }
         { name: 'LOG_LEVEL', value: 'info' }
         // The administrator console (/console): its SPA registration; administrators sign in with any work account

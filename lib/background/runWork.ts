@@ -1,6 +1,6 @@
 /**
- * Does one unit of background work: one tenant's link cycle (lib/links/tenantLinkCycle.ts) or
- * retention, a bounded batch.
+ * Does one unit of background work: one tenant's link cycle (lib/links/tenantLinkCycle.ts),
+ * retention, a bounded batch, or one step of a staged import's job (lib/imports/importJob.ts).
  * When more is due it enqueues its own continuation; when the tenant's directory throttles or is
  * unavailable it puts the unit back with a delay (at most MAX_DEFERRALS times), so that tenant
  * waits without holding up any other. Any other failure is thrown: the queue retries the message
@@ -21,6 +21,7 @@ import { MAX_DEFERRALS, type BackgroundWork } from './backgroundWork';
 import { deferralFor, type Deferral } from './deferral';
 import type { WorkQueue } from './workQueue';
 import { atLowPriority } from '../store/priority';
+import { runImportStep, type ImportJobDeps, type ImportStepResult } from '../imports/importJob';
 
 export interface WorkDeps {
   store: Store;
@@ -31,6 +32,8 @@ export interface WorkDeps {
   backoff: BackoffPolicy;
   retentionInactiveDays: number;
   audit?: AuditLog;
+  /** What a staged import's job needs (absent: import units are refused). */
+  imports?: ImportJobDeps;
 }
 
 /** Identities one retention unit examines. */
@@ -39,6 +42,7 @@ export const RETENTION_UNIT_LIMIT = 500;
 export type WorkOutcome =
   | { done: 'pendingLinks'; result: TenantCycleResult; continued: boolean }
   | { done: 'retention'; result: RetentionResult; continued: boolean }
+  | { done: 'import'; result: ImportStepResult; continued: boolean }
   | { deferred: Deferral; putBack: boolean };
 
 /** One unit of background work, at low priority in the store (see lib/store/priority.ts). */
@@ -47,6 +51,18 @@ export function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = ne
 }
 
 async function runUnit(deps: WorkDeps, work: BackgroundWork, now: Date): Promise<WorkOutcome> {
+  if (work.kind === 'import') {
+    const { partition, importId, step } = work;
+    if (!deps.imports || partition === undefined || importId === undefined || step === undefined)
+      throw new Error('An import unit needs the import services and its import and step');
+    const { result, continued } = await runImportStep(deps.imports, {
+      tenantId: work.tenantId,
+      partition,
+      importId,
+      step,
+    });
+    return { done: 'import', result, continued };
+  }
   if (work.kind === 'retention') {
     if (work.partition === undefined) {
       // A tenant-wide unit (planned before units named their partition): one unit per due partition.

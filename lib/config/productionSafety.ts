@@ -37,7 +37,7 @@ export const PRODUCTION_MAXIMA: ReadonlyArray<[string, (s: Settings) => number, 
   ['MAX_REQUESTS_IN_FLIGHT', (s) => s.maxRequestsInFlight, 256],
   ['GRAPHQL_REQUESTS_PER_MINUTE', (s) => s.graphqlRequestsPerMinute, 6_000],
   ['BULK_ITEMS_PER_MINUTE', (s) => s.bulkItemsPerMinute, 2_000_000],
-  ['IMPORT_MAX_IDENTITIES', (s) => s.importMaxIdentities, 1_000_000],
+  ['IMPORT_MAX_IDENTITIES', (s) => s.importMaxIdentities, 2_000_000],
   ['ASSOCIATION_MAX_PAIRS', (s) => s.associationMaxPairs, 100_000],
   // After the per-integration limits: their defaults are twice those, so those are named first.
   ['SCIM_TENANT_RATE_LIMIT_PER_SECOND', (s) => s.scimTenantRateLimitPerSecond, 2_000],

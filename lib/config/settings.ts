@@ -258,7 +258,10 @@ export function loadSettings(env: Env = process.env): Settings {
       10_000_000,
     ),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
-    importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 250_000, 1, 5_000_000),
+    importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 1_000_000, 1, 5_000_000),
+    importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES', 2_000, 1, 5_000),
+    stagedImportTtlSeconds: integer(env, 'STAGED_IMPORT_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
+    importStepMaxWrites: integer(env, 'IMPORT_STEP_MAX_WRITES', 20_000, 10, 100_000),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
     activity: {
       retentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 30, 1, 3650),
@@ -282,10 +285,12 @@ export function loadSettings(env: Env = process.env): Settings {
       authorityTenant: optional(env, 'CONSOLE_AUTHORITY_TENANT') ?? 'organizations',
     },
   };
-  if (settings.bulkItemsPerMinute < Math.max(settings.importMaxIdentities, settings.associationMaxPairs)) {
+  // A set of any size arrives in parts, each taking its identities from the budget (at most the whole
+  // budget, so a part is never refused for good); an association list is refused beyond ASSOCIATION_MAX_PAIRS.
+  if (settings.bulkItemsPerMinute < settings.associationMaxPairs) {
     throw new ConfigError(
       'BULK_ITEMS_PER_MINUTE',
-      'must be at least IMPORT_MAX_IDENTITIES and ASSOCIATION_MAX_PAIRS: the largest import must fit in a minute',
+      'must be at least ASSOCIATION_MAX_PAIRS: the largest association request must fit in a minute',
     );
   }
   if (settings.scimTenantRateLimitPerSecond < settings.scimRateLimitPerSecond) {
@@ -634,7 +639,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'BULK_ITEMS_PER_MINUTE',
     default: '`500000`',
     meaning:
-      'imported identities plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); never below the largest import or association. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
+      'imported identities (one-request sets and staged parts) plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); at least `ASSOCIATION_MAX_PAIRS`. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
     appliesTo: 'Azure and local',
     deployed: true,
   },
@@ -695,15 +700,41 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'IMPORT_MAX_IDENTITIES',
-    default: '`250000`',
-    meaning: 'largest import set',
+    default: '`1000000`',
+    meaning:
+      "largest import set of a source, staged or in one request (`IMPORT_TOO_LARGE` beyond); at most 2,000,000 in production (a step of the job applying a set holds the source's manifest in memory: about 130 MB at 1,000,000, see imports.md)",
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
+    name: 'IMPORT_PART_MAX_IDENTITIES',
+    default: '`2000`',
+    meaning:
+      'most identities one `addImportPart` may carry (`IMPORT_PART_TOO_LARGE` beyond; also refused when the part would be stored in more than 1.5 MB)',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'STAGED_IMPORT_TTL_SECONDS',
+    default: '`86400`',
+    meaning:
+      'how long a started import may take to be completed; after that it is gone (`IMPORT_NOT_FOUND`) and the store deletes its parts (time to live)',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'IMPORT_STEP_MAX_WRITES',
+    default: '`20000`',
+    meaning:
+      "identity writes (or deletions) one step of a staged import's job makes at most, one queue message each; fewer make shorter steps, more make fewer manifest loads",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
     name: 'ASSOCIATION_MAX_PAIRS',
     default: '`20000`',
-    meaning: 'largest association list per call (`ASSOCIATION_TOO_LARGE` beyond; send parts)',
+    meaning:
+      'largest association list per request (`ASSOCIATION_TOO_LARGE` beyond; send parts). 20,000 pairs of typical values are about 2 MB of JSON, well inside an 8 MiB request body',
     appliesTo: 'Azure and local',
     deployed: true,
   },

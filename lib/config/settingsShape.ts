@@ -65,7 +65,14 @@ export interface Settings {
   /** Request units a second all tenants' bulk work together may spend, per instance. */
   bulkRequestUnitsPerSecond: number;
   importMaxDeleteRatio?: number;
+  /** Identities of one source's import set, staged or in one request. */
   importMaxIdentities: number;
+  /** Identities of one part of a staged import. */
+  importPartMaxIdentities: number;
+  /** How long a staged import stays open for parts and completion. */
+  stagedImportTtlSeconds: number;
+  /** Identity writes (or deletions) one step of a staged import's job makes at most. */
+  importStepMaxWrites: number;
   associationMaxPairs: number;
   /** Refused SCIM requests kept per integration (lib/activity/refusals.ts). */
   activity: {

@@ -22,8 +22,12 @@ const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
 /** Tokens graphql-js may read from one document before it stops parsing (a 500-field query needs far fewer). */
 export const MAX_TOKENS = 5_000;
 export const QUERY_TOO_LARGE = 'QUERY_TOO_LARGE';
-/** Mutations that each carry a whole import or association: at most one per document. */
-export const BULK_MUTATIONS: ReadonlySet<string> = new Set(['importBusinessIdentities', 'associateBusinessIdentities']);
+/** Mutations that each carry a list of identities or pairs (a set, a part, an association): at most one per document. */
+export const BULK_MUTATIONS: ReadonlySet<string> = new Set([
+  'importBusinessIdentities',
+  'associateBusinessIdentities',
+  'addImportPart',
+]);
 export const MAX_ALIASES = 20;
 /** Field selections in one document; graphql-js's overlapping-fields check costs the square of them. */
 export const MAX_FIELDS = 500;
@@ -107,9 +111,12 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
     Field(node) {
       if (BULK_MUTATIONS.has(node.name.value) && ++bulk === 2) {
         context.reportError(
-          new GraphQLError('A document may run at most one importBusinessIdentities or associateBusinessIdentities', {
-            extensions: { code: 'QUERY_TOO_COMPLEX' },
-          }),
+          new GraphQLError(
+            'A document may run at most one importBusinessIdentities, addImportPart or associateBusinessIdentities',
+            {
+              extensions: { code: 'QUERY_TOO_COMPLEX' },
+            },
+          ),
         );
       }
       if (node.alias) aliases++;

@@ -51,6 +51,7 @@ export const OPERATION_ACCESS: readonly OperationAccess[] = [
   row('Query', 'importRuns', true),
   row('Query', 'importRun', true),
   row('Query', 'activity', true),
+  row('Query', 'stagedImport', true),
   row('Mutation', 'createScimIntegration', true),
   row('Mutation', 'disableScimIntegration', true),
   row('Mutation', 'enableScimIntegration', true),

@@ -1,7 +1,7 @@
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import type { GraphQLContext } from './context';
 import { GraphQLScalarType, Kind, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import { associationIncomplete, serviceBusy, toGraphQLError } from './errors';
+import { associationIncomplete, notAuthorized, serviceBusy, toGraphQLError } from './errors';
 import { identityView } from './identityView';
 import { assertCustomSourceName, sourcePartition } from './sources';
 import type { ImportIdentityInput } from '../imports/importInput';
@@ -42,7 +42,23 @@ export function adminField(
   };
 }
 
+/** A root field for application tokens with the Admin role only (a staged import is a job's work, not a console user's). */
+function appAdminField(run: Parameters<typeof adminField>[0]): Resolver {
+  return adminField(async (args, ctx, admin, info) => {
+    if (admin.caller.kind !== 'app') throw notAuthorized();
+    return run(args, ctx, admin, info);
+  });
+}
+
 const input = (args: Args): Record<string, unknown> => (args.input ?? {}) as Record<string, unknown>;
+
+/** maxDeletedRatio, when given: a share from 0 to 1. */
+function deleteRatio(value: unknown): number | undefined {
+  if (value == null) return undefined;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+    throw badInput([{ field: 'input.maxDeletedRatio', problem: 'must be a number from 0 to 1' }]);
+  return value;
+}
 
 function integrationView(r: ScimIntegrationRecord, ctx: GraphQLContext) {
   return {
@@ -170,6 +186,10 @@ export const resolvers = {
       const r = await ctx.services.runs.get(caller.tenantId, String(args.id));
       return r ? runView(r) : null;
     }),
+    stagedImport: adminField(
+      async (args, ctx, { caller }) =>
+        (await ctx.services.stagedImports.get(caller.tenantId, String(args.importId))) ?? null,
+    ),
     scimIntegrations: adminField(async (_args, ctx, { caller }) =>
       (await ctx.services.integrations.list(caller.tenantId)).map((r) => integrationView(r, ctx)),
     ),
@@ -199,13 +219,9 @@ export const resolvers = {
       };
       await assertCustomSourceName(ctx.services, caller.tenantId, source);
       const name = validateSourceName(source);
-      if (maxDeletedRatio != null && !(maxDeletedRatio >= 0 && maxDeletedRatio <= 1))
-        throw badInput([{ field: 'input.maxDeletedRatio', problem: 'must be a number from 0 to 1' }]);
-      const request = {
-        dryRun: dryRun === true,
-        ...(maxDeletedRatio != null ? { maxDeletedRatio } : {}),
-      };
-      await takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.importMaxIdentities);
+      const ratio = deleteRatio(maxDeletedRatio);
+      const request = { dryRun: dryRun === true, ...(ratio !== undefined ? { maxDeletedRatio: ratio } : {}) };
+      await takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.bulkItemsPerMinute);
       const started = Date.now();
       // Bulk work runs at low priority in the store: SCIM and administrator requests are served first.
       const { result: counts, runId } = await atLowPriority(
@@ -241,6 +257,45 @@ export const resolvers = {
         durationMs: Date.now() - started,
       });
       return { ...counts, dryRun: request.dryRun, runId };
+    }),
+    startImport: appAdminField(async (args, ctx, { caller }) => {
+      const { source, dryRun, maxDeletedRatio } = input(args);
+      await assertCustomSourceName(ctx.services, caller.tenantId, source);
+      const name = validateSourceName(source);
+      const ratio = deleteRatio(maxDeletedRatio);
+      const started = await ctx.services.stagedImports.start(
+        { tenantId: caller.tenantId, clientId: caller.clientId, correlationId: ctx.correlationId },
+        name,
+        { dryRun: dryRun === true, ...(ratio !== undefined ? { maxDeletedRatio: ratio } : {}) },
+      );
+      ctx.log.info('staged import started', { tenantId: caller.tenantId, importId: started.importId });
+      return started;
+    }),
+    addImportPart: appAdminField(async (args, ctx, { caller }) => {
+      const { importId, sequence, identities } = input(args) as {
+        importId: unknown;
+        sequence: unknown;
+        identities: ImportIdentityInput[];
+      };
+      await takeBulkBudget(ctx, caller.tenantId, identities.length, ctx.services.settings.bulkItemsPerMinute);
+      // Storing a part is bulk work: at low priority, paced with the tenant's other bulk work.
+      return atLowPriority(
+        () => ctx.services.stagedImports.addPart(caller.tenantId, { importId, sequence, identities }),
+        caller.tenantId,
+      );
+    }),
+    completeImport: appAdminField(async (args, ctx, { caller }) => {
+      const completed = await ctx.services.stagedImports.complete(
+        { tenantId: caller.tenantId, clientId: caller.clientId, correlationId: ctx.correlationId },
+        input(args).importId,
+      );
+      ctx.log.info('staged import completed', {
+        tenantId: caller.tenantId,
+        importId: completed.importId,
+        runId: completed.runId,
+        status: completed.status,
+      });
+      return { ...completed, status: completed.status.toUpperCase() };
     }),
     associateBusinessIdentities: adminField(async (args, ctx, { caller, actor }, info) => {
       const { source, associations } = input(args) as { source: unknown; associations: AssociationInput[] };

@@ -1,9 +1,10 @@
 /** The handlers of the timers that plan background work and of the queue trigger that does it. */
 import type { InvocationContext, Timer } from '@azure/functions';
-import { services, workDeps } from '../services';
+import { importJobDeps, services, workDeps } from '../services';
 import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgroundWork';
 import { runBackgroundWork } from '../background/runWork';
 import { planPendingLinks, planRetention } from '../background/planner';
+import { resumeImportJobs } from '../imports/importJob';
 import { directoryAdvice } from '../directory/directoryTrouble';
 import { loggerForQueueMessage, loggerForTimer, queuedMsOf } from './timer';
 
@@ -78,4 +79,13 @@ export async function planRetentionRun(_timer: Timer, context: InvocationContext
     inactiveDays: svc.settings.retentionInactiveDays,
     durationMs: Date.now() - started,
   });
+}
+
+/** Hands staged imports' jobs that stopped (a crash, a lost message) to the queue again. */
+export async function resumeImportsRun(_timer: Timer, context: InvocationContext): Promise<void> {
+  const log = loggerForTimer(context);
+  const svc = services();
+  const started = Date.now();
+  const result = await resumeImportJobs(importJobDeps(svc));
+  if (result.listed > 0) log.info('import jobs examined', { ...result, durationMs: Date.now() - started });
 }

@@ -79,7 +79,7 @@ function asInputProblems(err: unknown): unknown {
   return new DomainError(
     err.code,
     'The input is not valid; nothing was changed',
-    err.problems.map((p) => ({ ...p, field: p.field.replace(/^identities\[0\]/, 'input') })),
+    err.problems.map(({ field, problem }) => ({ field: field.replace(/^identities\[0\]/, 'input'), problem })),
   );
 }
 

@@ -76,9 +76,14 @@ export function contentHash(a: IdentityAttributes): string {
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 22);
 }
 
-function validateOne(input: ImportIdentityInput, at: string, problems: FieldProblem[]): IdentityAttributes | undefined {
+function validateOne(
+  input: ImportIdentityInput,
+  index: number,
+  problems: FieldProblem[],
+): IdentityAttributes | undefined {
   const start = problems.length;
-  const add = (field: string, problem: string) => problems.push({ field: `${at}.${field}`, problem });
+  const at = `identities[${index}]`;
+  const add = (field: string, problem: string) => problems.push({ index, field: `${at}.${field}`, problem });
 
   if (typeof input.externalId !== 'string' || input.externalId === '') add('externalId', 'must not be empty');
   else if (input.externalId.length > MAX_EXTERNAL_ID_LENGTH)
@@ -152,25 +157,45 @@ function validateOne(input: ImportIdentityInput, at: string, problems: FieldProb
   };
 }
 
-/** Validates the whole set; throws BAD_USER_INPUT listing the problems (first 100) when any exists. */
-export function validateImportSet(identities: ImportIdentityInput[]): ValidImportIdentity[] {
+/** What is validated: a whole set (importBusinessIdentities) or one part of a staged import (addImportPart). */
+export type ImportListKind = 'set' | 'part';
+
+/**
+ * Validates a whole set, or one part of a staged import; throws BAD_USER_INPUT listing the problems (first
+ * 100, each with the identity's index in the list) when any exists.
+ */
+export function validateImportSet(
+  identities: ImportIdentityInput[],
+  kind: ImportListKind = 'set',
+): ValidImportIdentity[] {
   const problems: FieldProblem[] = [];
   if (identities.length === 0)
-    throw badInput([{ field: 'input.identities', problem: 'must not be empty' }], 'The import set is empty');
+    throw badInput(
+      [{ field: 'input.identities', problem: 'must not be empty' }],
+      kind === 'set' ? 'The import set is empty' : 'The part is empty',
+    );
   const out: ValidImportIdentity[] = [];
   const firstIndex = new Map<string, number>();
   identities.forEach((input, i) => {
-    const at = `identities[${i}]`;
     const seen = firstIndex.get(input.externalId);
     if (seen !== undefined)
-      problems.push({ field: `${at}.externalId`, problem: `occurs more than once (also at identities[${seen}])` });
+      problems.push({
+        index: i,
+        field: `identities[${i}].externalId`,
+        problem: `occurs more than once (also at identities[${seen}])`,
+      });
     else firstIndex.set(input.externalId, i);
-    const attributes = validateOne(input, at, problems);
+    const attributes = validateOne(input, i, problems);
     if (attributes) out.push({ attributes, hash: contentHash(attributes) });
   });
   if (problems.length > 0) {
     const shown = problems.slice(0, MAX_REPORTED_PROBLEMS);
-    throw badInput(shown, `The import was rejected: ${problems.length} problem(s) in the set; nothing was changed`);
+    throw badInput(
+      shown,
+      kind === 'set'
+        ? `The import was rejected: ${problems.length} problem(s) in the set; nothing was changed`
+        : `The part was refused: ${problems.length} problem(s) in it; it was not stored`,
+    );
   }
   return out;
 }

@@ -1,8 +1,13 @@
 /**
- * One import per source at a time: a lease document with an expiry, taken atomically and renewed by a
- * heartbeat while the run lives. A run whose process died stops renewing, so the source is free again
- * within LEASE_MS (the next import takes it over and marks the dead run abandoned), not after the host's
- * time limit.
+ * One import per source at a time: a lease document with an expiry, taken atomically.
+ * - An import in one request (importBusinessIdentities) renews it by a heartbeat while the run lives. A run
+ *   whose process died stops renewing, so the source is free again within LEASE_MS (the next import takes it
+ *   over and marks the dead run abandoned), not after the host's time limit.
+ * - A staged import holds it from completeImport until its job ends, across the queue messages of its steps
+ *   (marked `job`). No process lives that long, so the job's lease lasts JOB_LEASE_MS and is renewed by each
+ *   step (start and heartbeat) and by the resumer that hands a stopped job to the queue again (every minute).
+ *   A job's lease lapses only when nothing has worked on the job for JOB_LEASE_MS: the queue and the resumer
+ *   are both down. The next import then takes the source over and the run reads abandoned, as above.
  */
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
@@ -17,6 +22,8 @@ interface LeaseDoc extends StoredDoc {
   expiresAt: string;
   /** The run holding the lease (see runHistory.ts), so a refused caller can follow it. */
   runId?: string;
+  /** Held by the job of this staged import (renewed per step, not by a heartbeat). */
+  job?: string;
 }
 
 /** The part of a run record (runHistory.ts) a takeover marks. */
@@ -29,6 +36,8 @@ interface StaleRunDoc extends StoredDoc {
 
 /** How long a lease lives without a heartbeat. */
 export const LEASE_MS = 60_000;
+/** How long a staged import's job holds its source without a step or the resumer renewing it. */
+export const JOB_LEASE_MS = 10 * 60_000;
 /** How often a live run renews its lease: several renewals fit in LEASE_MS, so one slow write loses nothing. */
 export const LEASE_RENEW_MS = 15_000;
 
@@ -64,7 +73,7 @@ export async function leaseHeldBy(store: Store, pk: string, runId: string, now =
 async function markAbandoned(store: Store, pk: string, runId: string, now: number): Promise<void> {
   const col = store.collection<StaleRunDoc>('imports');
   const run = await col.read(pk, `run-${runId}`);
-  if (run?.kind !== 'run' || run.status !== 'running') return;
+  if (run?.kind !== 'run' || (run.status !== 'running' && run.status !== 'queued')) return;
   const { _etag, ...doc } = run;
   await col.replace(
     {
@@ -78,6 +87,85 @@ async function markAbandoned(store: Store, pk: string, runId: string, now: numbe
     },
     _etag,
   );
+}
+
+function inProgress(holderRunId: string | undefined): DomainError {
+  return new DomainError(
+    'IMPORT_IN_PROGRESS',
+    'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished',
+    [],
+    holderRunId ? { runId: holderRunId } : {},
+  );
+}
+
+/**
+ * Takes the source for the job (run `runId`) of staged import `importId` until JOB_LEASE_MS from `now`:
+ * IMPORT_IN_PROGRESS while another import holds it; a lapsed lease is taken over and its run marked
+ * abandoned. A lease left by an earlier, unfinished completion of the same import is taken over too.
+ */
+export async function acquireJobLease(
+  store: Store,
+  pk: string,
+  runId: string,
+  now: number,
+  importId: string,
+): Promise<void> {
+  const col = store.collection<LeaseDoc>('imports');
+  const doc: LeaseDoc = {
+    id: 'lease',
+    pk,
+    kind: 'lease',
+    holder: runId,
+    runId,
+    job: importId,
+    expiresAt: new Date(now + JOB_LEASE_MS).toISOString(),
+  };
+  try {
+    await withThrottleRetry(() => col.create(doc));
+    return;
+  } catch (err) {
+    if (!isStoreError(err, 'conflict')) throw err;
+  }
+  const existing = await withThrottleRetry(() => col.read(pk, 'lease'));
+  const ours = existing?.runId === runId || existing?.job === importId;
+  if (existing && !ours && Date.parse(existing.expiresAt) > now) throw inProgress(existing.runId);
+  try {
+    if (existing) await withThrottleRetry(() => col.replace(doc, existing._etag));
+    else await withThrottleRetry(() => col.create(doc));
+  } catch (e) {
+    if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict'))
+      throw inProgress((await col.read(pk, 'lease').catch(() => undefined))?.runId);
+    throw e;
+  }
+  if (existing?.runId && !ours) await markAbandoned(store, pk, existing.runId, now).catch(() => undefined);
+}
+
+/** Extends a job's lease to JOB_LEASE_MS from `now`; false when the run no longer holds it (another import took it over). */
+export async function renewJobLease(store: Store, pk: string, runId: string, now = Date.now()): Promise<boolean> {
+  // At high priority: the job's own low-priority writes may use up the container, its lease must not wait behind them.
+  return atHighPriority(async () => {
+    const col = store.collection<LeaseDoc>('imports');
+    const current = await withThrottleRetry(() => col.read(pk, 'lease'));
+    if (current?.runId !== runId) return false;
+    const { _etag, ...doc } = current;
+    try {
+      await withThrottleRetry(() =>
+        col.replace({ ...doc, expiresAt: new Date(now + JOB_LEASE_MS).toISOString() }, _etag),
+      );
+      return true;
+    } catch (err) {
+      if (isStoreError(err, 'preconditionFailed')) return (await col.read(pk, 'lease'))?.runId === runId;
+      throw err;
+    }
+  });
+}
+
+/** Gives the source up at the end of a job (nothing when another import holds it). */
+export async function releaseJobLease(store: Store, pk: string, runId: string): Promise<void> {
+  const col = store.collection<LeaseDoc>('imports');
+  const current = await withThrottleRetry(() => col.read(pk, 'lease'));
+  if (current?.runId === runId)
+    await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
 }
 
 export async function acquireImportLease(
@@ -98,13 +186,6 @@ export async function acquireImportLease(
     ...(runId ? { runId } : {}),
   });
   const doc = leaseDoc(now);
-  const inProgress = (holderRunId: string | undefined) =>
-    new DomainError(
-      'IMPORT_IN_PROGRESS',
-      'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished',
-      [],
-      holderRunId ? { runId: holderRunId } : {},
-    );
   const holderOfLease = async () => (await col.read(pk, 'lease').catch(() => undefined))?.runId;
   // The lease shares its partition with the manifest, whose writes may use up the container's request units: throttling is waited out.
   try {

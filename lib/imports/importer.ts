@@ -22,7 +22,14 @@ import {
   type ValidImportIdentity,
 } from './importInput';
 import { ImportManifest } from './manifest';
-import { exceedsDeleteLimit, planImport, type PlannedWrite } from './importPlan';
+import {
+  exceedsDeleteLimit,
+  intentEntry,
+  planImport,
+  repeatedWriteOutcome,
+  type ImportPlan,
+  type PlannedWrite,
+} from './importPlan';
 import { acquireImportLease } from './importLease';
 
 export interface ImportCounts {
@@ -110,27 +117,44 @@ export class Importer {
     const manifest = await ImportManifest.load(this.store, pk);
     const plan = planImport(manifest.entries, valid, uuid7);
     counts.unchanged += plan.unchanged;
-    const limits = [this.maxDeleteRatio, request.maxDeletedRatio].filter((r): r is number => r !== undefined);
-    const strictest = limits.length > 0 ? Math.min(...limits) : undefined;
-    if (exceedsDeleteLimit(plan, manifest.entries.size, strictest)) {
-      throw new DomainError(
-        'IMPORT_DELETE_LIMIT_EXCEEDED',
-        `The import would delete ${plan.deletions.length} of ${manifest.entries.size} identities of the source, more than ${request.maxDeletedRatio !== undefined ? "the request's maxDeletedRatio or " : ''}IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
-        [],
-        { wouldDelete: plan.deletions.length, held: manifest.entries.size },
-      );
-    }
+    const strictest = this.strictestDeleteRatio(request.maxDeletedRatio);
+    if (exceedsDeleteLimit(plan, manifest.entries.size, strictest))
+      throw deleteLimitExceeded(plan.deletions.length, manifest.entries.size, request.maxDeletedRatio !== undefined);
     if (request.dryRun) {
       counts.created += plan.creates.length;
       counts.updated += plan.updates.length;
       counts.deleted += plan.deletions.length;
       return counts;
     }
+    await this.writePlanned(tenantId, source, pk, manifest, plan, counts);
+    return counts;
+  }
+
+  /** The stricter of IMPORT_MAX_DELETE_RATIO and a request's maxDeletedRatio (undefined: no limit). */
+  strictestDeleteRatio(requested: number | undefined): number | undefined {
+    const limits = [this.maxDeleteRatio, requested].filter((r): r is number => r !== undefined);
+    return limits.length > 0 ? Math.min(...limits) : undefined;
+  }
+
+  /**
+   * Writes planned creates, updates and deletions of a source and records them in its manifest: intent
+   * first (entries about to be written lose their hash), then the identities, then the outcome, also when a
+   * write failed part-way. Used by importBusinessIdentities for a whole set and by a staged import's job
+   * for each of its steps.
+   */
+  async writePlanned(
+    tenantId: string,
+    source: string,
+    pk: string,
+    manifest: ImportManifest,
+    plan: Pick<ImportPlan, 'creates' | 'updates' | 'deletions'>,
+    counts: ImportCounts,
+  ): Promise<void> {
     const writes = [...plan.creates, ...plan.updates];
-    if (writes.length === 0 && plan.deletions.length === 0) return counts;
+    if (writes.length === 0 && plan.deletions.length === 0) return;
 
     // Intent first: entries of identities about to be written lose their hash.
-    for (const w of writes) manifest.entries.set(w.identity.attributes.externalId, { id: w.id, hash: null });
+    for (const w of writes) manifest.entries.set(w.identity.attributes.externalId, intentEntry(w));
     const touched = [
       ...writes.map((w) => w.identity.attributes.externalId),
       ...plan.deletions.map((d) => d.externalId),
@@ -142,7 +166,7 @@ export class Importer {
       const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity), {
         withinMs: THROTTLED_WRITE_WITHIN_MS,
       });
-      counts[outcome.result]++;
+      counts[outcome.result === 'unchanged' ? repeatedWriteOutcome(w) : outcome.result]++;
       manifest.entries.set(w.identity.attributes.externalId, { id: outcome.id, hash: w.identity.hash });
     };
     const batches: PlannedWrite[][] = [];
@@ -179,7 +203,6 @@ export class Importer {
       // Record whatever was completed, also when a write failed part-way.
       await manifest.save(touched);
     }
-    return counts;
   }
 
   /** Creates or updates one identity; compares with what is stored, so a rerun counts truthfully. */
@@ -240,6 +263,16 @@ export class Importer {
       await this.claims.release(tenantId, current.link.userId, current);
     return deleted;
   }
+}
+
+/** IMPORT_DELETE_LIMIT_EXCEEDED: the set would delete more of the source than allowed; nothing was changed. */
+export function deleteLimitExceeded(wouldDelete: number, held: number, requested: boolean): DomainError {
+  return new DomainError(
+    'IMPORT_DELETE_LIMIT_EXCEEDED',
+    `The import would delete ${wouldDelete} of ${held} identities of the source, more than ${requested ? "the request's maxDeletedRatio or " : ''}IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
+    [],
+    { wouldDelete, held },
+  );
 }
 
 function newDoc(tenantId: string, source: string, id: string, v: ValidImportIdentity, now: string): IdentityDoc {

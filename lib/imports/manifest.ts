@@ -1,75 +1,279 @@
 /**
- * Per-source import manifest: externalId -> { identity id, content hash }, sharded into a fixed
- * number of documents so that a re-import reads O(shards) documents, and each stays far below
- * the 2 MB item limit (200,000 entries ≈ 16 MB over 64 shards ≈ 250 KB each).
+ * Per-source import manifest: externalId -> { identity id, content hash }, so that a re-import reads the
+ * manifest and writes only what changed.
+ *
+ * Stored as segments, log-structured: a save writes one new segment (or a few, each under
+ * SEGMENT_MAX_BYTES) holding only the entries it changed, and a newer segment's entry replaces an older
+ * one's (a tombstone removes it). A step of a staged import that writes 20,000 identities therefore writes
+ * about 1.5 MB of manifest, whatever the size of the source; hash-sharded documents would each be touched
+ * by such a step, so every step would rewrite the whole manifest (80 MB at 1,000,000 identities).
+ * When segments hold many replaced entries, or are many, a save compacts: it writes the live entries into a
+ * new generation of segments, points the head document at it, and deletes the old generation. A crash
+ * before the head moves leaves the old generation in force; the new one's segments are garbage, deleted
+ * by the next compaction.
+ *
+ * Item sizes: a segment is at most SEGMENT_MAX_BYTES (1 MB) of JSON, half of Cosmos DB's 2 MB item limit;
+ * 1,000,000 entries of typical externalIds take about 80 segments (about 80 bytes an entry).
+ * Manifests of the earlier layout (64 hash shards, kind `manifestShard`) are read as they are; the first
+ * save compacts them into segments and deletes the shards.
  */
-import { createHash } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { forEachBounded, withThrottleRetry } from '../util/concurrency';
+import { uuid7 } from '../util/uuid7';
 
-export const MANIFEST_SHARDS = 64;
 /**
- * Shards written at once. A shard of a large source is a large item (hundreds of RU to write), and
- * 64 at once on a throttled container leave most of them refused more often than the store client
- * retries; a few at a time, each retried after the store's wait, go through.
+ * Documents written at once. A segment is a large item (hundreds of RU to write), and many at once on a
+ * throttled container leave most of them refused more often than the store client retries; a few at a
+ * time, each retried after the store's wait, go through.
  */
 export const MANIFEST_WRITE_PARALLELISM = 4;
+/** The largest segment, in bytes of JSON (Cosmos DB allows 2 MB per item). */
+export const SEGMENT_MAX_BYTES = 1_000_000;
+/** Segments read per query page (pages stay a few MB, so loading holds little besides the entries). */
+const SEGMENTS_PER_PAGE = 4;
+const HEAD_ID = 'manifest-head';
 
 /** `hash` is null while a write for the entry may be under way (written before the identity). */
 export interface ManifestEntry {
   id: string;
   hash: string | null;
+  /**
+   * On an entry whose write may be under way: the hash it had before (null: the identity was new to the
+   * source), so that a run repeating the write after a crash counts it as created or updated, not unchanged.
+   */
+  prev?: string | null;
 }
 
-interface ManifestShardDoc extends StoredDoc {
+/** An entry as a segment stores it: [id, hash] or [id, null, prev]; 0 = removed. */
+export type StoredEntry = [string, string | null] | [string, null, string | null] | 0;
+
+interface SegmentDoc extends StoredDoc {
+  kind: 'manifestSegment';
+  gen: string;
+  seq: number;
+  entries: Record<string, StoredEntry>;
+}
+
+interface HeadDoc extends StoredDoc {
+  kind: 'manifestHead';
+  gen: string;
+}
+
+/** The earlier layout: one of 64 documents by a hash of the externalId. */
+interface LegacyShardDoc extends StoredDoc {
   kind: 'manifestShard';
-  shard: number;
   entries: Record<string, ManifestEntry>;
-}
-
-export function shardOf(externalId: string): number {
-  return createHash('md5').update(externalId).digest().readUInt16BE(0) % MANIFEST_SHARDS;
 }
 
 export function importPartition(tenantId: string, source: string): string {
   return `${tenantId}|${source}`;
 }
 
+export function encodeEntry(entry: ManifestEntry | undefined): StoredEntry {
+  if (!entry) return 0;
+  if (entry.hash === null && entry.prev !== undefined) return [entry.id, null, entry.prev];
+  return [entry.id, entry.hash];
+}
+
+export function decodeEntry(stored: StoredEntry): ManifestEntry | undefined {
+  if (stored === 0) return undefined;
+  if (stored.length === 3) return { id: stored[0], hash: null, prev: stored[2] };
+  return { id: stored[0], hash: stored[1] };
+}
+
+/** JSON bytes an entry adds to a segment (its key, its value, quotes, colon, comma). */
+function entryBytes(externalId: string, stored: StoredEntry): number {
+  return Buffer.byteLength(JSON.stringify(externalId), 'utf8') + Buffer.byteLength(JSON.stringify(stored)) + 2;
+}
+
+/**
+ * Cuts entries into segment bodies of at most `maxBytes` of JSON each, in the order given. The same keys
+ * with entries of the same sizes give the same cut.
+ */
+export function segmentBodies(
+  keys: Iterable<string>,
+  entryOf: (externalId: string) => ManifestEntry | undefined,
+  maxBytes = SEGMENT_MAX_BYTES,
+): Array<Record<string, StoredEntry>> {
+  const bodies: Array<Record<string, StoredEntry>> = [];
+  let current = Object.create(null) as Record<string, StoredEntry>;
+  let bytes = 0;
+  let count = 0;
+  for (const key of keys) {
+    const stored = encodeEntry(entryOf(key));
+    const size = entryBytes(key, stored);
+    if (count > 0 && bytes + size > maxBytes) {
+      bodies.push(current);
+      current = Object.create(null) as Record<string, StoredEntry>;
+      bytes = 0;
+      count = 0;
+    }
+    current[key] = stored;
+    bytes += size;
+    count++;
+  }
+  if (count > 0) bodies.push(current);
+  return bodies;
+}
+
+const segmentId = (gen: string, seq: number) => `manifest-${gen}-${String(seq).padStart(6, '0')}`;
+
+/** Whether the stored segments carry so much that a compaction pays for itself on the next loads. */
+export function needsCompaction(stats: { live: number; stored: number; segments: number }): boolean {
+  // Replaced entries beyond the live ones, or many more segments than the live entries need.
+  return stats.stored > 2 * stats.live + 20_000 || stats.segments > 64 + Math.ceil(stats.live / 2_000);
+}
+
 export class ImportManifest {
+  /** Entries changed since the load, written by every save (a later save rewrites the same segments). */
+  private readonly dirty = new Set<string>();
+  /** Where this instance's overlay segments start, once its first save chose it. */
+  private writeSeq: number | undefined;
+  private written = 0;
+
   private constructor(
     private readonly store: Store,
     private readonly pk: string,
     readonly entries: Map<string, ManifestEntry>,
+    /** The generation in force; undefined when no head exists (a new source, or the earlier layout). */
+    private gen: string | undefined,
+    private nextSeq: number,
+    private stats: { stored: number; segments: number },
+    /** Documents a compaction deletes: segments of other generations, shards of the earlier layout. */
+    private obsolete: string[],
   ) {}
 
   static async load(store: Store, pk: string): Promise<ImportManifest> {
-    const docs = await store
-      .collection<ManifestShardDoc>('imports')
-      .queryPartitionPage<ManifestShardDoc>(pk, 'SELECT *', "c.kind = 'manifestShard'", [], {
-        maxItemCount: MANIFEST_SHARDS,
-      });
+    const col = store.collection<SegmentDoc | HeadDoc | LegacyShardDoc>('imports');
+    const head = await withThrottleRetry(() => col.read(pk, HEAD_ID));
+    const gen = head?.kind === 'manifestHead' ? head.gen : undefined;
     const entries = new Map<string, ManifestEntry>();
-    for (const d of docs.items) for (const [k, v] of Object.entries(d.entries)) entries.set(k, v);
-    return new ImportManifest(store, pk, entries);
+    const removed = new Set<string>();
+    const obsolete: string[] = [];
+    let stored = 0;
+    let segments = 0;
+    let nextSeq = 0;
+    // Newest first: the first entry seen for a key is the one in force.
+    let continuationToken: string | undefined;
+    do {
+      const page = await withThrottleRetry(() =>
+        col.queryPartitionPage<SegmentDoc>(pk, 'SELECT *', "c.kind = 'manifestSegment'", [], {
+          orderBy: 'c.id DESC',
+          maxItemCount: SEGMENTS_PER_PAGE,
+          continuationToken,
+        }),
+      );
+      for (const doc of page.items) {
+        if (doc.gen !== gen) {
+          obsolete.push(doc.id);
+          continue;
+        }
+        segments++;
+        nextSeq = Math.max(nextSeq, doc.seq + 1);
+        for (const key in doc.entries) {
+          stored++;
+          if (entries.has(key) || removed.has(key)) continue;
+          const entry = decodeEntry(doc.entries[key] as StoredEntry);
+          if (entry) entries.set(key, entry);
+          else removed.add(key);
+        }
+      }
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    if (gen === undefined) {
+      // No head: the source is new, or its manifest is in the earlier layout (read as it is, replaced at the first save).
+      let legacyToken: string | undefined;
+      do {
+        const page = await withThrottleRetry(() =>
+          col.queryPartitionPage<LegacyShardDoc>(pk, 'SELECT *', "c.kind = 'manifestShard'", [], {
+            maxItemCount: SEGMENTS_PER_PAGE * 4,
+            continuationToken: legacyToken,
+          }),
+        );
+        for (const doc of page.items) {
+          obsolete.push(doc.id);
+          for (const [k, v] of Object.entries(doc.entries)) entries.set(k, v);
+        }
+        legacyToken = page.continuationToken;
+      } while (legacyToken);
+    }
+    return new ImportManifest(store, pk, entries, gen, nextSeq, { stored, segments }, obsolete);
   }
 
-  /** Writes the shards whose content differs from `before` (or every shard touched by `changedIds`). */
+  /**
+   * Records the entries of `changedExternalIds` (their state in `entries`; absent = removed). Every save of
+   * this instance rewrites all entries changed since the load into the same segments, so an intent saved
+   * before the writes is replaced by the outcome saved after them. Returns the documents written.
+   */
   async save(changedExternalIds: Iterable<string>): Promise<number> {
-    const shards = new Set<number>();
-    for (const id of changedExternalIds) shards.add(shardOf(id));
-    if (shards.size === 0) return 0;
-    const byShard = new Map<number, Record<string, ManifestEntry>>();
-    for (const s of shards) byShard.set(s, Object.create(null) as Record<string, ManifestEntry>);
-    for (const [externalId, entry] of this.entries) {
-      const target = byShard.get(shardOf(externalId));
-      if (target) target[externalId] = entry;
+    for (const id of changedExternalIds) this.dirty.add(id);
+    if (this.dirty.size === 0) return 0;
+    const live = this.entries.size;
+    if (
+      this.gen === undefined ||
+      needsCompaction({ live, stored: this.stats.stored + this.dirty.size, segments: this.stats.segments + 1 })
+    )
+      return this.compact();
+    if (this.obsolete.length > 0) {
+      // Left by a compaction that stopped after moving the head: no load uses them, each load reads them.
+      await this.deleteDocs(this.obsolete);
+      this.obsolete = [];
     }
-    const col = this.store.collection<ManifestShardDoc>('imports');
-    await forEachBounded([...byShard], MANIFEST_WRITE_PARALLELISM, async ([shard, entries]) => {
+    const bodies = segmentBodies(this.dirty, (k) => this.entries.get(k));
+    const start = (this.writeSeq ??= this.nextSeq);
+    const gen = this.gen;
+    await this.writeSegments(gen, start, bodies);
+    // A previous save of this instance may have needed one segment more (entries change size): drop it, it is older news.
+    const extra = Array.from({ length: Math.max(0, this.written - bodies.length) }, (_, i) =>
+      segmentId(gen, start + bodies.length + i),
+    );
+    await this.deleteDocs(extra);
+    if (bodies.length > this.written) {
+      this.stats.segments += bodies.length - this.written;
+      this.nextSeq = start + bodies.length;
+    }
+    this.written = bodies.length;
+    return bodies.length;
+  }
+
+  /** Writes the live entries as a new generation, moves the head to it, and deletes what it replaces. */
+  private async compact(): Promise<number> {
+    const gen = uuid7();
+    const bodies = segmentBodies(this.entries.keys(), (k) => this.entries.get(k));
+    await this.writeSegments(gen, 0, bodies);
+    const col = this.store.collection<HeadDoc>('imports');
+    await withThrottleRetry(() => col.upsert({ id: HEAD_ID, pk: this.pk, kind: 'manifestHead', gen }));
+    const previous = this.gen;
+    const replaced = [
+      ...this.obsolete,
+      ...Array.from({ length: previous === undefined ? 0 : this.nextSeq }, (_, i) => segmentId(previous ?? '', i)),
+    ];
+    this.gen = gen;
+    this.nextSeq = bodies.length;
+    this.writeSeq = undefined;
+    this.written = 0;
+    this.stats = { stored: this.entries.size, segments: bodies.length };
+    this.obsolete = [];
+    // Left over (a failure here): older generations are ignored by every load and deleted by the next compaction.
+    await this.deleteDocs(replaced).catch(() => undefined);
+    // The entries changed since the load are in the new generation; the next save writes them again on top.
+    return bodies.length + 1;
+  }
+
+  private async writeSegments(gen: string, start: number, bodies: Array<Record<string, StoredEntry>>): Promise<void> {
+    const col = this.store.collection<SegmentDoc>('imports');
+    await forEachBounded(bodies, MANIFEST_WRITE_PARALLELISM, async (entries, i) => {
+      const seq = start + i;
       await withThrottleRetry(() =>
-        col.upsert({ id: `manifest-${shard}`, pk: this.pk, kind: 'manifestShard', shard, entries }),
+        col.upsert({ id: segmentId(gen, seq), pk: this.pk, kind: 'manifestSegment', gen, seq, entries }),
       );
     });
-    return shards.size;
+  }
+
+  private async deleteDocs(ids: string[]): Promise<void> {
+    const col = this.store.collection<SegmentDoc>('imports');
+    await forEachBounded(ids, MANIFEST_WRITE_PARALLELISM, async (id) => {
+      await withThrottleRetry(() => col.delete(this.pk, id));
+    });
   }
 }

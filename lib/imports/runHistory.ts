@@ -8,7 +8,7 @@
  * partition its record is in.
  */
 import type { Store, StoredDoc } from '../store/store';
-import { StoreError } from '../store/errors';
+import { StoreError, isStoreError } from '../store/errors';
 import { partitionKey } from '../identities/model';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
@@ -16,13 +16,15 @@ import { withThrottleRetry } from '../util/concurrency';
 import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
 import type { Logger } from '../log/logger';
 import { customSourceKey, type ImportCounts } from './importer';
-import { LEASE_MS, leaseHeldBy } from './importLease';
+import { JOB_LEASE_MS, LEASE_MS, leaseHeldBy } from './importLease';
 
 export type RunOperation = 'import' | 'association';
-export type RunStatus = 'running' | 'completed' | 'rejected' | 'failed';
+/** `queued`: a staged import accepted by completeImport whose job has not started yet. */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'rejected' | 'failed';
 /**
  * `abandoned`: an import whose lease is no longer renewed (its process stopped), marked so by the next
- * import of the source or reported so on reading; an association still `running` after the host's time limit.
+ * import of the source or reported so on reading; an association still `running` after the host's time limit;
+ * a staged import whose job nothing has worked on (no step, no resumption) for JOB_LEASE_MS.
  */
 export type ReportedRunStatus = RunStatus | 'abandoned';
 
@@ -58,8 +60,22 @@ interface RunDoc extends StoredDoc {
   importCounts?: ImportCounts;
   associationCounts?: AssociationCounts;
   failure?: RunFailure;
+  /** A staged import: the import whose set the run applies. */
+  importId?: string;
+  /** A staged import: identities applied so far, of the set's total. */
+  progress?: RunProgress;
+  /** A staged import: when a step of its job or the resumer last worked on it. */
+  aliveAt?: string;
   ttl: number;
 }
+
+export interface RunProgress {
+  applied: number;
+  total: number;
+}
+
+/** What a staged import's job changes in its run record as it goes. */
+export type StagedRunChange = Partial<Pick<RunDoc, 'status' | 'importCounts' | 'progress' | 'failure' | 'endedAt'>>;
 
 export interface RunView {
   id: string;
@@ -75,6 +91,7 @@ export interface RunView {
   importCounts: ImportCounts | null;
   associationCounts: AssociationCounts | null;
   failure: RunFailure | null;
+  progress: RunProgress | null;
 }
 
 export const RUN_TTL_DAYS = 90;
@@ -170,6 +187,77 @@ export class RunHistory {
     return this.store.collection<RunDoc>('imports');
   }
 
+  private startDocs(start: RunStart, runId: string, status: RunStatus): { pointer: RunPointerDoc; doc: RunDoc } {
+    const ttl = RUN_TTL_DAYS * 24 * 3600;
+    return {
+      pointer: { id: runId, pk: pointerPartition(start.tenantId), kind: 'runPointer', source: start.source, ttl },
+      doc: {
+        id: `run-${runId}`,
+        pk: partitionKey(start.tenantId, customSourceKey(start.source)),
+        kind: 'run',
+        runId,
+        operation: start.operation,
+        source: start.source,
+        clientId: start.clientId,
+        correlationId: start.correlationId,
+        status,
+        startedAt: new Date(this.now()).toISOString(),
+        submitted: start.submitted,
+        ...(start.dryRun ? { dryRun: true } : {}),
+        ttl,
+      },
+    };
+  }
+
+  /**
+   * Records a staged import's run as `queued` (its job applies the set in the background), or at once as
+   * `rejected` with its failure when completeImport refused the set.
+   */
+  async recordStaged(
+    start: RunStart & { runId: string; importId: string },
+    end?: { failure: RunFailure },
+  ): Promise<void> {
+    const { pointer, doc } = this.startDocs(start, start.runId, end ? 'rejected' : 'queued');
+    const now = new Date(this.now()).toISOString();
+    const staged: RunDoc = {
+      ...doc,
+      importId: start.importId,
+      progress: { applied: 0, total: start.submitted },
+      aliveAt: now,
+      ...(end ? { failure: end.failure, endedAt: now } : {}),
+    };
+    await withThrottleRetry(() => this.store.collection<RunPointerDoc>('imports').create(pointer));
+    await withThrottleRetry(() => this.col().create(staged));
+  }
+
+  /** Removes a staged run recorded by a completeImport that then lost its race (another completed the import). */
+  async discardStaged(tenantId: string, source: string, runId: string): Promise<void> {
+    await withThrottleRetry(() => this.col().delete(partitionKey(tenantId, customSourceKey(source)), `run-${runId}`));
+    await withThrottleRetry(() =>
+      this.store.collection<RunPointerDoc>('imports').delete(pointerPartition(tenantId), runId),
+    );
+  }
+
+  /**
+   * Changes a staged run's record as its job goes (status, counts, progress, failure, end) and marks it alive.
+   * A record that has ended is not changed again.
+   */
+  async updateStaged(pk: string, runId: string, change: StagedRunChange): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await withThrottleRetry(() => this.col().read(pk, `run-${runId}`));
+      if (current?.kind !== 'run' || current.endedAt !== undefined) return;
+      const { _etag, ...doc } = current;
+      try {
+        await withThrottleRetry(() =>
+          this.col().replace({ ...doc, ...change, aliveAt: new Date(this.now()).toISOString() }, _etag),
+        );
+        return;
+      } catch (err) {
+        if (!isStoreError(err, 'preconditionFailed') || attempt >= 4) throw err;
+      }
+    }
+  }
+
   /**
    * Records a run around `work`: a `running` record first, then the outcome. The work's own failure is
    * passed on; a failure to write the final record is logged and leaves the run to be reported abandoned.
@@ -181,29 +269,7 @@ export class RunHistory {
     outcome: (result: R) => RunEnd,
   ): Promise<{ result: R; runId: string }> {
     const runId = uuid7(this.now());
-    const ttl = RUN_TTL_DAYS * 24 * 3600;
-    const pointer: RunPointerDoc = {
-      id: runId,
-      pk: pointerPartition(start.tenantId),
-      kind: 'runPointer',
-      source: start.source,
-      ttl,
-    };
-    const doc: RunDoc = {
-      id: `run-${runId}`,
-      pk: partitionKey(start.tenantId, customSourceKey(start.source)),
-      kind: 'run',
-      runId,
-      operation: start.operation,
-      source: start.source,
-      clientId: start.clientId,
-      correlationId: start.correlationId,
-      status: 'running',
-      startedAt: new Date(this.now()).toISOString(),
-      submitted: start.submitted,
-      ...(start.dryRun ? { dryRun: true } : {}),
-      ttl,
-    };
+    const { pointer, doc } = this.startDocs(start, runId, 'running');
     // Run records share the source's partition with the manifest, whose writes may use up the container's request units.
     await withThrottleRetry(() => this.store.collection<RunPointerDoc>('imports').create(pointer));
     await withThrottleRetry(() => this.col().create(doc));
@@ -289,7 +355,9 @@ export class RunHistory {
   }
 
   private async isAbandoned(d: RunDoc): Promise<boolean> {
-    if (d.status !== 'running') return false;
+    if (d.status !== 'running' && d.status !== 'queued') return false;
+    // A staged import's job: steps and the resumer mark it alive; the lease is not the sign (a dry run has none).
+    if (d.importId !== undefined) return this.now() - Date.parse(d.aliveAt ?? d.startedAt) > JOB_LEASE_MS;
     const limit = d.operation === 'import' ? RUN_LIMIT_MS : ASSOCIATION_LIMIT_MS;
     if (this.now() - Date.parse(d.startedAt) <= limit) return false;
     return d.operation !== 'import' || !(await leaseHeldBy(this.store, d.pk, d.runId, this.now()));
@@ -311,6 +379,7 @@ export class RunHistory {
       importCounts: d.importCounts ?? null,
       associationCounts: d.associationCounts ?? null,
       failure: d.failure ?? null,
+      progress: d.progress ?? null,
     };
   }
 }

@@ -95,10 +95,11 @@ export const CONTAINERS = {
     indexingPolicy: onlyPaths(['/at/?', '/target/id/?'], [[asc('/target/id'), asc('/at')]]),
   },
   /**
-   * Import manifests (externalId -> content hash, sharded), import leases and the run history.
-   * pk = `<tenantId>|<source>`. Time to live on, per item: run records carry `ttl`, the rest never expire.
-   * Manifest entries are read whole, never queried: indexing their thousands of keys per shard would
-   * make each shard write cost over a thousand RU at 200,000 identities instead of about a hundred.
+   * Import manifests (externalId -> content hash, in segments), import leases, the run history and staged
+   * imports (session, parts, job). pk = `<tenantId>|<source>`; pointers in `<tenantId>|_runs` and
+   * `<tenantId>|_imports`, running jobs in `_jobs`. Time to live on, per item: runs and staged imports carry
+   * `ttl`, manifests and leases never expire. Manifest entries and parts are read whole, never queried:
+   * indexing their thousands of keys would make each segment or part write cost several times its size.
    */
   imports: {
     id: 'imports',

@@ -1,5 +1,7 @@
 /** A field-level problem: the path of the offending input and what is wrong, never the value. */
 export interface FieldProblem {
+  /** The index of the offending item in the list sent (an identity of an import set or part), where there is one. */
+  index?: number;
   field: string;
   problem: string;
 }
@@ -15,7 +17,7 @@ export class DomainError extends Error {
     message: string,
     readonly problems: FieldProblem[] = [],
     /** Further machine-readable facts for the caller (ids the service made, never submitted values). */
-    readonly details: Record<string, string | number> = {},
+    readonly details: Record<string, string | number | readonly number[]> = {},
   ) {
     super(message);
     this.name = 'DomainError';

@@ -69,7 +69,13 @@ export function OverviewPage({ send }: { send: Send }) {
                 {when(r.startedAt)} · {r.source} · {r.operation.toLowerCase()} ·{' '}
                 <Badge
                   appearance="tint"
-                  color={r.status === 'COMPLETED' ? 'success' : r.status === 'RUNNING' ? 'informative' : 'danger'}
+                  color={
+                    r.status === 'COMPLETED'
+                      ? 'success'
+                      : r.status === 'RUNNING' || r.status === 'QUEUED'
+                        ? 'informative'
+                        : 'danger'
+                  }
                 >
                   {r.status}
                 </Badge>

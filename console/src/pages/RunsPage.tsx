@@ -71,7 +71,11 @@ export function RunsPage({ send, source }: { send: Send; source: string | undefi
                         <Badge
                           appearance="tint"
                           color={
-                            r.status === 'COMPLETED' ? 'success' : r.status === 'RUNNING' ? 'informative' : 'danger'
+                            r.status === 'COMPLETED'
+                              ? 'success'
+                              : r.status === 'RUNNING' || r.status === 'QUEUED'
+                                ? 'informative'
+                                : 'danger'
                           }
                         >
                           {r.status}

@@ -15,6 +15,7 @@ const run = (more: Partial<RunView>): RunView => ({
   importCounts: { created: 2, updated: 0, deleted: 0, unchanged: 0 },
   associationCounts: null,
   failure: null,
+  progress: null,
   ...more,
 });
 

@@ -5,6 +5,7 @@ import { encodeWork } from '../../../lib/background/workQueue';
 import { DirectoryAccessError, DirectoryUnavailableError } from '../../../lib/directory/directoryClient';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';
+const IMPORT_ID = '0190aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee';
 
 describe('background work messages', () => {
   it('accepts a unit, normalizing the tenant id, and round-trips through the queue encoding', () => {
@@ -18,6 +19,17 @@ describe('background work messages', () => {
       partition: `${TENANT}|src:Payroll`,
       after: '019a-id',
       deferrals: 2,
+    };
+    expect(parseBackgroundWork(JSON.parse(Buffer.from(encodeWork(work), 'base64').toString('utf8')))).toEqual(work);
+  });
+
+  it("accepts a step of a staged import's job in one of the tenant's custom sources", () => {
+    const work = {
+      kind: 'import' as const,
+      tenantId: TENANT,
+      partition: `${TENANT}|src:Payroll`,
+      importId: IMPORT_ID,
+      step: 3,
     };
     expect(parseBackgroundWork(JSON.parse(Buffer.from(encodeWork(work), 'base64').toString('utf8')))).toEqual(work);
   });
@@ -52,6 +64,47 @@ describe('background work messages', () => {
       'a partition on a pending-links unit',
       { kind: 'pendingLinks', tenantId: TENANT, partition: `${TENANT}|VALUE-FROM-QUEUE` },
       "partition is not one of the tenant's identity partitions",
+    ],
+    [
+      'an import step without its partition',
+      { kind: 'import', tenantId: TENANT, importId: IMPORT_ID, step: 0 },
+      "partition is not one of the tenant's identity partitions",
+    ],
+    [
+      "an import step in another tenant's source",
+      {
+        kind: 'import',
+        tenantId: TENANT,
+        partition: '22222222-2222-4222-8222-222222222222|src:VALUE',
+        importId: IMPORT_ID,
+        step: 0,
+      },
+      "partition is not one of the tenant's identity partitions",
+    ],
+    [
+      'an import step outside custom sources',
+      { kind: 'import', tenantId: TENANT, partition: `${TENANT}|VALUE-FROM-QUEUE`, importId: IMPORT_ID, step: 0 },
+      "partition is not one of the tenant's identity partitions",
+    ],
+    [
+      'an import step without an import id',
+      { kind: 'import', tenantId: TENANT, partition: `${TENANT}|src:P`, importId: 'VALUE', step: 0 },
+      'importId is not an import id',
+    ],
+    [
+      'an import step out of range',
+      { kind: 'import', tenantId: TENANT, partition: `${TENANT}|src:P`, importId: IMPORT_ID, step: -1 },
+      'step is out of range',
+    ],
+    [
+      'a cursor on an import step',
+      { kind: 'import', tenantId: TENANT, partition: `${TENANT}|src:P`, importId: IMPORT_ID, step: 1, after: 'VALUE' },
+      'unknown members',
+    ],
+    [
+      'an import id on a retention unit',
+      { kind: 'retention', tenantId: TENANT, importId: IMPORT_ID },
+      'unknown members',
     ],
   ])('refuses %s without repeating the value', (_what, message, problem) => {
     let error: unknown;

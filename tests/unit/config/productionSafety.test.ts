@@ -90,10 +90,10 @@ describe.each(markers)('production settings on %s', (_where, marker) => {
   it.each(PRODUCTION_MAXIMA.map(([name, , max]) => [name, max] as const))(
     'refuse %s above %d, naming it and not the value',
     (name, max) => {
-      // The bulk budget must hold the largest import: it is raised with the import limits; the body budget
+      // The bulk budget must hold the largest association request: it is raised with that limit; the body budget
       // must be at least twice a tenant's share: it is raised with the share.
       const withLimit = (value: number): Record<string, string> =>
-        name === 'IMPORT_MAX_IDENTITIES' || name === 'ASSOCIATION_MAX_PAIRS'
+        name === 'ASSOCIATION_MAX_PAIRS'
           ? { [name]: String(value), BULK_ITEMS_PER_MINUTE: String(Math.max(value, 250_000)) }
           : name === 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT'
             ? { [name]: String(value), GRAPHQL_BODY_BYTES_IN_FLIGHT: String(2 * value) }
@@ -122,8 +122,8 @@ describe('the local stack', () => {
     expect(s.cosmos.key).toBe(EMULATOR_KEY);
   });
 
-  it('refuses a bulk budget smaller than the largest import or association, naming it', () => {
-    const err = refusalOf({ ...deployed, BULK_ITEMS_PER_MINUTE: '1000', IMPORT_MAX_IDENTITIES: '5000' });
+  it('refuses a bulk budget smaller than the largest association request, naming it', () => {
+    const err = refusalOf({ ...deployed, BULK_ITEMS_PER_MINUTE: '1000', ASSOCIATION_MAX_PAIRS: '5000' });
     expect(err.setting).toBe('BULK_ITEMS_PER_MINUTE');
     expect(err.message).not.toContain('1000');
   });

@@ -1,6 +1,13 @@
 import { contentHash, type ValidImportIdentity } from '../../../lib/imports/importInput';
 import type { ManifestEntry } from '../../../lib/imports/manifest';
-import { deletionsByAbsence, exceedsDeleteLimit, planImport } from '../../../lib/imports/importPlan';
+import {
+  deletionsByAbsence,
+  exceedsDeleteLimit,
+  intentEntry,
+  planImport,
+  planWrites,
+  repeatedWriteOutcome,
+} from '../../../lib/imports/importPlan';
 
 const identity = (externalId: string, givenName = 'F'): ValidImportIdentity => {
   const attributes = {
@@ -42,7 +49,9 @@ describe('planImport', () => {
     );
     const plan = planImport(manifest, [same, changed, identity('fresh')], ids());
     expect(plan.unchanged).toBe(1);
-    expect(plan.updates).toEqual([{ identity: changed, id: 'id-changed' }]);
+    expect(plan.updates).toEqual([
+      { identity: changed, id: 'id-changed', entry: { id: 'id-changed', hash: identity('changed').hash } },
+    ]);
     expect(plan.creates.map((w) => [w.identity.attributes.externalId, w.id])).toEqual([['fresh', 'new-1']]);
     expect(plan.deletions).toEqual([{ externalId: 'gone', entry: { id: 'id-gone', hash: 'h' } }]);
   });
@@ -50,7 +59,7 @@ describe('planImport', () => {
   it('writes again an identity whose manifest entry has no hash (an earlier write may not have finished)', () => {
     const a = identity('a');
     const plan = planImport(manifestOf(['a', { id: 'id-a', hash: null }]), [a], ids());
-    expect(plan.updates).toEqual([{ identity: a, id: 'id-a' }]);
+    expect(plan.updates).toEqual([{ identity: a, id: 'id-a', entry: { id: 'id-a', hash: null } }]);
     expect(plan.unchanged).toBe(0);
   });
 
@@ -94,5 +103,37 @@ describe('exceedsDeleteLimit', () => {
   it('has no limit without a ratio, and nothing to limit for a new source', () => {
     expect(exceedsDeleteLimit(planKeeping('z'), manifest.size, undefined)).toBe(false);
     expect(exceedsDeleteLimit(planImport(new Map(), [identity('a')], ids()), 0, 0)).toBe(false);
+  });
+});
+
+describe('intents and writes repeated after a crash', () => {
+  const a = identity('a');
+  it("an intent keeps what the entry had before: nothing (new), its hash, or the earlier intent's", () => {
+    expect(intentEntry({ identity: a, id: 'n1' })).toEqual({ id: 'n1', hash: null, prev: null });
+    expect(intentEntry({ identity: a, id: 'i1', entry: { id: 'i1', hash: 'old' } })).toEqual({
+      id: 'i1',
+      hash: null,
+      prev: 'old',
+    });
+    expect(intentEntry({ identity: a, id: 'i1', entry: { id: 'i1', hash: null, prev: 'old' } })).toMatchObject({
+      prev: 'old',
+    });
+    // An intent of the earlier manifest layout does not say what it had: still unknown.
+    expect(intentEntry({ identity: a, id: 'i1', entry: { id: 'i1', hash: null } })).toEqual({ id: 'i1', hash: null });
+  });
+
+  it('a write that finds the identity as the set has it counts what the interrupted write did', () => {
+    const planned = (entry?: ManifestEntry) => ({ identity: a, id: 'i1', ...(entry ? { entry } : {}) });
+    expect(repeatedWriteOutcome(planned({ id: 'i1', hash: null, prev: null }))).toBe('created');
+    expect(repeatedWriteOutcome(planned({ id: 'i1', hash: null, prev: 'old' }))).toBe('updated');
+    expect(repeatedWriteOutcome(planned({ id: 'i1', hash: null, prev: a.hash }))).toBe('unchanged');
+    expect(repeatedWriteOutcome(planned({ id: 'i1', hash: null }))).toBe('unchanged');
+    expect(repeatedWriteOutcome(planned({ id: 'i1', hash: 'other' }))).toBe('unchanged');
+    expect(repeatedWriteOutcome(planned())).toBe('unchanged');
+  });
+
+  it('plans the writes of one part without looking for deletions', () => {
+    const plan = planWrites(manifestOf(['gone', { id: 'g', hash: 'h' }]), [a], ids());
+    expect(plan).toEqual({ creates: [{ identity: a, id: 'new-1' }], updates: [], unchanged: 0 });
   });
 });

@@ -1,24 +1,27 @@
-/** The imports container does not index manifest entries: a shard of a large source costs its size to write, not its thousands of keys. */
+/**
+ * The imports container does not index manifest entries or staged parts: a manifest segment or a part
+ * costs its size to write, not its thousands of keys.
+ */
 import { randomUUID } from 'node:crypto';
 import { CONTAINERS } from '../../../lib/store/containers';
-import { MANIFEST_SHARDS } from '../../../lib/imports/manifest';
+import { SEGMENT_MAX_BYTES, segmentBodies } from '../../../lib/imports/manifest';
 import { createCharge, indexTerms } from '../../../devhost/cosmos/requestCharge';
 
 describe('imports container indexing', () => {
-  it('a manifest shard of a 200,000-identity source writes for about a hundred RU, not over a thousand', () => {
-    const entries: Record<string, { id: string; hash: string }> = {};
-    for (let i = 0; i < 200_000 / MANIFEST_SHARDS; i++)
-      entries[`EMP-${i * MANIFEST_SHARDS}`] = { id: randomUUID(), hash: 'f'.repeat(64) };
-    const shard = { id: 'manifest-7', pk: 't|src:Big', kind: 'manifestShard', shard: 7, entries };
+  it('a full manifest segment writes for its size (about 600 RU), not for its thousands of keys', () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => `EMP-${i}`);
+    const [entries] = segmentBodies(keys, () => ({ id: randomUUID(), hash: 'f'.repeat(22) }));
+    const segment = { id: 'manifest-g-000007', pk: 't|src:Big', kind: 'manifestSegment', gen: 'g', seq: 7, entries };
+    expect(Buffer.byteLength(JSON.stringify(segment))).toBeLessThan(SEGMENT_MAX_BYTES + 200);
     const policy = CONTAINERS.imports.indexingPolicy;
-    expect(indexTerms(shard, policy).sort()).toEqual([
-      '#0=["manifestShard","manifest-7"]',
-      'id="manifest-7"',
-      'kind="manifestShard"',
+    expect(indexTerms(segment, policy).sort()).toEqual([
+      '#0=["manifestSegment","manifest-g-000007"]',
+      'id="manifest-g-000007"',
+      'kind="manifestSegment"',
       'pk="t|src:Big"',
     ]);
-    expect(createCharge(shard, policy)).toBeLessThan(200);
-    // Indexed like the other containers (everything), the same shard costs over a thousand.
-    expect(createCharge(shard)).toBeGreaterThan(1000);
+    expect(createCharge(segment, policy)).toBeLessThan(700);
+    // Indexed like the other containers (everything), the same segment costs several times more.
+    expect(createCharge(segment)).toBeGreaterThan(2000);
   });
 });

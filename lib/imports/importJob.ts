@@ -1,0 +1,508 @@
+/**
+ * The job of a staged import, on the background queue: one message does one bounded step and enqueues the
+ * next; what was done lives in the store (the job document: phase, next part, counts), so a step that
+ * stopped (a crash, kill -9, the host's time limit) is done again from there, by the queue's own retry or
+ * by the resumer, with no client sending anything.
+ *
+ * Phases:
+ * - check (one step): every part's keys against the manifest, before anything is written: an externalId in
+ *   two parts, or more deletions than the delete guard allows, ends the run REJECTED with nothing written;
+ *   a dry run ends here with the counts it would write;
+ * - apply: parts in order, each step up to WRITES_PER_STEP identity writes (the bodies of parts with
+ *   nothing to write are never read), through the same writer as a set in one request (manifest intent,
+ *   writes, manifest outcome), so a step done twice writes nothing twice;
+ * - delete: identities of the source the set no longer holds, after every part is applied;
+ * - finish: the run COMPLETED, the source's lease released, the parts deleted.
+ * A step holds the job for STEP_LEASE_MS, renewed by its heartbeat; one step of any job runs at a time in a
+ * process (another waits on the queue), so a process holds one source's manifest in memory at most.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store, WithEtag } from '../store/store';
+import type { WorkQueue } from '../background/workQueue';
+import { atHighPriority } from '../store/priority';
+import { DomainError } from '../util/domainError';
+import { uuid7 } from '../util/uuid7';
+import { deleteLimitExceeded, type ImportCounts, type Importer } from './importer';
+import { ImportManifest } from './manifest';
+import { exceedsDeleteRatio, planWrites, type PlannedWrite } from './importPlan';
+import { releaseJobLease, renewJobLease } from './importLease';
+import { describeFailure, type RunFailure, type RunHistory, type StagedRunChange } from './runHistory';
+import {
+  SetCheck,
+  WRITES_PER_STEP,
+  STEP_HEARTBEAT_MS,
+  STEP_LEASE_MS,
+  resumeDecision,
+  stepDecision,
+  takesAnotherPart,
+} from './jobPlan';
+import { StagedStore, type ImportJobDoc, type JobPhase, type StagedImportDoc } from './stagedStore';
+
+export interface ImportJobDeps {
+  store: Store;
+  importer: Importer;
+  runs: RunHistory;
+  queue: WorkQueue;
+  /** Identity writes (or deletions) one step makes at most (IMPORT_STEP_MAX_WRITES). */
+  stepWrites?: number;
+}
+
+/** A queue message of a job: which import, in which source partition, and the step it does. */
+export interface ImportStepWork {
+  tenantId: string;
+  partition: string;
+  importId: string;
+  step: number;
+}
+
+export interface ImportStepResult {
+  /**
+   * stepped: a step was done and the next one queued; ended: the run ended (completed, rejected or failed);
+   * stale: the message's step was done already, or the job ended; held: another step holds the job now;
+   * busy: this process runs another job's step, the message was put back; missing: no such job (or its
+   * completion was never recorded).
+   */
+  outcome: 'stepped' | 'ended' | 'stale' | 'held' | 'busy' | 'missing';
+  /** How the run ended (outcome ended). */
+  status?: 'completed' | 'rejected' | 'failed';
+  phase?: JobPhase;
+  applied?: number;
+  total?: number;
+}
+
+/** A message put back because this process runs another step comes back after this long. */
+export const BUSY_DELAY_SECONDS = 3;
+
+/** A step running longer than the function's time limit no longer keeps others out (the host has given up on it). */
+const STEP_GATE_MS = 10 * 60_000;
+let steppingSince: number | undefined;
+
+/** One step of a job (called from the queue function, at low priority for the job's tenant). */
+export async function runImportStep(
+  deps: ImportJobDeps,
+  work: ImportStepWork,
+  now: () => number = Date.now,
+): Promise<{ result: ImportStepResult; continued: boolean }> {
+  const started = now();
+  if (steppingSince !== undefined && started - steppingSince < STEP_GATE_MS) {
+    await deps.queue.send({ kind: 'import', ...work }, BUSY_DELAY_SECONDS);
+    return { result: { outcome: 'busy' }, continued: true };
+  }
+  steppingSince = started;
+  try {
+    return await new JobStep(deps, work, now).run();
+  } finally {
+    if (steppingSince === started) steppingSince = undefined;
+  }
+}
+
+function partsGone(): DomainError {
+  return new DomainError(
+    'IMPORT_PARTS_EXPIRED',
+    'A part of the import was no longer stored when its job came to it (its time to live had passed); stage the import again',
+  );
+}
+
+const noCounts = (): ImportCounts => ({ created: 0, updated: 0, deleted: 0, unchanged: 0 });
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function addCounts(a: ImportCounts, b: ImportCounts): ImportCounts {
+  return {
+    created: a.created + b.created,
+    updated: a.updated + b.updated,
+    deleted: a.deleted + b.deleted,
+    unchanged: a.unchanged + b.unchanged,
+  };
+}
+
+/** The job without its step's hold. */
+function released(job: ImportJobDoc): ImportJobDoc {
+  const { holder: _holder, heldUntil: _heldUntil, ...rest } = job;
+  return rest;
+}
+
+class JobStep {
+  private readonly docs: StagedStore;
+  private readonly holder = randomUUID();
+  /** The job as this step works on it. */
+  private job!: ImportJobDoc;
+  /** The job as last stored (what the heartbeat renews). */
+  private saved!: ImportJobDoc;
+  private etag!: string;
+  private writing: Promise<unknown> = Promise.resolve();
+  /** Another writer changed the job (the resumer found this step's hold lapsed): this step stops. */
+  private lost = false;
+  private readonly stepWrites: number;
+  private endedAs: ImportStepResult['status'];
+
+  constructor(
+    private readonly deps: ImportJobDeps,
+    private readonly work: ImportStepWork,
+    private readonly now: () => number,
+  ) {
+    this.docs = new StagedStore(deps.store);
+    this.stepWrites = deps.stepWrites ?? WRITES_PER_STEP;
+  }
+
+  async run(): Promise<{ result: ImportStepResult; continued: boolean }> {
+    const { partition: pk, importId, step } = this.work;
+    const found = await this.docs.readJob(pk, importId);
+    if (!found || found.tenantId !== this.work.tenantId) return this.answer('missing');
+    const decision = stepDecision(found, step, this.now());
+    if (decision === 'stale' || decision === 'held') return this.answer(decision, found);
+    const session = await this.docs.readSessionIn(pk, importId);
+    // Not committed (its completeImport stopped part-way): the next completeImport or the resumer removes it.
+    if (!session || session.runId !== found.runId) return this.answer('missing');
+    const { _etag, ...job } = found;
+    this.job = this.saved = job;
+    this.etag = _etag;
+    if (decision === 'exhausted') {
+      await this.end(session, 'failed', job.lastFailure ?? describeFailure(undefined).failure);
+      return this.answer('ended', this.job);
+    }
+    const held = await this.save({
+      ...job,
+      holder: this.holder,
+      heldUntil: iso(this.now() + STEP_LEASE_MS),
+      attempts: job.attempts + 1,
+    });
+    if (!held) return this.answer('held', job);
+    this.job = this.saved;
+    if (!job.dryRun && !(await renewJobLease(this.deps.store, pk, job.runId, this.now()))) {
+      // Another import took the source over (nothing worked on this job for JOB_LEASE_MS): the run reads abandoned.
+      await this.end(session, undefined);
+      return this.answer('ended', this.job);
+    }
+    const stopBeating = this.heartbeat();
+    try {
+      if (job.phase === 'check') await this.deps.runs.updateStaged(pk, job.runId, { status: 'running' });
+      const ended = await this.advance(session);
+      stopBeating();
+      if (ended || this.lost) return this.answer(ended ? 'ended' : 'held', this.job);
+      const next = { ...released(this.job), step: this.job.step + 1, attempts: 0, enqueuedAt: iso(this.now()) };
+      delete next.lastFailure;
+      if (!(await this.save(next))) return this.answer('held', this.job);
+      this.job = next;
+      await this.deps.runs.updateStaged(pk, next.runId, {
+        status: 'running',
+        importCounts: next.counts,
+        progress: { applied: next.applied, total: next.total },
+      });
+      await this.deps.queue.send({ kind: 'import', ...this.work, step: next.step });
+      return { result: this.result('stepped', next), continued: true };
+    } catch (err) {
+      stopBeating();
+      const { failure } = describeFailure(err);
+      if (err instanceof DomainError && err.code === 'IMPORT_PARTS_EXPIRED') {
+        await this.end(session, 'failed', failure);
+        return this.answer('ended', this.job);
+      }
+      // Tried again by the queue (after its visibility timeout) or by the resumer, up to MAX_STEP_ATTEMPTS.
+      await this.save({ ...released(this.saved), lastFailure: failure }).catch(() => undefined);
+      throw err;
+    } finally {
+      stopBeating();
+    }
+  }
+
+  private answer(outcome: ImportStepResult['outcome'], job?: ImportJobDoc) {
+    return { result: this.result(outcome, job), continued: false };
+  }
+
+  private result(outcome: ImportStepResult['outcome'], job?: ImportJobDoc): ImportStepResult {
+    const status = this.endedAs ? { status: this.endedAs } : {};
+    return job ? { outcome, ...status, phase: job.phase, applied: job.applied, total: job.total } : { outcome };
+  }
+
+  /** Replaces the job if no one else changed it (writes of this step one after the other); false once lost. */
+  private save(next: ImportJobDoc): Promise<boolean> {
+    const write = this.writing.then(async () => {
+      if (this.lost) return false;
+      const etag = await this.docs.replaceJob(next, this.etag);
+      if (etag === undefined) {
+        this.lost = true;
+        return false;
+      }
+      this.saved = next;
+      this.etag = etag;
+      return true;
+    });
+    this.writing = write.catch(() => undefined);
+    return write;
+  }
+
+  /** Renews the step's hold and the source's lease every STEP_HEARTBEAT_MS, at high priority. */
+  private heartbeat(): () => void {
+    const timer = setInterval(() => {
+      void atHighPriority(async () => {
+        if (this.lost) return;
+        await this.save({ ...this.saved, heldUntil: iso(this.now() + STEP_LEASE_MS) });
+        if (!this.job.dryRun) await renewJobLease(this.deps.store, this.work.partition, this.job.runId, this.now());
+      }).catch(() => undefined);
+    }, STEP_HEARTBEAT_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private async keys(session: StagedImportDoc, sequence: number, hash: string) {
+    const doc = await this.docs.readPartKeys(session.pk, session.importId, sequence, hash);
+    if (!doc) throw partsGone();
+    return doc.keys;
+  }
+
+  /** Does the work of the job's phase; true when the run ended. */
+  private async advance(session: StagedImportDoc): Promise<boolean> {
+    const job = this.job;
+    if (job.phase === 'check') return this.check(session);
+    if (job.phase === 'apply') await this.apply(session);
+    else if (job.phase === 'delete') await this.deleteAbsent(session);
+    if (this.job.phase === 'finish') {
+      await this.end(session, 'completed');
+      return true;
+    }
+    return false;
+  }
+
+  private async check(session: StagedImportDoc): Promise<boolean> {
+    const job = this.job;
+    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+    const check = new SetCheck(manifest.entries);
+    for (const [sequence, , hash] of session.parts) check.addPart(sequence, await this.keys(session, sequence, hash));
+    const { duplicates, firstDuplicate, planned, held } = check.result();
+    if (duplicates > 0) {
+      const first = firstDuplicate
+        ? ` (the first: part ${firstDuplicate.sequence}, identities[${firstDuplicate.index}])`
+        : '';
+      await this.end(session, 'rejected', {
+        code: 'BAD_USER_INPUT',
+        message: `The import was rejected: ${duplicates} identit(ies) repeat the externalId of an identity in an earlier part${first}; nothing was changed`,
+      });
+      return true;
+    }
+    if (exceedsDeleteRatio(planned.deleted, held, this.deps.importer.strictestDeleteRatio(job.maxDeletedRatio))) {
+      const refusal = deleteLimitExceeded(planned.deleted, held, job.maxDeletedRatio !== undefined);
+      await this.end(session, 'rejected', { code: refusal.code, message: refusal.message });
+      return true;
+    }
+    if (job.dryRun) {
+      this.job = { ...job, counts: planned, applied: job.total };
+      await this.end(session, 'completed');
+      return true;
+    }
+    // Nothing to create or update: the parts need not be read again.
+    const writes = planned.created + planned.updated;
+    this.job = {
+      ...job,
+      planned,
+      ...(writes === 0
+        ? {
+            phase: planned.deleted > 0 ? 'delete' : 'finish',
+            counts: { ...job.counts, unchanged: planned.unchanged },
+            applied: job.total,
+            nextPart: session.parts.length,
+          }
+        : { phase: 'apply' }),
+    };
+    return false;
+  }
+
+  private async apply(session: StagedImportDoc): Promise<void> {
+    const job = this.job;
+    const { store, importer } = this.deps;
+    const manifest = await ImportManifest.load(store, session.pk);
+    const started = this.now();
+    const creates: PlannedWrite[] = [];
+    const updates: PlannedWrite[] = [];
+    const counts = noCounts();
+    let next = job.nextPart;
+    let consumed = 0;
+    while (
+      next < session.parts.length &&
+      takesAnotherPart(
+        { parts: next - job.nextPart, writes: creates.length + updates.length, elapsedMs: this.now() - started },
+        this.stepWrites,
+      )
+    ) {
+      const [sequence, , hash] = session.parts[next] as [number, number, string];
+      const keys = await this.keys(session, sequence, hash);
+      const changed: number[] = [];
+      keys.forEach(([externalId, h], index) => {
+        if (manifest.entries.get(externalId)?.hash === h) counts.unchanged++;
+        else changed.push(index);
+      });
+      if (changed.length > 0) {
+        const body = await this.docs.readPartBody(session.pk, session.importId, sequence, hash);
+        if (!body) throw partsGone();
+        const identities = changed.map((index) => {
+          const attributes = body.identities[index];
+          const key = keys[index];
+          if (!attributes || !key) throw partsGone();
+          return { attributes, hash: key[1] };
+        });
+        const plan = planWrites(manifest.entries, identities, uuid7);
+        creates.push(...plan.creates);
+        updates.push(...plan.updates);
+      }
+      consumed += keys.length;
+      next++;
+    }
+    await importer.writePlanned(
+      job.tenantId,
+      job.source,
+      session.pk,
+      manifest,
+      { creates, updates, deletions: [] },
+      counts,
+    );
+    const done = next >= session.parts.length;
+    this.job = {
+      ...this.job,
+      counts: addCounts(job.counts, counts),
+      applied: job.applied + consumed,
+      nextPart: next,
+      ...(done ? { phase: (job.planned?.deleted ?? 0) > 0 ? 'delete' : 'finish' } : {}),
+    };
+  }
+
+  /** Deletes (a bounded number of) the source's identities that no part holds. */
+  private async deleteAbsent(session: StagedImportDoc): Promise<void> {
+    const job = this.job;
+    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+    const absent = new Set(manifest.entries.keys());
+    for (const [sequence, , hash] of session.parts)
+      for (const [externalId] of await this.keys(session, sequence, hash)) absent.delete(externalId);
+    const deletions: Array<{ externalId: string; entry: NonNullable<ReturnType<typeof manifest.entries.get>> }> = [];
+    for (const externalId of absent) {
+      if (deletions.length >= this.stepWrites) break;
+      const entry = manifest.entries.get(externalId);
+      if (entry) deletions.push({ externalId, entry });
+    }
+    const counts = noCounts();
+    await this.deps.importer.writePlanned(
+      job.tenantId,
+      job.source,
+      session.pk,
+      manifest,
+      { creates: [], updates: [], deletions },
+      counts,
+    );
+    this.job = {
+      ...this.job,
+      counts: addCounts(job.counts, counts),
+      ...(absent.size <= this.stepWrites ? { phase: 'finish' } : {}),
+    };
+  }
+
+  /**
+   * Ends the run (status and failure; undefined: leave the record as another import marked it), then the
+   * job; gives the source back, and deletes the parts. Each part of it may be done again.
+   */
+  private async end(
+    session: StagedImportDoc,
+    status: 'completed' | 'rejected' | 'failed' | undefined,
+    failure?: RunFailure,
+  ): Promise<void> {
+    const job = this.job;
+    const pk = session.pk;
+    this.endedAs = status;
+    if (status) {
+      const change: StagedRunChange = {
+        status,
+        endedAt: iso(this.now()),
+        progress: { applied: status === 'completed' ? job.total : job.applied, total: job.total },
+        ...(status !== 'rejected' ? { importCounts: job.counts } : {}),
+        ...(failure ? { failure } : {}),
+      };
+      await this.deps.runs.updateStaged(pk, job.runId, change);
+    }
+    const ended = { ...released(job), phase: 'done' as const, step: job.step + 1 };
+    // Lost to another step (this one's hold had lapsed): that step ends the job, and needs the parts until then.
+    if (!(await this.save(ended))) return;
+    this.job = ended;
+    if (!job.dryRun) await releaseJobLease(this.deps.store, pk, job.runId);
+    await this.docs.removeFromIndex(job.importId).catch(() => undefined);
+    await this.docs.deleteParts(pk, job.importId, session.parts).catch(() => undefined);
+  }
+}
+
+/** Ends the run of a job whose import's documents are gone (its time to live passed): nothing left to apply. */
+async function expireJob(deps: ImportJobDeps, job: WithEtag<ImportJobDoc>, now: number): Promise<void> {
+  const docs = new StagedStore(deps.store);
+  const { _etag, ...doc } = job;
+  await deps.runs.updateStaged(doc.pk, doc.runId, {
+    status: 'failed',
+    endedAt: iso(now),
+    importCounts: doc.counts,
+    progress: { applied: doc.applied, total: doc.total },
+    failure: { code: partsGone().code, message: partsGone().message },
+  });
+  if ((await docs.replaceJob({ ...released(doc), phase: 'done' }, _etag)) === undefined) return;
+  if (!doc.dryRun) await releaseJobLease(deps.store, doc.pk, doc.runId);
+  await docs.removeFromIndex(doc.importId);
+}
+
+/** Removes a job whose completion was never recorded, with its run, its entry for the resumer and its lease. */
+export async function discardUncommittedJob(
+  store: Store,
+  runs: RunHistory,
+  job: Pick<ImportJobDoc, 'pk' | 'importId' | 'runId' | 'tenantId' | 'source' | 'dryRun'>,
+): Promise<void> {
+  const docs = new StagedStore(store);
+  await docs.removeFromIndex(job.importId).catch(() => undefined);
+  await runs.discardStaged(job.tenantId, job.source, job.runId).catch(() => undefined);
+  if (!job.dryRun) await releaseJobLease(store, job.pk, job.runId);
+  await docs.deleteJob(job.pk, job.importId);
+}
+
+export interface ResumeResult {
+  /** Jobs listed as running. */
+  listed: number;
+  /** Handed to the queue again: their step stopped (its hold lapsed) or its message was lost. */
+  resumed: number;
+  /** Ended jobs taken off the list; completions that never recorded themselves removed. */
+  cleaned: number;
+}
+
+/**
+ * Hands every stopped job to the queue again (run by a timer every minute): a job whose step is not held
+ * and was handed to the queue over RESUME_AFTER_MS ago has lost its message or its process. The job's lease
+ * and run are marked alive, so its source stays held and its run does not read abandoned.
+ */
+export async function resumeImportJobs(deps: ImportJobDeps, now = Date.now()): Promise<ResumeResult> {
+  const docs = new StagedStore(deps.store);
+  const listed = await docs.indexedJobs();
+  const result: ResumeResult = { listed: listed.length, resumed: 0, cleaned: 0 };
+  for (const entry of listed) {
+    const pk = entry.partition;
+    const job = await docs.readJob(pk, entry.importId);
+    const session = job ? await docs.readSessionIn(pk, entry.importId) : undefined;
+    const state = !session ? 'missing' : session.runId === job?.runId ? 'committed' : 'uncommitted';
+    const decision = resumeDecision(job, state, now);
+    if (decision === 'expired' && job) {
+      await expireJob(deps, job, now);
+      result.cleaned++;
+    } else if (decision === 'ended') {
+      if (!job?.dryRun) await releaseJobLease(deps.store, pk, entry.runId);
+      await docs.removeFromIndex(entry.importId);
+      result.cleaned++;
+    } else if (decision === 'uncommitted' && job) {
+      await discardUncommittedJob(deps.store, deps.runs, job);
+      result.cleaned++;
+    } else if (decision === 'resume' && job) {
+      const { _etag, ...doc } = job;
+      // Written only if unchanged: a step that took the job meanwhile keeps it.
+      if ((await docs.replaceJob({ ...released(doc), enqueuedAt: iso(now) }, _etag)) === undefined) continue;
+      if (!doc.dryRun) await renewJobLease(deps.store, pk, doc.runId, now);
+      await deps.runs.updateStaged(pk, doc.runId, {});
+      await deps.queue.send({
+        kind: 'import',
+        tenantId: doc.tenantId,
+        partition: pk,
+        importId: doc.importId,
+        step: doc.step,
+      });
+      result.resumed++;
+    }
+  }
+  return result;
+}

@@ -19,8 +19,7 @@ import { customSourceKey } from '../../lib/imports/importer';
 const IDENTITIES = 3_000;
 const PART_SIZE = 500;
 
-// enabled when the staged import operations land
-describe.skip('import client: staged import against the service', () => {
+describe('import client: staged import against the service', () => {
   let stack: TestStack;
   let dir: string;
   beforeAll(async () => {

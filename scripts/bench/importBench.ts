@@ -15,6 +15,7 @@ import vm from 'node:vm';
 import { printTable, startBenchStack, tokenFor, type Stack, runBench, postJsonNoTimeout } from './harness';
 import { storeInProcess } from './storeProcess';
 import { LOCAL_COSMOS_KEY } from '../../devhost/cosmosServer';
+import { bulkBudgetsFor } from '../../devhost/bulkBudgets';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import type { ImportIdentityInput } from '../../lib/imports/importInput';
 import { diffCounters, storeCounters, type StoreCounters } from '../../lib/store/metrics';
@@ -121,6 +122,8 @@ async function main(): Promise<void> {
     process.env.COSMOS_KEY = LOCAL_COSMOS_KEY;
     const stack = await startBenchStack({
       BULK_ITEMS_PER_MINUTE: '50000000',
+      // Bulk work paced as the local stack paces it for an engine of this many RU/s (none: not held back).
+      ...bulkBudgetsFor(RU_PER_SECOND),
       GRAPHQL_REQUESTS_PER_MINUTE: '1000000',
       IMPORT_MAX_IDENTITIES: String(n),
     });

@@ -65,7 +65,9 @@ describe('GraphQL: bounded work before and during parsing', () => {
     expect(codes({ body })).toEqual(['QUERY_TOO_LARGE']);
     expect(body.errors?.[0]?.message).not.toContain('scimIntegrations');
     expect(answer.complete).toBe(false);
-    expect(answer.bytesSent).toBeLessThan(4 * MB);
+    // What the client had written before the refusal came back includes the loopback's socket buffers, a few
+    // MB on a loaded machine: well short of the document all the same.
+    expect(answer.bytesSent).toBeLessThan(6 * MB);
     // Taking the document in would hold 8 MB of text and a parse tree many times that.
     expect(peak - before).toBeLessThan(16 * MB);
   });

@@ -24,6 +24,13 @@ export interface LinkEventView {
   userId: string | null;
 }
 
+export interface IdentityChangeView {
+  at: string;
+  actor: { kind: string; id: string; displayName: string | null };
+  operation: string;
+  changedAttributes: string[];
+}
+
 /**
  * The GraphQL BusinessIdentity of a stored identity. Personal numbers and document numbers are
  * not part of it (spec §2.1 rule 1: only the creating SCIM integration reads them): only their kinds.
@@ -52,6 +59,8 @@ export function identityView(doc: IdentityDoc, source: string) {
     nextCheckAt:
       doc.link.status === 'pending' || doc.link.status === 'conflict' ? (doc.link.nextCheckAt ?? null) : null,
     linkHistory: [] as LinkEventView[],
+    history: [] as IdentityChangeView[],
+    historyOmitted: 0,
     created: doc.created,
     lastModified: doc.lastModified,
   };

@@ -10,11 +10,11 @@ const schema = buildSchema(
 
 describe('the console operations', () => {
   it.each(Object.entries(Q))('%s is valid against schema.graphql', (_name, document) => {
-    expect(validate(schema, parse(document)).map((e) => e.message)).toEqual([]);
+    expect(validate(schema, parse(document.toString())).map((e) => e.message)).toEqual([]);
   });
 
   it('never selects a personal number or document number', () => {
     for (const document of Object.values(Q))
-      expect(document).not.toMatch(/\bvalue\b|documentNumber|personalNumbers\s*\{/);
+      expect(document.toString()).not.toMatch(/\bvalue\b|documentNumber|personalNumbers\s*\{/);
   });
 });

@@ -33,7 +33,7 @@ export function ManualPage({ send }: { send: Send }) {
   const set = (k: keyof Form) => (_e: unknown, d: { value: string }) => setForm((f) => ({ ...f, [k]: d.value }));
   const submit = () => {
     const common = { firstName: form.firstName, lastName: form.lastName, affiliationType: form.affiliationType };
-    const numbers = form.cpr ? { personalNumbers: [{ type: 'DK_CPR', value: form.cpr }] } : {};
+    const numbers = form.cpr ? { personalNumbers: [{ type: 'DK_CPR' as const, value: form.cpr }] } : {};
     if (editing)
       return act(
         () => send('updateManual', { input: { id: editing.id, ...common, ...numbers } }),

@@ -59,6 +59,7 @@ graphql(`
     startedAt
     endedAt
     submitted
+    dryRun
     importCounts {
       created
       updated

@@ -42,5 +42,8 @@ export const useStyles = makeStyles({
   tableWrap: { overflowX: 'auto', maxWidth: '100%' },
   cards: { display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(260px, 1fr))', gap: '12px' },
   mono: { fontFamily: tokens.fontFamilyMonospace, wordBreak: 'break-all' },
+  trend: { display: 'flex', flexDirection: 'column', gap: '8px', alignItems: 'stretch' },
+  chart: { width: '100%', maxWidth: '60rem', minHeight: '260px' },
+  standsOut: { margin: 0, paddingLeft: '20px' },
   dl: { display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 16px', margin: 0 },
 });

@@ -155,7 +155,7 @@ export type IntegrationFieldsFragment = { id: string, displayName: string, clien
 
 export type IdentityFieldsFragment = { id: string, source: string, externalId: string, userName: string | null, affiliationType: AffiliationType, firstName: string, lastName: string, active: boolean, birthDate: string | null, nationality: string | null, personalNumberTypes: Array<PersonalNumberType>, identityDocumentTypes: Array<IdentityDocumentType>, directoryUserPrincipalName: string | null, directoryLinkStatus: DirectoryLinkStatus, directoryLinkSource: DirectoryLinkSource | null, directoryLinkedUserId: string | null, linkedUserPrincipalName: string | null, nextCheckAt: string | null, created: string, lastModified: string, conflictHeldBy: { source: string, id: string, externalId: string } | null };
 
-export type RunFieldsFragment = { id: string, operation: ImportRunOperation, source: string, clientId: string, status: ImportRunStatus, startedAt: string, endedAt: string | null, submitted: number, importCounts: { created: number, updated: number, deleted: number, unchanged: number } | null, associationCounts: { associated: number, unchanged: number, unknownExternalIds: number, unknownUserPrincipalNames: number, conflictingUserPrincipalNames: number, notDone: number } | null, failure: { code: string, message: string } | null };
+export type RunFieldsFragment = { id: string, operation: ImportRunOperation, source: string, clientId: string, status: ImportRunStatus, startedAt: string, endedAt: string | null, submitted: number, dryRun: boolean, importCounts: { created: number, updated: number, deleted: number, unchanged: number } | null, associationCounts: { associated: number, unchanged: number, unknownExternalIds: number, unknownUserPrincipalNames: number, conflictingUserPrincipalNames: number, notDone: number } | null, failure: { code: string, message: string } | null };
 
 export type IntegrationsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -226,7 +226,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { importRuns: Array<{ id: string, operation: ImportRunOperation, source: string, clientId: string, status: ImportRunStatus, startedAt: string, endedAt: string | null, submitted: number, importCounts: { created: number, updated: number, deleted: number, unchanged: number } | null, associationCounts: { associated: number, unchanged: number, unknownExternalIds: number, unknownUserPrincipalNames: number, conflictingUserPrincipalNames: number, notDone: number } | null, failure: { code: string, message: string } | null }> };
+export type RunsQuery = { importRuns: Array<{ id: string, operation: ImportRunOperation, source: string, clientId: string, status: ImportRunStatus, startedAt: string, endedAt: string | null, submitted: number, dryRun: boolean, importCounts: { created: number, updated: number, deleted: number, unchanged: number } | null, associationCounts: { associated: number, unchanged: number, unknownExternalIds: number, unknownUserPrincipalNames: number, conflictingUserPrincipalNames: number, notDone: number } | null, failure: { code: string, message: string } | null }> };
 
 export type CreateManualMutationVariables = Exact<{
   input: ImportBusinessIdentityInput;
@@ -332,6 +332,7 @@ export const RunFieldsFragmentDoc = new TypedDocumentString(`
   startedAt
   endedAt
   submitted
+  dryRun
   importCounts {
     created
     updated
@@ -605,6 +606,7 @@ export const RunsDocument = new TypedDocumentString(`
   startedAt
   endedAt
   submitted
+  dryRun
   importCounts {
     created
     updated

@@ -20,6 +20,7 @@ import { useStyles } from '../styles';
 import { StatusBadge } from './IdentitiesPage';
 import { Confirm } from './Confirm';
 import { useSourceNames } from './SourcePicker';
+import { IdentityHistory } from './IdentityHistory';
 
 const KIND: Record<string, string> = {
   DK_CPR: 'Danish CPR number',
@@ -138,6 +139,7 @@ export function IdentityPage({ send, source, id }: { send: Send; source: string;
                 onConfirm={() => void act(() => send('unlink', { input: { source: i.source, id: i.id } }))}
               />
             </div>
+            <IdentityHistory history={i.history} omitted={i.historyOmitted} />
             <Title3 as="h2">Link history</Title3>
             {i.linkHistory.length === 0 ? (
               <p>No link change recorded.</p>

@@ -1,5 +1,7 @@
+import { lazy, Suspense } from 'react';
 import {
   Badge,
+  Spinner,
   Table,
   TableBody,
   TableCell,
@@ -7,6 +9,7 @@ import {
   TableHeaderCell,
   TableRow,
   Title2,
+  Title3,
 } from '@fluentui/react-components';
 import type { ImportRun, Send } from '../api';
 import { Show, useLoad, when } from '../data';
@@ -14,6 +17,10 @@ import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { SourcePicker } from './SourcePicker';
 import { RouteLink } from '../RouteLink';
+import { runTrend } from '../runTrend';
+
+// The chart library is a large part of the console's code: it loads with the first Runs page, not with the console.
+const RunChart = lazy(() => import('./RunChart').then((m) => ({ default: m.RunChart })));
 
 function counts(r: ImportRun): string {
   if (r.importCounts) {
@@ -30,7 +37,8 @@ function counts(r: ImportRun): string {
 export function RunsPage({ send, source }: { send: Send; source: string | undefined }) {
   const styles = useStyles();
   const [runs] = useLoad(
-    async () => (source ? (await send('runs', { source, first: 50 })).importRuns : null),
+    // Runs are kept 90 days and at most 100 are listed: all of them feed the chart, the newest 50 the table.
+    async () => (source ? (await send('runs', { source, first: 100 })).importRuns : null),
     [send, source],
   );
   return (
@@ -50,45 +58,51 @@ export function RunsPage({ send, source }: { send: Send; source: string | undefi
       ) : (
         <Show loaded={runs} label="runs" empty="This source has no run yet." isEmpty={(v) => !v || v.length === 0}>
           {(items) => (
-            <div className={styles.tableWrap}>
-              <Table aria-label="Runs">
-                <TableHeader>
-                  <TableRow>
-                    <TableHeaderCell>Started</TableHeaderCell>
-                    <TableHeaderCell>Operation</TableHeaderCell>
-                    <TableHeaderCell>Status</TableHeaderCell>
-                    <TableHeaderCell>Submitted</TableHeaderCell>
-                    <TableHeaderCell>Counts</TableHeaderCell>
-                    <TableHeaderCell>Failure</TableHeaderCell>
-                  </TableRow>
-                </TableHeader>
-                <TableBody>
-                  {(items ?? []).map((r) => (
-                    <TableRow key={r.id}>
-                      <TableCell>{when(r.startedAt)}</TableCell>
-                      <TableCell>{r.operation.toLowerCase()}</TableCell>
-                      <TableCell>
-                        <Badge
-                          appearance="tint"
-                          color={
-                            r.status === 'COMPLETED'
-                              ? 'success'
-                              : r.status === 'RUNNING' || r.status === 'QUEUED'
-                                ? 'informative'
-                                : 'danger'
-                          }
-                        >
-                          {r.status}
-                        </Badge>
-                      </TableCell>
-                      <TableCell>{r.submitted}</TableCell>
-                      <TableCell>{counts(r)}</TableCell>
-                      <TableCell>{r.failure ? `${r.failure.code}: ${r.failure.message}` : '—'}</TableCell>
+            <>
+              <Suspense fallback={<Spinner size="small" label="Loading the chart…" />}>
+                <RunChart trend={runTrend(items ?? [], new Date())} />
+              </Suspense>
+              <Title3 as="h2">Recent runs</Title3>
+              <div className={styles.tableWrap}>
+                <Table aria-label="Runs">
+                  <TableHeader>
+                    <TableRow>
+                      <TableHeaderCell>Started</TableHeaderCell>
+                      <TableHeaderCell>Operation</TableHeaderCell>
+                      <TableHeaderCell>Status</TableHeaderCell>
+                      <TableHeaderCell>Submitted</TableHeaderCell>
+                      <TableHeaderCell>Counts</TableHeaderCell>
+                      <TableHeaderCell>Failure</TableHeaderCell>
                     </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            </div>
+                  </TableHeader>
+                  <TableBody>
+                    {(items ?? []).slice(0, 50).map((r) => (
+                      <TableRow key={r.id}>
+                        <TableCell>{when(r.startedAt)}</TableCell>
+                        <TableCell>{r.operation.toLowerCase()}</TableCell>
+                        <TableCell>
+                          <Badge
+                            appearance="tint"
+                            color={
+                              r.status === 'COMPLETED'
+                                ? 'success'
+                                : r.status === 'RUNNING' || r.status === 'QUEUED'
+                                  ? 'informative'
+                                  : 'danger'
+                            }
+                          >
+                            {r.status}
+                          </Badge>
+                        </TableCell>
+                        <TableCell>{r.submitted}</TableCell>
+                        <TableCell>{counts(r)}</TableCell>
+                        <TableCell>{r.failure ? `${r.failure.code}: ${r.failure.message}` : '—'}</TableCell>
+                      </TableRow>
+                    ))}
+                  </TableBody>
+                </Table>
+              </div>
+            </>
           )}
         </Show>
       )}

@@ -246,6 +246,7 @@ describe('administrator console (browser)', () => {
     const runs = page.getByRole('table', { name: 'Runs' });
     await runs.getByText('COMPLETED').waitFor();
     await runs.getByText('created 2, updated 0, deleted 0, unchanged 0').waitFor();
+    await page.getByRole('figure', { name: /Created, updated and deleted identities per import run/ }).waitFor();
     await screenshot(page, 'console-runs');
     await go(page, 'Overview');
     await page.getByRole('link', { name: 'Payroll', exact: true }).waitFor();
@@ -365,6 +366,104 @@ describe('administrator console (browser)', () => {
     const run = table.getByRole('row', { name: /import/ });
     await run.getByText('Succeeded').waitFor();
     await run.getByText('created 1, updated 0, deleted 0, unchanged 0').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("shows an identity's history on its page: who changed it and which attributes, by name, never a value", async () => {
+    const client = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    const created = await client.create(
+      userBody({ externalId: 'HIST-1' }, { personalNumbers: [{ type: 'DkCpr', value: CPR }] }),
+    );
+    expect(created.status).toBe(201);
+    const patched = await client.patch(created.body.id, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'name.givenName', value: 'Annika' }],
+    });
+    expect(patched.status).toBe(200);
+    const page = await signIn('Dev Admin', DESKTOP, `/console/identity/${integrationId}/${created.body.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Annika Berg' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
+    const table = page.getByRole('table', { name: 'History', exact: true });
+    const empty = page.getByText('No changes recorded.');
+    await table.or(empty).waitFor();
+    if (await table.isVisible()) {
+      // Recorded history: the PATCH first, naming the attribute; the create naming the personal numbers by name.
+      const rows = table.getByRole('row');
+      await rows.nth(2).waitFor();
+      expect(await rows.nth(1).innerText()).toMatch(/Dev SCIM[\s\S]*name\.givenName/);
+      expect(await rows.nth(2).innerText()).toMatch(/Dev SCIM[\s\S]*personalNumbers/);
+    } else {
+      // Until the service records changes, the section says there are none.
+      expect(await empty.isVisible()).toBe(true);
+    }
+    const text = await page.locator('main').innerText();
+    for (const s of SECRETS) expect(text).not.toContain(s);
+    await page.getByRole('heading', { level: 2, name: 'History', exact: true }).evaluate((e) => e.scrollIntoView());
+    await screenshot(page, 'console-activity-history');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("charts a custom source's import runs and names the runs whose deletions stand out, with the reason in text", async () => {
+    const people = (n: number) =>
+      Array.from({ length: n }, (_, k) => ({
+        externalId: `T-${k + 1}`,
+        affiliationType: 'EMPLOYMENT',
+        firstName: 'Tove',
+        lastName: `Trend ${k + 1}`,
+      }));
+    const importSet = async (n: number, maxDeletedRatio?: number) =>
+      graphql('mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { deleted } }', {
+        i: { source: 'Trend-HR', identities: people(n), ...(maxDeletedRatio !== undefined ? { maxDeletedRatio } : {}) },
+      });
+    // 20 created; 1 of 20 deleted (5 %); nothing deleted; 9 of 19 deleted (47.4 %, over 3 × the median 5 %);
+    // then a set that would delete 8 of 10, refused by the request's delete guard.
+    for (const n of [20, 19, 19, 10]) expect((await importSet(n)).errors).toBeUndefined();
+    const refused = (await importSet(2, 0.5)) as { errors?: Array<{ extensions?: { code?: string } }> };
+    expect(refused.errors?.[0]?.extensions?.code).toBe('IMPORT_DELETE_LIMIT_EXCEEDED');
+
+    const page = await signIn('Dev Admin', DESKTOP, '/console/runs?source=Trend-HR');
+    const figure = page.getByRole('figure', { name: /Created, updated and deleted identities per import run/ });
+    await figure.waitFor();
+    await figure.locator('svg rect').first().waitFor();
+    await page.getByText(/^5 import runs; median deleted share 5 %; 2 stand out \(marked ⚠\)\.$/).waitFor();
+    const marked = page.getByRole('list', { name: 'Runs that stand out' }).getByRole('listitem');
+    expect(await marked.count()).toBe(2);
+    expect(await marked.nth(0).innerText()).toContain(
+      'Deleted 47.4 % of the source (9 of 19), more than 3 times the median of 5 % over the last 90 days.',
+    );
+    expect(await marked.nth(1).innerText()).toMatch(
+      /Refused by the delete guard \(IMPORT_DELETE_LIMIT_EXCEEDED\): The import would delete 8 of 10 identities/,
+    );
+    await page
+      .getByRole('heading', { level: 2, name: 'Import runs, last 90 days' })
+      .evaluate((e) => e.scrollIntoView());
+    await screenshot(page, 'console-runs-chart');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The table alternative, from the keyboard: every run with its counts and whether it stands out.
+    await page.getByRole('button', { name: 'Show as table' }).focus();
+    await page.keyboard.press('Enter');
+    const table = page.getByRole('table', { name: /Created, updated and deleted identities per import run/ });
+    await table.waitFor();
+    const rows = table.getByRole('row');
+    expect(await rows.count()).toBe(6);
+    expect(await rows.nth(4).innerText()).toMatch(/^⚠[\s\S]*completed\s+0\s+0\s+9\s+47\.4 %\s+Deleted 47\.4 %/);
+    expect(await rows.nth(2).innerText()).toMatch(/completed\s+0\s+0\s+1\s+5 %\s+No$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(DESKTOP.width);
+    // Fluent's chart draws and styles under the console's CSP (the browser reports any refusal on the console).
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the run chart on a phone without horizontal overflow', async () => {
+    const page = await signIn('Dev Admin', PHONE, '/console/runs?source=Trend-HR');
+    await page.getByRole('figure', { name: /Created, updated and deleted identities per import run/ }).waitFor();
+    await page.getByRole('list', { name: 'Runs that stand out' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });

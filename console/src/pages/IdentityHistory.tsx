@@ -12,6 +12,7 @@ import {
 import type { IdentityChange } from '../api';
 import { when } from '../data';
 import { useStyles } from '../styles';
+import { TableWrap } from '../TableWrap';
 
 const ACTOR: Record<IdentityChange['actor']['kind'], string> = {
   INTEGRATION: 'SCIM integration',
@@ -28,7 +29,7 @@ export function IdentityHistory({ history, omitted }: { history: IdentityChange[
       {history.length === 0 ? (
         <Text role="status">No changes recorded.</Text>
       ) : (
-        <div className={styles.tableWrap}>
+        <TableWrap label="History">
           <Table aria-label="History" size="small">
             <TableHeader>
               <TableRow>
@@ -51,7 +52,7 @@ export function IdentityHistory({ history, omitted }: { history: IdentityChange[
               ))}
             </TableBody>
           </Table>
-        </div>
+        </TableWrap>
       )}
       {omitted > 0 && (
         <Text>

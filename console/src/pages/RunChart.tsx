@@ -18,6 +18,7 @@ import {
 import { VerticalStackedBarChart, type VerticalStackedChartProps } from '@fluentui/react-charts';
 import { percent, TREND_DAYS, type RunTrend, type TrendRun } from '../runTrend';
 import { useStyles } from '../styles';
+import { TableWrap } from '../TableWrap';
 
 const COLORS = { created: '#107c10', updated: '#0f6cbd', deleted: '#c50f1f' } as const;
 export const CHART_TITLE = `Created, updated and deleted identities per import run, last ${TREND_DAYS} days`;
@@ -100,7 +101,7 @@ export function RunChart({ trend }: { trend: RunTrend }) {
             </ToggleButton>
           </div>
           {asTable && (
-            <div className={styles.tableWrap}>
+            <TableWrap label="Import runs as a table">
               <Table aria-label={CHART_TITLE} size="small">
                 <TableHeader>
                   <TableRow>
@@ -127,7 +128,7 @@ export function RunChart({ trend }: { trend: RunTrend }) {
                   ))}
                 </TableBody>
               </Table>
-            </div>
+            </TableWrap>
           )}
         </>
       )}

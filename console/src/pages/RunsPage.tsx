@@ -15,6 +15,7 @@ import type { ImportRun, Send } from '../api';
 import { Show, useLoad, when } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
+import { TableWrap } from '../TableWrap';
 import { SourcePicker } from './SourcePicker';
 import { RouteLink } from '../RouteLink';
 import { runTrend } from '../runTrend';
@@ -63,7 +64,7 @@ export function RunsPage({ send, source }: { send: Send; source: string | undefi
                 <RunChart trend={runTrend(items ?? [], new Date())} />
               </Suspense>
               <Title3 as="h2">Recent runs</Title3>
-              <div className={styles.tableWrap}>
+              <TableWrap label="Recent runs">
                 <Table aria-label="Runs">
                   <TableHeader>
                     <TableRow>
@@ -101,7 +102,7 @@ export function RunsPage({ send, source }: { send: Send; source: string | undefi
                     ))}
                   </TableBody>
                 </Table>
-              </div>
+              </TableWrap>
             </>
           )}
         </Show>

@@ -28,7 +28,7 @@ describe('who may call each operation', () => {
   it('lets console users call exactly what the console sends, and applications everything', () => {
     const consoleFields = new Set(
       Object.values(Q).flatMap((document) => {
-        const doc = parse(document);
+        const doc = parse(document.toString());
         const op = getOperationAST(doc)!;
         return rootFields(doc, op).map((f) => `${op.operation === 'mutation' ? 'Mutation' : 'Query'}.${f}`);
       }),

@@ -427,6 +427,8 @@ describe('administrator console (browser)', () => {
     const figure = page.getByRole('figure', { name: /Created, updated and deleted identities per import run/ });
     await figure.waitFor();
     await figure.locator('svg rect').first().waitFor();
+    // Each bar is focusable and named with its run and count.
+    await figure.locator('[tabindex="0"][aria-label^="⚠"][aria-label$=": deleted 9"]').waitFor();
     await page.getByText(/^5 import runs; median deleted share 5 %; 2 stand out \(marked ⚠\)\.$/).waitFor();
     const marked = page.getByRole('list', { name: 'Runs that stand out' }).getByRole('listitem');
     expect(await marked.count()).toBe(2);

@@ -267,6 +267,9 @@ export type SourceSummary = G.SourcesQuery['sources'][number];
 export type ActivityEntry = G.ActivityQuery['activity']['nodes'][number];
 export type LinkStatus = G.DirectoryLinkStatus;
 export type ActivityOutcome = G.ActivityOutcome;
+export type AffiliationType = G.AffiliationType;
+export type DocumentKind = G.PersonalNumberType | G.IdentityDocumentType;
+export type BusinessIdentityFilter = G.BusinessIdentityFilter;
 
 export class GraphQLRequestError extends Error {
   constructor(

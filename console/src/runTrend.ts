@@ -5,20 +5,17 @@
  * run, i.e. deleted / (updated + unchanged + deleted). A run stands out when its share is more than three
  * times the median share of the source's runs in the window, or when the delete guard refused it.
  */
-export interface RunInput {
-  id: string;
-  operation: 'IMPORT' | 'ASSOCIATION';
-  status: string;
-  startedAt: string;
-  dryRun: boolean;
-  importCounts: { created: number; updated: number; deleted: number; unchanged: number } | null;
-  failure: { code: string; message: string } | null;
-}
+import type { ImportRun } from './api';
+
+export type RunInput = Pick<
+  ImportRun,
+  'id' | 'operation' | 'status' | 'startedAt' | 'dryRun' | 'importCounts' | 'failure'
+>;
 
 export interface TrendRun {
   id: string;
   startedAt: string;
-  status: string;
+  status: ImportRun['status'];
   created: number;
   updated: number;
   deleted: number;

@@ -423,7 +423,10 @@ describe('administrator console (browser)', () => {
     const refused = (await importSet(2, 0.5)) as { errors?: Array<{ extensions?: { code?: string } }> };
     expect(refused.errors?.[0]?.extensions?.code).toBe('IMPORT_DELETE_LIMIT_EXCEEDED');
 
-    const page = await signIn('Dev Admin', DESKTOP, '/console/runs?source=Trend-HR');
+    // From the source's card on the overview to its runs.
+    const page = await signIn('Dev Admin');
+    await page.getByRole('link', { name: 'Runs of Trend-HR, with their chart' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
     const figure = page.getByRole('figure', { name: /Created, updated and deleted identities per import run/ });
     await figure.waitFor();
     await figure.locator('svg rect').first().waitFor();

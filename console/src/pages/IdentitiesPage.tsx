@@ -14,7 +14,7 @@ import {
   TableRow,
   Title2,
 } from '@fluentui/react-components';
-import type { Identity, LinkStatus, Send } from '../api';
+import type { BusinessIdentityFilter, Identity, LinkStatus, Send } from '../api';
 import { Show, useLoad } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
@@ -51,7 +51,7 @@ export function IdentitiesPage({ send, source }: { send: Send; source: string | 
   const after = cursors[cursors.length - 1] ?? null;
   const [page] = useLoad(async () => {
     if (!source) return null;
-    const filter: Record<string, string> = {};
+    const filter: BusinessIdentityFilter = {};
     if (status) filter.linkStatus = status;
     if (search) filter.search = search;
     return (await send('identities', { source, filter, first: 25, after })).businessIdentities;

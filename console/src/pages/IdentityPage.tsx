@@ -13,7 +13,7 @@ import {
   Title2,
   Title3,
 } from '@fluentui/react-components';
-import type { Send } from '../api';
+import type { DocumentKind, Send } from '../api';
 import { ErrorBar, Show, useAction, useLoad, when } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
@@ -22,7 +22,7 @@ import { Confirm } from './Confirm';
 import { useSourceNames } from './SourcePicker';
 import { IdentityHistory } from './IdentityHistory';
 
-const KIND: Record<string, string> = {
+const KIND: Record<DocumentKind, string> = {
   DK_CPR: 'Danish CPR number',
   PASSPORT: 'Passport',
   IDENTITY_CARD: 'Identity card',

@@ -1,18 +1,18 @@
 import { useState } from 'react';
 import { Button, Field, Input, Select, Title2, Title3, MessageBar, MessageBarBody } from '@fluentui/react-components';
-import type { Identity, Send } from '../api';
+import type { AffiliationType, Identity, Send } from '../api';
 import { ErrorBar, Show, useAction, useLoad } from '../data';
 import { useStyles } from '../styles';
 import { IdentityTable } from './IdentitiesPage';
 import { Confirm } from './Confirm';
 
-const AFFILIATIONS = ['EMPLOYMENT', 'ENROLLMENT', 'ENGAGEMENT', 'OTHER'] as const;
+const AFFILIATIONS: AffiliationType[] = ['EMPLOYMENT', 'ENROLLMENT', 'ENGAGEMENT', 'OTHER'];
 
 interface Form {
   externalId: string;
   firstName: string;
   lastName: string;
-  affiliationType: (typeof AFFILIATIONS)[number];
+  affiliationType: AffiliationType;
   cpr: string;
 }
 const EMPTY: Form = { externalId: '', firstName: '', lastName: '', affiliationType: 'EMPLOYMENT', cpr: '' };

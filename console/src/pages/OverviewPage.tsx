@@ -50,6 +50,11 @@ export function OverviewPage({ send }: { send: Send }) {
                   <dt>Not asserted</dt>
                   <dd>{s.counts.notAsserted}</dd>
                 </dl>
+                {s.kind === 'CUSTOM' && (
+                  <RouteLink to={{ page: 'runs', source: s.name }} label={`Runs of ${s.displayName}, with their chart`}>
+                    Runs
+                  </RouteLink>
+                )}
                 {s.kind !== 'MANUAL' && (
                   <RouteLink to={{ page: 'activity', source: s.name }} label={`Activity of ${s.displayName}`}>
                     Activity

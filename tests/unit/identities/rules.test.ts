@@ -39,14 +39,15 @@ const created = (over: Partial<IdentityAttributes> = {}): IdentityDoc =>
   });
 
 describe('IDENTITY_LIMITS', () => {
-  it('holds the limits every API applies', () => {
+  it('holds the limits every API applies, by the attribute (or item field) each bounds', () => {
     expect(IDENTITY_LIMITS).toEqual({
       externalId: 256,
       userName: 256,
-      name: 128,
+      givenName: 128,
+      familyName: 128,
       personalEmail: 200,
       documentNumber: 64,
-      userPrincipalName: 1024,
+      directoryUserPrincipalName: 1024,
       personalNumbers: 10,
       identityDocumentReferences: 20,
     });

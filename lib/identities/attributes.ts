@@ -5,9 +5,10 @@
  * SCIM schema at /Schemas, the SCIM and import validators and mappings, the content hash of imports, the
  * GraphQL view and the change list of an identity. schema.graphql is checked against it by a unit test.
  *
- * The order of the rows is the order of the content hash over the rows marked `contentHash` (stored hashes
- * compare with it: moving such a row makes the next import rewrite every identity once), the order of each
- * SCIM schema's attributes, and the order problems of an import are reported in.
+ * The order of the rows is the order of each SCIM schema's attributes, of the problems of an import, and of
+ * the content hash over the rows marked `contentHash`. Stored hashes compare with it: moving such a row makes
+ * the next import rewrite every identity once. A new row goes at the end: the hash leaves out trailing absent
+ * values, so identities without the new attribute keep their hash.
  */
 import {
   isPlausibleEmail,
@@ -452,10 +453,10 @@ export const OPTIONAL_ATTRIBUTES = IDENTITY_ATTRIBUTES.filter((r: AttributeRow) 
   (r) => r.name,
 ) as ReadonlyArray<Extract<IdentityAttributeRow, { optional: true }>['name']>;
 
-/** The attributes that hold sensitive data (the lists of personal numbers and document references). */
+/** The attributes that hold sensitive data (lists: personal numbers, document references). */
 export const SENSITIVE_ATTRIBUTES = IDENTITY_ATTRIBUTES.filter((r: AttributeRow) => r.sensitive).map(
   (r) => r.name,
-) as ReadonlyArray<IdentityAttributeName>;
+) as ReadonlyArray<Extract<IdentityAttributeRow, { sensitive: true }>['name']>;
 
 /** The GraphQL enum name of a model value; the last value of the enumeration (the catch-all) for one it does not know. */
 export function graphqlEnumName(values: readonly EnumValue[], model: string): string {
@@ -484,10 +485,15 @@ function comparable(row: AttributeRow, a: IdentityAttributes): unknown {
   return value.map((item: Record<string, unknown>) => (row.items ?? []).map((f) => item[f.name]));
 }
 
-/** The attributes (all of them, or those of the content hash) as one string: equal strings, equal attributes. */
+/**
+ * The attributes (all of them, or those of the content hash) as one string: equal strings, equal attributes.
+ * Trailing absent values are left out, so a row added at the end changes no string of attributes without it.
+ */
 export function canonicalAttributes(a: IdentityAttributes, which: 'all' | 'contentHash' = 'all'): string {
   const rows: readonly AttributeRow[] = IDENTITY_ATTRIBUTES;
-  return JSON.stringify(rows.filter((r) => which === 'all' || r.contentHash).map((r) => comparable(r, a)));
+  const values = rows.filter((r) => which === 'all' || r.contentHash).map((r) => comparable(r, a));
+  while (values.length > 0 && values[values.length - 1] === null) values.pop();
+  return JSON.stringify(values);
 }
 
 const isPresent = (value: unknown): boolean => value !== null && !(Array.isArray(value) && value.length === 0);

@@ -6,14 +6,19 @@
  */
 import type { DirectoryLink, IdentityAttributes, IdentityDoc, SourceKind } from './model';
 import { partitionKey } from './model';
-import { IDENTITY_ATTRIBUTES, OPTIONAL_ATTRIBUTES } from './attributes';
+import { IDENTITY_ATTRIBUTES, OPTIONAL_ATTRIBUTES, SENSITIVE_ATTRIBUTES } from './attributes';
 
 export { IDENTITY_LIMITS, OPTIONAL_ATTRIBUTES } from './attributes';
 
-export function hasSensitiveData(
-  a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>,
-): boolean {
-  return a.personalNumbers.length > 0 || a.identityDocumentReferences.length > 0;
+export function hasSensitiveData(a: Pick<IdentityAttributes, (typeof SENSITIVE_ATTRIBUTES)[number]>): boolean {
+  return SENSITIVE_ATTRIBUTES.some((name) => a[name].length > 0);
+}
+
+/** The attributes without their sensitive data (what retention leaves). */
+export function withoutSensitiveData(a: IdentityAttributes): IdentityAttributes {
+  const out: IdentityAttributes = { ...a };
+  for (const name of SENSITIVE_ATTRIBUTES) out[name] = [];
+  return out;
 }
 
 /** The userName unique key: case-insensitive for SCIM; identities without userName get a key that cannot collide. */

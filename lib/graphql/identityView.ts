@@ -1,13 +1,6 @@
+import { IDENTITY_ATTRIBUTES, graphqlEnumName, type AttributeRow } from '../identities/attributes';
 import type { IdentityDoc } from '../identities/model';
 
-const AFFILIATION: Record<string, string> = {
-  employment: 'EMPLOYMENT',
-  enrollment: 'ENROLLMENT',
-  engagement: 'ENGAGEMENT',
-  other: 'OTHER',
-};
-const NUMBER_TYPE: Record<string, string> = { DkCpr: 'DK_CPR' };
-const DOC_TYPE: Record<string, string> = { Passport: 'PASSPORT', IdentityCard: 'IDENTITY_CARD' };
 const STATUS: Record<string, string> = {
   linked: 'LINKED',
   pending: 'PENDING',
@@ -32,25 +25,33 @@ export interface IdentityChangeView {
 }
 
 /**
- * The GraphQL BusinessIdentity of a stored identity. Personal numbers and document numbers are
- * not part of it (spec §2.1 rule 1: only the creating SCIM integration reads them): only their kinds.
+ * The attribute fields of BusinessIdentity: the rows of the attribute table with a GraphQL field. Sensitive
+ * lists (personal numbers, document references) are not part of it (spec §2.1 rule 1: only the creating SCIM
+ * integration reads them): their field holds only the kinds stored.
  */
+function attributeFields(doc: IdentityDoc): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const rows: readonly AttributeRow[] = IDENTITY_ATTRIBUTES;
+  for (const row of rows) {
+    if (row.graphql === undefined) continue;
+    const value = (doc as unknown as Record<string, unknown>)[row.name];
+    const kinds = row.items?.find((f) => f.name === 'type')?.values ?? [];
+    if (Array.isArray(value))
+      out[row.graphql] = [...new Set(value.map((item: { type: string }) => graphqlEnumName(kinds, item.type)))];
+    else if (row.values !== undefined && typeof value === 'string')
+      out[row.graphql] = graphqlEnumName(row.values, value);
+    else out[row.graphql] = value ?? null;
+  }
+  return out;
+}
+
+/** The GraphQL BusinessIdentity of a stored identity. */
 export function identityView(doc: IdentityDoc, source: string) {
   const linked = doc.link.status === 'linked';
   return {
     id: doc.id,
     source,
-    externalId: doc.externalId,
-    userName: doc.userName ?? null,
-    affiliationType: AFFILIATION[doc.affiliationType] ?? 'OTHER',
-    firstName: doc.givenName,
-    lastName: doc.familyName,
-    active: doc.active,
-    birthDate: doc.birthDate ?? null,
-    nationality: doc.nationality ?? null,
-    personalNumberTypes: [...new Set(doc.personalNumbers.map((p) => NUMBER_TYPE[p.type] ?? 'DK_CPR'))],
-    identityDocumentTypes: [...new Set(doc.identityDocumentReferences.map((d) => DOC_TYPE[d.type] ?? 'IDENTITY_CARD'))],
-    directoryUserPrincipalName: doc.directoryUserPrincipalName ?? null,
+    ...attributeFields(doc),
     directoryLinkStatus: STATUS[doc.link.status] ?? 'NOT_ASSERTED',
     directoryLinkSource: linked && doc.link.source ? doc.link.source.toUpperCase() : null,
     directoryLinkedUserId: linked ? (doc.link.userId ?? null) : null,

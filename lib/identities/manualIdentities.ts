@@ -3,8 +3,9 @@ import type { Store } from '../store/store';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
-import { validateImportSet, type ImportIdentityInput } from '../imports/importInput';
-import { partitionKey, type IdentityDoc } from './model';
+import { validateImportSet, type ImportIdentityInput, type ImportValue } from '../imports/importInput';
+import { IDENTITY_ATTRIBUTES, graphqlEnumName, type AttributeRow, type IdentityAttributeRow } from './attributes';
+import { partitionKey, type IdentityAttributes, type IdentityDoc } from './model';
 import { newIdentityDoc, nextIdentityVersion } from './rules';
 import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
@@ -47,19 +48,15 @@ export async function createManualIdentity(
   return doc;
 }
 
-/** Changes to a Manual identity; a field left out keeps its value, `personalNumbers: []` deletes the stored numbers. */
-export interface ManualIdentityChanges {
-  affiliationType?: string | null;
-  firstName?: string | null;
-  lastName?: string | null;
-  birthDate?: string | null;
-  nationality?: string | null;
-  personalEmail?: string | null;
-  personalPhone?: string | null;
-  personalNumbers?: Array<{ type: string; value: string }> | null;
-  identityDocumentReferences?: Array<{ type: string; issuingCountry: string; documentNumber?: string | null }> | null;
-  active?: boolean | null;
-}
+type UpdateRow = Extract<IdentityAttributeRow, { updateField: string }>;
+
+/**
+ * Changes to a Manual identity: the rows of the attribute table with an update field. A field left out keeps its
+ * value, `personalNumbers: []` deletes the stored numbers.
+ */
+export type ManualIdentityChanges = {
+  [R in UpdateRow as R['updateField']]?: (R extends { type: 'boolean' } ? boolean : ImportValue<R>) | null;
+};
 
 const notFound = () =>
   new DomainError('NOT_FOUND', 'No Manual identity with this id', [
@@ -85,6 +82,11 @@ function asInputProblems(err: unknown): unknown {
 
 const given = <T>(v: T | null | undefined): v is T | null => v !== undefined;
 
+/** A stored value as an import sends it (enumerations by their GraphQL names). */
+function importForm(row: AttributeRow, value: unknown): unknown {
+  return row.values !== undefined && typeof value === 'string' ? graphqlEnumName(row.values, value) : value;
+}
+
 /**
  * Changes a Manual identity (Admin only; the caller checks). Personal numbers and document references are
  * replaced only when given. Turning inactive starts the retention period (inactiveSince), after which the
@@ -100,39 +102,37 @@ export async function updateManualIdentity(
   now: Date = new Date(),
 ): Promise<IdentityDoc> {
   const doc = await readManual(store, tenantId, id);
-  const keep = <K extends keyof ManualIdentityChanges>(k: K, current: ManualIdentityChanges[K]) =>
-    given(changes[k]) ? changes[k] : current;
-  const input: ImportIdentityInput = {
-    externalId: doc.externalId,
-    affiliationType: String(keep('affiliationType', doc.affiliationType.toUpperCase()) ?? ''),
-    firstName: String(keep('firstName', doc.givenName) ?? ''),
-    lastName: String(keep('lastName', doc.familyName) ?? ''),
-    birthDate: keep('birthDate', doc.birthDate),
-    nationality: keep('nationality', doc.nationality),
-    personalEmail: keep('personalEmail', doc.personalEmail),
-    personalPhone: keep('personalPhone', doc.personalPhone),
-    personalNumbers: changes.personalNumbers ?? [],
-    identityDocumentReferences: changes.identityDocumentReferences ?? [],
-  };
+  const sent = changes as Record<string, unknown>;
+  const stored = doc as unknown as Record<string, unknown>;
+  const rows: readonly AttributeRow[] = IDENTITY_ATTRIBUTES;
+  // The identity as an import would send it, with the changes: a list is validated only when it is given
+  // (the stored one is kept otherwise), a scalar left out keeps its stored value.
+  const input: Record<string, unknown> = {};
+  for (const row of rows) {
+    if (row.importField === undefined) continue;
+    const change = row.updateField === undefined ? undefined : sent[row.updateField];
+    if (row.type === 'list') input[row.importField] = change ?? [];
+    else if (given(change)) input[row.importField] = row.optional ? change : String(change ?? '');
+    else input[row.importField] = importForm(row, stored[row.name]);
+  }
   let valid;
   try {
-    [valid] = validateImportSet([input]);
+    [valid] = validateImportSet([input as ImportIdentityInput]);
   } catch (err) {
     throw asInputProblems(err);
   }
   if (!valid) throw new DomainError('BAD_USER_INPUT', 'The input is not valid');
-  const active = typeof changes.active === 'boolean' ? changes.active : doc.active;
-  const a = valid.attributes;
-  const personalNumbers = given(changes.personalNumbers) ? a.personalNumbers : doc.personalNumbers;
-  const identityDocumentReferences = given(changes.identityDocumentReferences)
-    ? a.identityDocumentReferences
-    : doc.identityDocumentReferences;
+  const validated = valid.attributes as Record<string, unknown>;
+  const attributes: Record<string, unknown> = { ...validated };
+  for (const row of rows) {
+    const change = row.updateField === undefined ? undefined : sent[row.updateField];
+    if (row.type === 'list' && !given(change)) attributes[row.name] = stored[row.name];
+    if (row.type === 'boolean') attributes[row.name] = typeof change === 'boolean' ? change : stored[row.name];
+  }
+  const a = attributes as IdentityAttributes;
+  const active = a.active;
   const { _etag } = doc;
-  const next = nextIdentityVersion(
-    doc,
-    { attributes: { ...a, personalNumbers, identityDocumentReferences, active } },
-    now.toISOString(),
-  );
+  const next = nextIdentityVersion(doc, { attributes: a }, now.toISOString());
   let saved: IdentityDoc;
   try {
     saved = await new IdentityRepository(store).replace(next, _etag);

@@ -1,46 +1,17 @@
 import type { StoredDoc } from '../store/store';
+import type { IdentityAttributes } from './attributes';
 
-/** The business identity, independent of the API that sent it. */
+/** The business identity, independent of the API that sent it; its attributes are the rows of ./attributes. */
 
-export const AFFILIATION_TYPES = ['employment', 'enrollment', 'engagement', 'other'] as const;
-export type AffiliationType = (typeof AFFILIATION_TYPES)[number];
-
-export const PERSONAL_NUMBER_TYPES = ['DkCpr'] as const;
-export type PersonalNumberType = (typeof PERSONAL_NUMBER_TYPES)[number];
-
-export const DOCUMENT_TYPES = ['Passport', 'IdentityCard'] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
-
-export interface PersonalNumber {
-  type: PersonalNumberType;
-  value: string;
-}
-
-export interface IdentityDocumentReference {
-  type: DocumentType;
-  issuingCountry: string;
-  documentNumber: string;
-}
-
-/** The attributes a source writes. */
-export interface IdentityAttributes {
-  externalId: string;
-  /** SCIM only. */
-  userName?: string;
-  givenName: string;
-  familyName: string;
-  active: boolean;
-  affiliationType: AffiliationType;
-  birthDate?: string;
-  nationality?: string;
-  personalEmail?: string;
-  personalPhone?: string;
-  personalNumbers: PersonalNumber[];
-  identityDocumentReferences: IdentityDocumentReference[];
-  /** SCIM only: the asserted UPN of the person's directory user. */
-  directoryUserPrincipalName?: string;
-}
-
+export { AFFILIATION_TYPES, DOCUMENT_TYPES, PERSONAL_NUMBER_TYPES } from './attributes';
+export type {
+  AffiliationType,
+  DocumentType,
+  IdentityAttributes,
+  IdentityDocumentReference,
+  PersonalNumber,
+  PersonalNumberType,
+} from './attributes';
 export type LinkStatus = 'linked' | 'pending' | 'conflict' | 'notAsserted';
 export type LinkSource = 'asserted' | 'manual';
 

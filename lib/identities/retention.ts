@@ -2,7 +2,7 @@ import { writeStamped } from '../store/stampedWrite';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
-import { attributesOf, nextIdentityVersion } from './rules';
+import { attributesOf, nextIdentityVersion, withoutSensitiveData } from './rules';
 
 export interface RetentionResult {
   examined: number;
@@ -110,7 +110,7 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
     if (!doc || doc.active || !doc.inactiveSince || doc.inactiveSince > cutoff || !doc.hasSensitive) return false;
     const { _etag, ...rest } = doc;
     try {
-      const purged = { ...attributesOf(rest), personalNumbers: [], identityDocumentReferences: [] };
+      const purged = withoutSensitiveData(attributesOf(rest));
       // lastModified: the time of this write, taken again on each try when the store throttles.
       await writeStamped((now) =>
         identities.replace(nextIdentityVersion(rest, { attributes: purged }, now), _etag, { retryThrottled: false }),

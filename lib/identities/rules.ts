@@ -1,39 +1,24 @@
 /**
- * The rules of a business identity, whatever API wrote it: the limits of its attributes, the one
+ * The rules of a business identity, whatever API wrote it: the limits of its attributes (./attributes), the one
  * shape of a user principal name (./upn), how a new identity and the next version of an identity are built,
  * and when an identity turns inactive. SCIM saves, imports, associations, administrator links and
  * background work all build identities here.
  */
 import type { DirectoryLink, IdentityAttributes, IdentityDoc, SourceKind } from './model';
 import { partitionKey } from './model';
-import { MAX_UPN_LENGTH } from './upn';
+import { IDENTITY_ATTRIBUTES, OPTIONAL_ATTRIBUTES, SENSITIVE_ATTRIBUTES } from './attributes';
 
-export const IDENTITY_LIMITS = {
-  externalId: 256,
-  userName: 256,
-  /** givenName / familyName (firstName / lastName in imports). */
-  name: 128,
-  personalEmail: 200,
-  documentNumber: 64,
-  userPrincipalName: MAX_UPN_LENGTH,
-  personalNumbers: 10,
-  identityDocumentReferences: 20,
-} as const;
+export { IDENTITY_LIMITS, OPTIONAL_ATTRIBUTES } from './attributes';
 
-/** Attributes a source may leave out; absent in a new version means removed from the stored identity. */
-export const OPTIONAL_ATTRIBUTES = [
-  'userName',
-  'birthDate',
-  'nationality',
-  'personalEmail',
-  'personalPhone',
-  'directoryUserPrincipalName',
-] as const satisfies ReadonlyArray<keyof IdentityAttributes>;
+export function hasSensitiveData(a: Pick<IdentityAttributes, (typeof SENSITIVE_ATTRIBUTES)[number]>): boolean {
+  return SENSITIVE_ATTRIBUTES.some((name) => a[name].length > 0);
+}
 
-export function hasSensitiveData(
-  a: Pick<IdentityAttributes, 'personalNumbers' | 'identityDocumentReferences'>,
-): boolean {
-  return a.personalNumbers.length > 0 || a.identityDocumentReferences.length > 0;
+/** The attributes without their sensitive data (what retention leaves). */
+export function withoutSensitiveData(a: IdentityAttributes): IdentityAttributes {
+  const out: IdentityAttributes = { ...a };
+  for (const name of SENSITIVE_ATTRIBUTES) out[name] = [];
+  return out;
 }
 
 /** The userName unique key: case-insensitive for SCIM; identities without userName get a key that cannot collide. */
@@ -88,21 +73,9 @@ export function newIdentityDoc(o: {
 
 /** The attributes a source wrote, as stored (absent optional attributes are undefined). */
 export function attributesOf(doc: IdentityDoc): IdentityAttributes {
-  return {
-    externalId: doc.externalId,
-    userName: doc.userName,
-    givenName: doc.givenName,
-    familyName: doc.familyName,
-    active: doc.active,
-    affiliationType: doc.affiliationType,
-    birthDate: doc.birthDate,
-    nationality: doc.nationality,
-    personalEmail: doc.personalEmail,
-    personalPhone: doc.personalPhone,
-    personalNumbers: doc.personalNumbers,
-    identityDocumentReferences: doc.identityDocumentReferences,
-    directoryUserPrincipalName: doc.directoryUserPrincipalName,
-  };
+  const out: Record<string, unknown> = {};
+  for (const row of IDENTITY_ATTRIBUTES) out[row.name] = doc[row.name];
+  return out as IdentityAttributes;
 }
 
 /** What a write changes: new attributes (a save or an import), a new link, the import's content hash. */

@@ -3,29 +3,34 @@
  * is collected with its index and field, never its value; one problem rejects the set.
  */
 import { createHash } from 'node:crypto';
-import type { AffiliationType, DocumentType, IdentityAttributes } from '../identities/model';
 import {
-  isPlausibleEmail,
-  isValidLocalDate,
-  normalizeCountryCode,
-  normalizeCpr,
-  normalizeE164,
-} from '../identities/formats';
-import { IDENTITY_LIMITS } from '../identities/rules';
+  IDENTITY_ATTRIBUTES,
+  VALUE_FORMATS,
+  canonicalAttributes,
+  modelEnumValue,
+  oneOfGraphqlNames,
+} from '../identities/attributes';
+import type { AttributeRow, IdentityAttributeRow, ItemField } from '../identities/attributes';
+import type { IdentityAttributes } from '../identities/model';
 import { badInput, type FieldProblem } from '../util/domainError';
 
-export interface ImportIdentityInput {
-  externalId: string;
-  affiliationType: string;
-  firstName: string;
-  lastName: string;
-  birthDate?: string | null;
-  nationality?: string | null;
-  personalEmail?: string | null;
-  personalPhone?: string | null;
-  personalNumbers?: Array<{ type: string; value: string }> | null;
-  identityDocumentReferences?: Array<{ type: string; issuingCountry: string; documentNumber?: string | null }> | null;
-}
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type ImportRow = Extract<IdentityAttributeRow, { importField: string }>;
+type ListRow = Extract<ImportRow, { type: 'list' }>;
+type ItemInput<R> = R extends { items: readonly (infer F)[] }
+  ? { [I in F as I extends { name: infer N extends string } ? N : never]?: string | null }
+  : never;
+/** The value an import (or a change of a Manual identity) sends for a row: GraphQL enum names, lists of items. */
+export type ImportValue<R> = R extends { type: 'list' } ? Array<ItemInput<R>> : string;
+
+/** An identity of an import set: the rows of the attribute table that have an import field. */
+export type ImportIdentityInput = Simplify<
+  {
+    [R in ImportRow as R extends { optional: true } | ListRow ? never : R['importField']]: ImportValue<R>;
+  } & {
+    [R in ImportRow as R extends { optional: true } | ListRow ? R['importField'] : never]?: ImportValue<R> | null;
+  }
+>;
 
 export interface ValidImportIdentity {
   attributes: IdentityAttributes;
@@ -33,20 +38,8 @@ export interface ValidImportIdentity {
   hash: string;
 }
 
-const MAX_NAME_LENGTH = IDENTITY_LIMITS.name;
-const MAX_EMAIL_LENGTH = IDENTITY_LIMITS.personalEmail;
-const MAX_EXTERNAL_ID_LENGTH = IDENTITY_LIMITS.externalId;
-const MAX_DOCUMENT_NUMBER_LENGTH = IDENTITY_LIMITS.documentNumber;
 export const MAX_REPORTED_PROBLEMS = 100;
 export const RESERVED_SOURCE = 'manual';
-
-const AFFILIATIONS: Record<string, AffiliationType> = {
-  EMPLOYMENT: 'employment',
-  ENROLLMENT: 'enrollment',
-  ENGAGEMENT: 'engagement',
-  OTHER: 'other',
-};
-const DOCUMENT_TYPES: Record<string, DocumentType> = { PASSPORT: 'Passport', IDENTITY_CARD: 'IdentityCard' };
 
 /** Source names: not empty, not `Manual` in any case, no control characters, at most 128 characters. */
 export function validateSourceName(source: unknown, field = 'input.source'): string {
@@ -60,20 +53,73 @@ export function validateSourceName(source: unknown, field = 'input.source'): str
 }
 
 export function contentHash(a: IdentityAttributes): string {
-  const canonical = [
-    a.externalId,
-    a.affiliationType,
-    a.givenName,
-    a.familyName,
-    a.active,
-    a.birthDate ?? null,
-    a.nationality ?? null,
-    a.personalEmail ?? null,
-    a.personalPhone ?? null,
-    a.personalNumbers.map((p) => [p.type, p.value]),
-    a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]),
-  ];
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 22);
+  return createHash('sha256').update(canonicalAttributes(a, 'contentHash')).digest('base64url').slice(0, 22);
+}
+
+const ROWS: readonly AttributeRow[] = IDENTITY_ATTRIBUTES;
+
+type Add = (field: string, problem: string) => void;
+
+/** A string that an import requires: present and not empty (not blank where the row says so), within its limit. */
+function requiredText(row: AttributeRow, value: unknown, add: Add): string | undefined {
+  const empty = typeof value !== 'string' || (row.blankRefusedInImports === true ? value.trim() === '' : value === '');
+  const field = row.importField ?? row.name;
+  if (empty) add(field, 'must not be empty');
+  else if (row.maxLength !== undefined && value.length > row.maxLength)
+    add(field, `must be at most ${row.maxLength} characters`);
+  else return value;
+  return undefined;
+}
+
+/** A value of a string or enum field (of a row or of a list's item) sent by an import, in its stored form. */
+function importedValue(field: AttributeRow | ItemField, value: unknown, at: string, add: Add): unknown {
+  if (field.type === 'enum') {
+    const model = modelEnumValue(field.values ?? [], value);
+    if (model === undefined) add(at, oneOfGraphqlNames(field.values ?? []));
+    return model;
+  }
+  if (typeof value === 'string' && field.maxLength !== undefined && value.length > field.maxLength) {
+    add(at, `must be at most ${field.maxLength} characters`);
+    return undefined;
+  }
+  if (field.format === undefined) return value;
+  const format = VALUE_FORMATS[field.format];
+  const r = format.normalize(typeof value === 'string' ? value : '');
+  if (!r.ok) add(at, format.importProblem);
+  return r.ok ? r.value : undefined;
+}
+
+/** The items of a list: every field of an item is required; a plain text field must not be blank. */
+function importedList(row: AttributeRow, items: ReadonlyArray<Record<string, unknown>>, add: Add): unknown[] {
+  const field = row.importField ?? row.name;
+  if (row.maxItems !== undefined && items.length > row.maxItems) {
+    add(field, `must have at most ${row.maxItems} items`);
+    return [];
+  }
+  const seenTypes = new Set<unknown>();
+  const out: unknown[] = [];
+  items.forEach((item, i) => {
+    const values: Record<string, unknown> = {};
+    let complete = true;
+    for (const f of row.items ?? []) {
+      const at = `${field}[${i}].${f.name}`;
+      const raw = item[f.name];
+      let value: unknown;
+      if (f.type === 'string' && f.format === undefined && (typeof raw !== 'string' || raw.trim() === '')) {
+        add(at, 'must be present');
+      } else if (row.oneItemPerType !== undefined && f.name === 'type' && seenTypes.has(raw)) {
+        value = importedValue(f, raw, at, add);
+        if (value !== undefined) add(at, row.oneItemPerType.importProblem);
+      } else {
+        value = importedValue(f, raw, at, add);
+      }
+      if (f.name === 'type') seenTypes.add(raw);
+      if (value === undefined) complete = false;
+      values[f.name] = value;
+    }
+    if (complete) out.push(values);
+  });
+  return out;
 }
 
 function validateOne(
@@ -83,78 +129,23 @@ function validateOne(
 ): IdentityAttributes | undefined {
   const start = problems.length;
   const at = `identities[${index}]`;
-  const add = (field: string, problem: string) => problems.push({ index, field: `${at}.${field}`, problem });
-
-  if (typeof input.externalId !== 'string' || input.externalId === '') add('externalId', 'must not be empty');
-  else if (input.externalId.length > MAX_EXTERNAL_ID_LENGTH)
-    add('externalId', `must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`);
-  const affiliationType = AFFILIATIONS[input.affiliationType];
-  if (!affiliationType) add('affiliationType', 'must be EMPLOYMENT, ENROLLMENT, ENGAGEMENT or OTHER');
-  for (const field of ['firstName', 'lastName'] as const) {
-    const v = input[field];
-    if (typeof v !== 'string' || v.trim() === '') add(field, 'must not be empty');
-    else if (v.length > MAX_NAME_LENGTH) add(field, `must be at most ${MAX_NAME_LENGTH} characters`);
+  const add: Add = (field, problem) => problems.push({ index, field: `${at}.${field}`, problem });
+  const sent = input as Record<string, unknown>;
+  const attributes: Record<string, unknown> = {};
+  for (const row of ROWS) {
+    if (row.importField === undefined) {
+      if (row.default !== undefined) attributes[row.name] = row.default;
+      continue;
+    }
+    const raw = sent[row.importField];
+    let value: unknown;
+    if (row.type === 'list') value = importedList(row, Array.isArray(raw) ? raw : [], add);
+    else if (row.type === 'string' && !row.optional) value = requiredText(row, raw, add);
+    else if (row.optional && (raw === null || raw === undefined)) continue;
+    else value = importedValue(row, raw, row.importField, add);
+    if (value !== undefined) attributes[row.name] = value;
   }
-  if (input.birthDate != null && !isValidLocalDate(input.birthDate)) add('birthDate', 'must be a date YYYY-MM-DD');
-  let nationality: string | undefined;
-  if (input.nationality != null) {
-    const r = normalizeCountryCode(input.nationality);
-    if (r.ok) nationality = r.value;
-    else add('nationality', 'must be an ISO 3166-1 alpha-2 country code');
-  }
-  if (input.personalEmail != null) {
-    if (input.personalEmail.length > MAX_EMAIL_LENGTH)
-      add('personalEmail', `must be at most ${MAX_EMAIL_LENGTH} characters`);
-    else if (!isPlausibleEmail(input.personalEmail)) add('personalEmail', 'must be an email address');
-  }
-  let personalPhone: string | undefined;
-  if (input.personalPhone != null) {
-    const r = normalizeE164(input.personalPhone);
-    if (r.ok) personalPhone = r.value;
-    else add('personalPhone', 'must be an E.164 number (+, country code, number, no spaces)');
-  }
-  const personalNumbers: IdentityAttributes['personalNumbers'] = [];
-  const seenTypes = new Set<string>();
-  (input.personalNumbers ?? []).forEach((p, i) => {
-    if (p.type !== 'DK_CPR') add(`personalNumbers[${i}].type`, 'must be DK_CPR');
-    else if (seenTypes.has(p.type)) add(`personalNumbers[${i}].type`, 'only one personal number per type');
-    seenTypes.add(p.type);
-    const r = normalizeCpr(p.value);
-    if (r.ok) personalNumbers.push({ type: 'DkCpr', value: r.value });
-    else add(`personalNumbers[${i}].value`, 'must be a valid CPR number');
-  });
-  const identityDocumentReferences: IdentityAttributes['identityDocumentReferences'] = [];
-  (input.identityDocumentReferences ?? []).forEach((d, i) => {
-    const type = DOCUMENT_TYPES[d.type];
-    if (!type) add(`identityDocumentReferences[${i}].type`, 'must be PASSPORT or IDENTITY_CARD');
-    const country = normalizeCountryCode(d.issuingCountry ?? '');
-    if (!country.ok)
-      add(`identityDocumentReferences[${i}].issuingCountry`, 'must be an ISO 3166-1 alpha-2 country code');
-    const number = d.documentNumber;
-    if (typeof number !== 'string' || number.trim() === '')
-      add(`identityDocumentReferences[${i}].documentNumber`, 'must be present');
-    else if (number.length > MAX_DOCUMENT_NUMBER_LENGTH)
-      add(
-        `identityDocumentReferences[${i}].documentNumber`,
-        `must be at most ${MAX_DOCUMENT_NUMBER_LENGTH} characters`,
-      );
-    if (type && country.ok && typeof number === 'string')
-      identityDocumentReferences.push({ type, issuingCountry: country.value, documentNumber: number });
-  });
-  if (problems.length > start || !affiliationType) return undefined;
-  return {
-    externalId: input.externalId,
-    givenName: input.firstName,
-    familyName: input.lastName,
-    active: true,
-    affiliationType,
-    ...(input.birthDate != null ? { birthDate: input.birthDate } : {}),
-    ...(nationality !== undefined ? { nationality } : {}),
-    ...(input.personalEmail != null ? { personalEmail: input.personalEmail } : {}),
-    ...(personalPhone !== undefined ? { personalPhone } : {}),
-    personalNumbers,
-    identityDocumentReferences,
-  };
+  return problems.length > start ? undefined : (attributes as IdentityAttributes);
 }
 
 /** What is validated: a whole set (importBusinessIdentities) or one part of a staged import (addImportPart). */

@@ -5,7 +5,7 @@
  * (see afterAssociationClaim in lib/links/linkStateMachine).
  */
 import type { DirectoryLink } from '../identities/model';
-import { IDENTITY_LIMITS } from '../identities/rules';
+import { ATTRIBUTE } from '../identities/attributes';
 import { isUpnShaped, upnKey } from '../identities/upn';
 import { associationAction } from '../links/linkStateMachine';
 
@@ -42,7 +42,7 @@ export interface PairClassification<P extends AssociationPair> {
 
 /** An externalId no identity can have (empty or longer than an import accepts): the pair is unknown, not a bad list. */
 export function isPossibleExternalId(externalId: string): boolean {
-  return externalId !== '' && externalId.length <= IDENTITY_LIMITS.externalId;
+  return externalId !== '' && externalId.length <= ATTRIBUTE.externalId.maxLength;
 }
 
 export function classifyPairs<P extends AssociationPair>(

@@ -1,3 +1,4 @@
+import { SENSITIVE_ATTRIBUTES } from '../identities/attributes';
 import { isValidLocalDate } from '../identities/formats';
 
 /**
@@ -37,7 +38,8 @@ type Condition =
   { kind: 'eq'; attribute: EqAttribute; value: string } | { kind: 'bound'; side: 'lower' | 'upper'; bound: Bound };
 
 const CORE_USER_URN = 'urn:ietf:params:scim:schemas:core:2.0:user:';
-const PROTECTED_ATTRIBUTES = ['personalnumbers', 'identitydocumentreferences'] as const;
+/** The sensitive attributes of the attribute table: never in a filter. */
+const PROTECTED_ATTRIBUTES = SENSITIVE_ATTRIBUTES.map((name) => name.toLowerCase());
 const ATTRIBUTES: ReadonlyMap<string, Attribute> = new Map<string, Attribute>([
   ['id', 'id'],
   ['username', 'userName'],
@@ -361,7 +363,7 @@ export function parseUserFilter(input: string): UserFilter {
   }
   if (mentionsProtectedAttribute(input)) {
     throw new FilterError(
-      'personalNumbers and identityDocumentReferences cannot be filtered: they hold protected identity data',
+      `${SENSITIVE_ATTRIBUTES.join(' and ')} cannot be filtered: they hold protected identity data`,
     );
   }
   const tokens = tokenize(input);

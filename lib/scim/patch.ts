@@ -28,6 +28,7 @@ import {
   isSchemasMember,
 } from './userInput';
 import type { JsonObject, ScimUserInput } from './userInput';
+import { IDENTITY_ATTRIBUTES, type AttributeRow } from '../identities/attributes';
 import { normalizeCpr } from '../identities/formats';
 
 type Op = 'add' | 'replace' | 'remove';
@@ -91,7 +92,11 @@ function isCurrentValue(current: unknown, value: unknown, caseExact: boolean): b
 const noTarget = (detail: string): ScimError => ScimError.noTarget(detail);
 
 /** personalNumbers holds one number per type (spec §2.1), so an added item replaces the one of its type. */
-const ONE_PER_TYPE = new Set(['personalNumbers']);
+const ONE_PER_TYPE: ReadonlySet<string> = new Set(
+  (IDENTITY_ATTRIBUTES as readonly AttributeRow[])
+    .filter((r) => r.oneItemPerType !== undefined)
+    .map((r) => r.scim.path),
+);
 
 /** Forms in which filter values are compared, beyond case: a CPR number matches with or without its dash. */
 const MATCH_FORMS: ReadonlyMap<string, (v: string) => string> = new Map([

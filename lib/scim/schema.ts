@@ -1,4 +1,8 @@
-/** The User schemas the service publishes (RFC 7643 §7) and uses to canonicalise attribute names. */
+/**
+ * The User schemas the service publishes (RFC 7643 §7) and uses to canonicalise attribute names. The writable
+ * attributes are the rows of the identity attribute table; the read-only ones (id, meta, the link) are the service's.
+ */
+import { IDENTITY_ATTRIBUTES, type AttributeRow, type ItemField } from '../identities/attributes';
 
 export const CORE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const SERVICE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:service:2.0:User';
@@ -35,6 +39,44 @@ const attr = (name: string, description: string, o: Partial<AttributeDefinition>
 
 const readOnly = { mutability: 'readOnly' as const };
 
+/** A SCIM definition of an identity attribute (or of an item field of a list), from its row of the attribute table. */
+function definitionOf(field: AttributeRow | ItemField, required: boolean): AttributeDefinition {
+  const row = field as AttributeRow;
+  return attr(field.name, field.scim.description, {
+    ...(field.type === 'boolean' ? { type: 'boolean' as const } : {}),
+    ...(field.type === 'list' ? { type: 'complex' as const, multiValued: true } : {}),
+    required,
+    caseExact: field.scim.caseExact,
+    ...('uniqueness' in field.scim ? { uniqueness: field.scim.uniqueness } : {}),
+    ...(field.values !== undefined ? { canonicalValues: field.values.map((v) => v.model) } : {}),
+    ...(row.items !== undefined ? { subAttributes: row.items.map((f) => definitionOf(f, true)) } : {}),
+  });
+}
+
+/** Complex core attributes whose sub-attributes are rows of the table (`name.givenName`). */
+const CORE_PARENTS: ReadonlyMap<string, string> = new Map([['name', 'The name of the person.']]);
+
+/** The writable attributes of a schema, in table order; sub-attributes grouped under their complex parent. */
+function identityDefinitions(schema: 'core' | 'extension'): AttributeDefinition[] {
+  const out: AttributeDefinition[] = [];
+  const rows: readonly AttributeRow[] = IDENTITY_ATTRIBUTES;
+  for (const row of rows.filter((r) => r.scim.schema === schema)) {
+    const [parent, sub] = row.scim.path.split('.');
+    if (parent === undefined || sub === undefined) {
+      out.push(definitionOf(row, row.scim.required));
+      continue;
+    }
+    let complex = out.find((d) => d.name === parent);
+    if (complex === undefined) {
+      complex = attr(parent, CORE_PARENTS.get(parent) ?? parent, { type: 'complex', subAttributes: [] });
+      out.push(complex);
+    }
+    complex.required ||= row.scim.required;
+    complex.subAttributes?.push({ ...definitionOf(row, row.scim.required), name: sub });
+  }
+  return out;
+}
+
 export const CORE_ATTRIBUTES: AttributeDefinition[] = [
   attr('id', 'Identifier set by the service.', {
     ...readOnly,
@@ -42,24 +84,7 @@ export const CORE_ATTRIBUTES: AttributeDefinition[] = [
     caseExact: true,
     uniqueness: 'server',
   }),
-  attr('externalId', "Identifier of the person in the provisioning system; stays the same for the person's life.", {
-    required: true,
-    caseExact: true,
-    uniqueness: 'server',
-  }),
-  attr('userName', 'Unique within the integration, case-insensitive. Not used to find the directory user.', {
-    required: true,
-    uniqueness: 'server',
-  }),
-  attr('name', 'The name of the person.', {
-    type: 'complex',
-    required: true,
-    subAttributes: [
-      attr('givenName', 'Given name, at most 128 characters.', { required: true }),
-      attr('familyName', 'Family name, at most 128 characters.', { required: true }),
-    ],
-  }),
-  attr('active', 'false makes the business identity inactive. Default true.', { type: 'boolean' }),
+  ...identityDefinitions('core'),
   attr('meta', 'Resource metadata.', {
     type: 'complex',
     ...readOnly,
@@ -82,35 +107,7 @@ export const CORE_ATTRIBUTES: AttributeDefinition[] = [
 ];
 
 export const SERVICE_ATTRIBUTES: AttributeDefinition[] = [
-  attr('affiliationType', 'employment, enrollment, engagement or other (any case on input).', {
-    required: true,
-    canonicalValues: ['employment', 'enrollment', 'engagement', 'other'],
-  }),
-  attr('birthDate', 'YYYY-MM-DD.'),
-  attr('nationality', 'ISO 3166-1 alpha-2 code.'),
-  attr('personalEmail', 'Private address, not the work address. At most 200 characters.'),
-  attr('personalPhone', 'Private number, E.164.'),
-  attr('personalNumbers', 'Sensitive. One number per type. Cannot be used in a filter.', {
-    type: 'complex',
-    multiValued: true,
-    subAttributes: [
-      attr('type', 'DkCpr', { required: true, canonicalValues: ['DkCpr'] }),
-      attr('value', 'CPR number: 10 digits, returned without dash.', { required: true, caseExact: true }),
-    ],
-  }),
-  attr('identityDocumentReferences', 'Sensitive. Cannot be used in a filter.', {
-    type: 'complex',
-    multiValued: true,
-    subAttributes: [
-      attr('type', 'Passport or IdentityCard', { required: true, canonicalValues: ['Passport', 'IdentityCard'] }),
-      attr('issuingCountry', 'ISO 3166-1 alpha-2 code.', { required: true }),
-      attr('documentNumber', 'The number of the document.', { required: true, caseExact: true }),
-    ],
-  }),
-  attr(
-    'directoryUserPrincipalName',
-    "UPN of the person's directory user; the service links the identity to that user.",
-  ),
+  ...identityDefinitions('extension'),
   attr('directoryLinkStatus', 'linked, pending, conflict or notAsserted.', {
     ...readOnly,
     canonicalValues: ['linked', 'pending', 'conflict', 'notAsserted'],

@@ -4,31 +4,18 @@
  *    accepted value variants normalised (boolean strings, enum case), ignored attributes dropped,
  *    unknown service-extension attributes rejected (invalidSyntax). Every object it builds has no
  *    prototype, so a key such as __proto__ is plain data and can never reach Object.prototype.
- * 2. toIdentityAttributes: validation (ajv, compiled once, with lib/identities/formats as ajv
- *    formats) and normalisation. Errors are invalidValue; `detail` names the path, never the value.
+ * 2. toIdentityAttributes: validation (a JSON schema built from the attribute table, compiled once by
+ *    ajv, with the table's value formats as ajv formats) and normalisation to the stored form, row by row.
+ *    Errors are invalidValue; `detail` names the path, never the value.
  * Every problem of a body is collected, so a client learns them all in one round trip: one 400 whose
  * detail lists them, with the scimType of the first (see combinedError).
  */
 import Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
-import { AFFILIATION_TYPES, DOCUMENT_TYPES, PERSONAL_NUMBER_TYPES } from '../identities/model';
-import type {
-  AffiliationType,
-  DocumentType,
-  IdentityAttributes,
-  PersonalNumber,
-  PersonalNumberType,
-} from '../identities/model';
-import {
-  isPlausibleEmail,
-  isValidLocalDate,
-  normalizeCountryCode,
-  normalizeCpr,
-  normalizeE164,
-} from '../identities/formats';
+import { IDENTITY_ATTRIBUTES, VALUE_FORMATS } from '../identities/attributes';
+import type { AttributeRow, IdentityAttributeRow, ItemField } from '../identities/attributes';
+import type { IdentityAttributes } from '../identities/model';
 import type { FormatResult } from '../identities/formats';
-import { IDENTITY_LIMITS as L } from '../identities/rules';
-import { isUpnShaped } from '../identities/upn';
 import { CORE_ATTRIBUTES, CORE_USER_SCHEMA, SERVICE_ATTRIBUTES, SERVICE_USER_SCHEMA } from './schema';
 import type { AttributeDefinition } from './schema';
 import { ScimError, invalidSyntax, invalidValue } from './errors';
@@ -38,16 +25,10 @@ export type JsonObject = Record<string, unknown>;
 /** 'put': read-only attributes are ignored (rule 3). 'patchResult': they cannot appear, so they are rejected. */
 export type CanonicalizeMode = 'put' | 'patchResult';
 
-export interface ScimServiceExtension {
-  affiliationType?: unknown;
-  birthDate?: unknown;
-  nationality?: unknown;
-  personalEmail?: unknown;
-  personalPhone?: unknown;
-  personalNumbers?: unknown;
-  identityDocumentReferences?: unknown;
-  directoryUserPrincipalName?: unknown;
-}
+/** The service extension of a User: the extension rows of the attribute table, values not yet validated. */
+export type ScimServiceExtension = {
+  [R in IdentityAttributeRow as R['scim']['schema'] extends 'extension' ? R['scim']['path'] : never]?: unknown;
+};
 
 /** A User with canonical attribute names; values are not yet validated. */
 export interface ScimUserInput {
@@ -246,118 +227,83 @@ export function canonicalizeUser(
 
 // ---- step 2: validation ------------------------------------------------------------------
 
-const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: string }> = new Map([
-  [
-    'cpr',
-    {
-      check: (v: string) => normalizeCpr(v).ok,
-      problem: 'must be a valid CPR number (10 digits starting with a date DDMMYY, optionally one dash)',
-    },
-  ],
-  ['localDate', { check: isValidLocalDate, problem: 'must be a real date in the form YYYY-MM-DD' }],
-  [
-    'countryCode',
-    { check: (v: string) => normalizeCountryCode(v).ok, problem: 'must be an ISO 3166-1 alpha-2 country code' },
-  ],
-  [
-    'e164',
-    {
-      check: (v: string) => normalizeE164(v).ok,
-      problem: 'must be an E.164 phone number (+, country code and number, at most 15 digits, no spaces)',
-    },
-  ],
-  ['plausibleEmail', { check: isPlausibleEmail, problem: 'must be an email address (local@domain)' }],
-  [
-    'upn',
-    {
-      check: isUpnShaped,
-      problem:
-        "must be a user principal name (name@domain) of the characters Entra allows: A-Z a-z 0-9 ' . - _ ! # ^ ~",
-    },
-  ],
-]);
+const ROWS: readonly AttributeRow[] = IDENTITY_ATTRIBUTES;
 
-interface ValidatedUser {
-  externalId: string;
-  userName: string;
-  name: { givenName: string; familyName: string };
-  active?: boolean;
-  [SERVICE_USER_SCHEMA]: {
-    affiliationType: AffiliationType;
-    birthDate?: string;
-    nationality?: string;
-    personalEmail?: string;
-    personalPhone?: string;
-    personalNumbers?: Array<{ type: PersonalNumberType; value: string }>;
-    identityDocumentReferences?: Array<{ type: DocumentType; issuingCountry: string; documentNumber: string }>;
-    directoryUserPrincipalName?: string;
+const FORMATS: ReadonlyMap<string, { check: (v: string) => boolean; problem: string }> = new Map(
+  Object.entries(VALUE_FORMATS).map(([name, f]) => [
+    name,
+    { check: (v: string) => f.normalize(v).ok, problem: f.scimProblem },
+  ]),
+);
+
+const text = (maxLength: number | undefined, format: string | undefined): JsonObject => ({
+  type: 'string',
+  minLength: 1,
+  // A format without a length limit bounds the length itself (all format checks are anchored and linear).
+  ...(maxLength === undefined ? {} : { maxLength }),
+  ...(format === undefined ? {} : { format }),
+});
+
+/** The JSON schema of a value of a row (or of an item field). */
+function valueSchema(field: AttributeRow | ItemField): JsonObject {
+  if (field.type === 'boolean') return { type: 'boolean' };
+  if (field.type === 'enum') return { type: 'string', enum: (field.values ?? []).map((v) => v.model) };
+  if (field.type === 'string') return text(field.maxLength, field.format);
+  const items = (field as AttributeRow).items ?? [];
+  return {
+    type: 'array',
+    ...((field as AttributeRow).maxItems === undefined ? {} : { maxItems: (field as AttributeRow).maxItems }),
+    items: {
+      type: 'object',
+      required: items.map((f) => f.name),
+      additionalProperties: false,
+      properties: Object.fromEntries(items.map((f) => [f.name, valueSchema(f)])),
+    },
   };
 }
 
-const text = (maxLength: number, format?: string): JsonObject => ({
-  type: 'string',
-  minLength: 1,
-  maxLength,
-  ...(format === undefined ? {} : { format }),
-});
-/** The format bounds the length itself (all format checks are anchored and linear). */
-const formatted = (format: string): JsonObject => ({ type: 'string', minLength: 1, format });
+/** The JSON schema of a User of one schema's rows: `name.givenName` nests givenName in the object name. */
+function objectSchema(rows: readonly AttributeRow[], extra: JsonObject = {}, required: string[] = []): JsonObject {
+  const properties: JsonObject = {};
+  const nested = new Map<string, AttributeRow[]>();
+  for (const row of rows) {
+    const [top = '', sub] = row.scim.path.split('.');
+    if (sub === undefined) {
+      properties[top] = valueSchema(row);
+      if (row.scim.required) required.push(top);
+      continue;
+    }
+    const children = nested.get(top) ?? [];
+    if (children.length === 0) {
+      nested.set(top, children);
+      properties[top] = {};
+    }
+    children.push({ ...row, scim: { ...row.scim, path: sub } });
+  }
+  for (const [top, children] of nested) {
+    properties[top] = objectSchema(children);
+    if (children.some((c) => c.scim.required)) required.push(top);
+  }
+  return { type: 'object', required: [...required, ...Object.keys(extra)], properties: { ...properties, ...extra } };
+}
 
-const listOf = (maxItems: number, required: string[], properties: JsonObject): JsonObject => ({
-  type: 'array',
-  maxItems,
-  items: { type: 'object', required, additionalProperties: false, properties },
-});
-
-const USER_SCHEMA = {
-  type: 'object',
-  required: ['externalId', 'userName', 'name', EXT],
-  properties: {
-    externalId: text(L.externalId),
-    userName: text(L.userName),
-    name: {
-      type: 'object',
-      required: ['givenName', 'familyName'],
-      properties: { givenName: text(L.name), familyName: text(L.name) },
-    },
-    active: { type: 'boolean' },
-    [EXT]: {
-      type: 'object',
-      required: ['affiliationType'],
-      properties: {
-        affiliationType: { type: 'string', enum: [...AFFILIATION_TYPES] },
-        birthDate: formatted('localDate'),
-        nationality: formatted('countryCode'),
-        personalEmail: text(L.personalEmail, 'plausibleEmail'),
-        personalPhone: formatted('e164'),
-        personalNumbers: listOf(L.personalNumbers, ['type', 'value'], {
-          type: { type: 'string', enum: [...PERSONAL_NUMBER_TYPES] },
-          value: formatted('cpr'),
-        }),
-        identityDocumentReferences: listOf(L.identityDocumentReferences, ['type', 'issuingCountry', 'documentNumber'], {
-          type: { type: 'string', enum: [...DOCUMENT_TYPES] },
-          issuingCountry: formatted('countryCode'),
-          documentNumber: text(L.documentNumber),
-        }),
-        directoryUserPrincipalName: text(L.userPrincipalName, 'upn'),
-      },
-    },
-  },
-};
+const USER_SCHEMA = objectSchema(
+  ROWS.filter((r) => r.scim.schema === 'core'),
+  { [EXT]: objectSchema(ROWS.filter((r) => r.scim.schema === 'extension')) },
+);
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 for (const [name, f] of FORMATS) ajv.addFormat(name, { type: 'string', validate: f.check });
-const validateUser = ajv.compile<ValidatedUser>(USER_SCHEMA);
+const validateUser = ajv.compile<JsonObject>(USER_SCHEMA);
 
 const CORE_KEYS = [...writableNames(CORE_ATTRIBUTES), EXT];
 const NAME_KEYS = writableNames(coreAttribute('name')?.subAttributes ?? []);
 const EXT_KEYS = writableNames(SERVICE_ATTRIBUTES);
-const LIST_KEYS = SERVICE_ATTRIBUTES.filter((d) => d.multiValued).map((d) => d.name);
 /** Items of a list validated at most: one beyond its limit still fails maxItems, and a huge list costs no more. */
-const LIST_LIMITS: ReadonlyMap<string, number> = new Map([
-  ['personalNumbers', L.personalNumbers],
-  ['identityDocumentReferences', L.identityDocumentReferences],
-]);
+const LIST_LIMITS: ReadonlyMap<string, number> = new Map(
+  ROWS.flatMap((r) => (r.type === 'list' && r.maxItems !== undefined ? [[r.scim.path, r.maxItems] as const] : [])),
+);
+const EMPTY_MEANS_ABSENT = ROWS.filter((r) => r.scim.emptyMeansAbsent === true);
 /** Problems named in one answer at most (the count says how many there were). */
 export const MAX_LISTED_PROBLEMS = 20;
 
@@ -371,20 +317,25 @@ function presentValues(source: JsonObject, keys: readonly string[] = Object.keys
   return out;
 }
 
-/** What the schema sees: only canonical attributes, absent values dropped, the empty UPN meaning "not asserted". */
+/** Attributes whose empty string means absent (the empty UPN means "not asserted"). */
+function dropEmpty(values: JsonObject, schema: 'core' | 'extension'): void {
+  for (const row of EMPTY_MEANS_ABSENT)
+    if (row.scim.schema === schema && values[row.scim.path] === '') delete values[row.scim.path];
+}
+
+/** What the schema sees: only canonical attributes, absent values dropped, empty values meaning absent dropped. */
 function validationInput(user: ScimUserInput): JsonObject {
   const input = presentValues(user as JsonObject, CORE_KEYS);
+  dropEmpty(input, 'core');
   if (isJsonObject(input.name)) input.name = presentValues(input.name, NAME_KEYS);
   const extValue = input[EXT];
   if (isJsonObject(extValue)) {
     const ext = presentValues(extValue, EXT_KEYS);
-    if (ext.directoryUserPrincipalName === '') delete ext.directoryUserPrincipalName;
-    for (const list of LIST_KEYS) {
+    dropEmpty(ext, 'extension');
+    for (const [list, limit] of LIST_LIMITS) {
       const items = ext[list];
       if (Array.isArray(items))
-        ext[list] = items
-          .slice(0, (LIST_LIMITS.get(list) ?? items.length) + 1)
-          .map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
+        ext[list] = items.slice(0, limit + 1).map((item: unknown) => (isJsonObject(item) ? presentValues(item) : item));
     }
     input[EXT] = ext;
   }
@@ -467,16 +418,47 @@ function normalised(result: FormatResult, path: string, problems: ScimError[]): 
   return '';
 }
 
-function personalNumbersOf(
-  items: ReadonlyArray<{ type: PersonalNumberType; value: string }>,
-  problems: ScimError[],
-): PersonalNumber[] {
-  const seen = new Set<string>();
-  return items.map((p, i) => {
-    if (seen.has(p.type))
-      problems.push(invalidValue(`${EXT}:personalNumbers[${i}] repeats a type: one number per type is allowed`));
-    seen.add(p.type);
-    return { type: p.type, value: normalised(normalizeCpr(p.value), `${EXT}:personalNumbers[${i}].value`, problems) };
+/** The SCIM path of a row in a `detail`: core paths as they are, extension paths after the extension URN. */
+const detailPath = (row: AttributeRow): string =>
+  row.scim.schema === 'core' ? row.scim.path : `${EXT}:${row.scim.path}`;
+
+/** The value at a row's path in a User (its core attributes or its extension object). */
+function valueAt(user: JsonObject, row: AttributeRow): unknown {
+  let at: unknown = row.scim.schema === 'core' ? user : user[EXT];
+  for (const segment of row.scim.path.split('.')) at = isJsonObject(at) ? at[segment] : undefined;
+  return at;
+}
+
+/** Sets the value at a row's path within its schema's object (the core attributes or the extension object). */
+function setValueAt(values: JsonObject, row: AttributeRow, value: unknown): void {
+  let at = values;
+  const segments = row.scim.path.split('.');
+  const last = segments.pop() ?? row.scim.path;
+  for (const segment of segments) {
+    if (!isJsonObject(at[segment])) at[segment] = {};
+    at = at[segment] as JsonObject;
+  }
+  at[last] = value;
+}
+
+/** A validated value in its stored form (a format's normal form; a CPR number without dash, a country in capitals). */
+function storedValue(field: AttributeRow | ItemField, value: unknown, path: string, problems: ScimError[]): unknown {
+  if (field.format === undefined || typeof value !== 'string') return value;
+  return normalised(VALUE_FORMATS[field.format].normalize(value), path, problems);
+}
+
+/** The items of a validated list, their fields in table order. */
+function storedList(row: AttributeRow, items: readonly JsonObject[], problems: ScimError[]): JsonObject[] {
+  const path = detailPath(row);
+  const seen = new Set<unknown>();
+  return items.map((item, i) => {
+    if (row.oneItemPerType !== undefined) {
+      if (seen.has(item.type)) problems.push(invalidValue(`${path}[${i}] ${row.oneItemPerType.scimProblem}`));
+      seen.add(item.type);
+    }
+    const out: JsonObject = {};
+    for (const f of row.items ?? []) out[f.name] = storedValue(f, item[f.name], `${path}[${i}].${f.name}`, problems);
+    return out;
   });
 }
 
@@ -488,35 +470,16 @@ export function toIdentityAttributes(user: ScimUserInput, earlier: readonly Scim
       combinedError([...earlier, ...schemaProblems(validateUser.errors ?? [])]) ?? invalidValue('The User is not valid')
     );
   const problems: ScimError[] = [...earlier];
-  const ext = input[EXT];
-  const attrs: IdentityAttributes = {
-    externalId: input.externalId,
-    userName: input.userName,
-    givenName: input.name.givenName,
-    familyName: input.name.familyName,
-    active: input.active ?? true,
-    affiliationType: ext.affiliationType,
-    personalNumbers: personalNumbersOf(ext.personalNumbers ?? [], problems),
-    identityDocumentReferences: (ext.identityDocumentReferences ?? []).map((d, i) => ({
-      type: d.type,
-      issuingCountry: normalised(
-        normalizeCountryCode(d.issuingCountry),
-        `${EXT}:identityDocumentReferences[${i}].issuingCountry`,
-        problems,
-      ),
-      documentNumber: d.documentNumber,
-    })),
-  };
-  if (ext.birthDate !== undefined) attrs.birthDate = ext.birthDate;
-  if (ext.nationality !== undefined)
-    attrs.nationality = normalised(normalizeCountryCode(ext.nationality), `${EXT}:nationality`, problems);
-  if (ext.personalEmail !== undefined) attrs.personalEmail = ext.personalEmail;
-  if (ext.personalPhone !== undefined)
-    attrs.personalPhone = normalised(normalizeE164(ext.personalPhone), `${EXT}:personalPhone`, problems);
-  if (ext.directoryUserPrincipalName !== undefined) attrs.directoryUserPrincipalName = ext.directoryUserPrincipalName;
+  const attrs: JsonObject = {};
+  for (const row of ROWS) {
+    const value = valueAt(input, row);
+    if (row.type === 'list') attrs[row.name] = storedList(row, Array.isArray(value) ? value : [], problems);
+    else if (value !== undefined) attrs[row.name] = storedValue(row, value, detailPath(row), problems);
+    else if (row.default !== undefined) attrs[row.name] = row.default;
+  }
   const error = combinedError(problems);
   if (error) throw error;
-  return attrs;
+  return attrs as IdentityAttributes;
 }
 
 /** The body of a POST or PUT names the core and the extension schema (spec §2.1); other URNs are ignored. */
@@ -539,22 +502,31 @@ export function parseScimUser(body: unknown): IdentityAttributes {
 
 /** The canonical SCIM form of stored attributes (the base a PATCH applies to). Lists are copied. */
 export function identityToScimInput(a: IdentityAttributes): ScimUserInput {
-  const ext: ScimServiceExtension = { affiliationType: a.affiliationType };
-  if (a.birthDate !== undefined) ext.birthDate = a.birthDate;
-  if (a.nationality !== undefined) ext.nationality = a.nationality;
-  if (a.personalEmail !== undefined) ext.personalEmail = a.personalEmail;
-  if (a.personalPhone !== undefined) ext.personalPhone = a.personalPhone;
-  ext.personalNumbers = a.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
-  ext.identityDocumentReferences = a.identityDocumentReferences.map((d) => ({
-    type: d.type,
-    issuingCountry: d.issuingCountry,
-    documentNumber: d.documentNumber,
-  }));
-  if (a.directoryUserPrincipalName !== undefined) ext.directoryUserPrincipalName = a.directoryUserPrincipalName;
-  const user: ScimUserInput = { externalId: a.externalId };
-  if (a.userName !== undefined) user.userName = a.userName;
-  user.name = { givenName: a.givenName, familyName: a.familyName };
-  user.active = a.active;
-  user[EXT] = ext;
-  return user;
+  const { core, ext } = identityToScimValues(a, 'withEmptyLists');
+  return { ...core, [EXT]: ext } as ScimUserInput;
+}
+
+/**
+ * Stored attributes as SCIM values, core and extension apart, in table order. Unassigned attributes are left out
+ * (RFC 7643 §2.5), and so are empty lists unless `withEmptyLists` (the base of a PATCH has them). Lists are copied.
+ */
+export function identityToScimValues(
+  a: IdentityAttributes,
+  lists: 'withEmptyLists' | 'withoutEmptyLists' = 'withoutEmptyLists',
+): { core: JsonObject; ext: JsonObject } {
+  const core: JsonObject = {};
+  const ext: JsonObject = {};
+  for (const row of ROWS) {
+    const value = (a as Record<string, unknown>)[row.name];
+    if (value === undefined) continue;
+    if (Array.isArray(value) && value.length === 0 && lists === 'withoutEmptyLists') continue;
+    const copy = Array.isArray(value) ? value.map((item: JsonObject) => copyItem(row, item)) : value;
+    setValueAt(row.scim.schema === 'core' ? core : ext, row, copy);
+  }
+  return { core, ext };
+}
+
+/** An item of a list with the fields of its row, in table order. */
+function copyItem(row: AttributeRow, item: JsonObject): JsonObject {
+  return Object.fromEntries((row.items ?? []).map((f) => [f.name, item[f.name]]));
 }

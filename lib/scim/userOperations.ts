@@ -6,6 +6,7 @@
  */
 import type { IdentityAttributes, IdentityDoc } from '../identities/model';
 import { partitionKey } from '../identities/model';
+import { canonicalAttributes } from '../identities/attributes';
 import { attributesOf, newIdentityDoc, nextIdentityVersion, userNameKeyOf } from '../identities/rules';
 import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
@@ -192,23 +193,5 @@ export class ScimUsers {
 const busy = () => ScimError.unavailable('The User is being changed by other requests; retry', 1);
 
 function sameAttributes(doc: IdentityDoc, next: IdentityAttributes): boolean {
-  return JSON.stringify(canonical(attributesOf(doc))) === JSON.stringify(canonical(next));
-}
-
-function canonical(a: IdentityAttributes): unknown[] {
-  return [
-    a.externalId,
-    a.userName ?? null,
-    a.givenName,
-    a.familyName,
-    a.active,
-    a.affiliationType,
-    a.birthDate ?? null,
-    a.nationality ?? null,
-    a.personalEmail ?? null,
-    a.personalPhone ?? null,
-    a.personalNumbers.map((p) => [p.type, p.value]),
-    a.identityDocumentReferences.map((d) => [d.type, d.issuingCountry, d.documentNumber]),
-    a.directoryUserPrincipalName ?? null,
-  ];
+  return canonicalAttributes(attributesOf(doc)) === canonicalAttributes(next);
 }

@@ -1,5 +1,6 @@
 import type { IdentityDoc } from '../identities/model';
 import { CORE_USER_SCHEMA, SERVICE_USER_SCHEMA } from './schema';
+import { identityToScimValues } from './userInput';
 
 export function etagOf(doc: Pick<IdentityDoc, 'version'>): string {
   return `W/"${doc.version}"`;
@@ -11,32 +12,14 @@ export function userLocation(baseUrl: string, id: string): string {
 
 /** The SCIM representation of an identity of a SCIM integration. */
 export function toScimUser(doc: IdentityDoc, baseUrl: string): Record<string, unknown> {
-  const ext: Record<string, unknown> = { affiliationType: doc.affiliationType };
-  if (doc.birthDate !== undefined) ext.birthDate = doc.birthDate;
-  if (doc.nationality !== undefined) ext.nationality = doc.nationality;
-  if (doc.personalEmail !== undefined) ext.personalEmail = doc.personalEmail;
-  if (doc.personalPhone !== undefined) ext.personalPhone = doc.personalPhone;
-  // Unassigned attributes are left out (RFC 7643 §2.5): no empty lists, no empty strings.
-  if (doc.personalNumbers.length > 0)
-    ext.personalNumbers = doc.personalNumbers.map((p) => ({ type: p.type, value: p.value }));
-  if (doc.identityDocumentReferences.length > 0) {
-    ext.identityDocumentReferences = doc.identityDocumentReferences.map((d) => ({
-      type: d.type,
-      issuingCountry: d.issuingCountry,
-      documentNumber: d.documentNumber,
-    }));
-  }
-  if (doc.directoryUserPrincipalName !== undefined) ext.directoryUserPrincipalName = doc.directoryUserPrincipalName;
+  const { core, ext } = identityToScimValues(doc);
   ext.directoryLinkStatus = doc.link.status;
   if (doc.link.status === 'linked' && doc.link.source) ext.directoryLinkSource = doc.link.source;
   if (doc.link.status === 'linked' && doc.link.userId) ext.directoryLinkedUserId = doc.link.userId;
   return {
     schemas: [CORE_USER_SCHEMA, SERVICE_USER_SCHEMA],
     id: doc.id,
-    externalId: doc.externalId,
-    userName: doc.userName,
-    name: { givenName: doc.givenName, familyName: doc.familyName },
-    active: doc.active,
+    ...core,
     [SERVICE_USER_SCHEMA]: ext,
     meta: {
       resourceType: 'User',
@@ -109,7 +92,7 @@ function pick(obj: Record<string, unknown>, subs: string[], keep: boolean): Reco
   return Object.fromEntries(Object.entries(obj).filter(([k]) => set.has(k.toLowerCase()) === keep));
 }
 
-/** Splits `name.givenName`, `urn:…:User:personalEmail` or `urn:…:User` into top-level key and sub-attribute, lower-cased. */
+/** Splits `name.givenName`, `urn:…:User:<attribute>` or `urn:…:User` into top-level key and sub-attribute, lower-cased. */
 function splitPath(path: string): { top: string; sub?: string } {
   const lower = path.toLowerCase();
   for (const urn of [SERVICE_USER_SCHEMA.toLowerCase(), CORE_USER_SCHEMA.toLowerCase()]) {

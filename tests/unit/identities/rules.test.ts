@@ -1,10 +1,12 @@
 import type { IdentityAttributes, IdentityDoc } from '../../../lib/identities/model';
 import {
   attributesOf,
+  hasSensitiveData,
   IDENTITY_LIMITS,
   inactiveSinceAfter,
   newIdentityDoc,
   nextIdentityVersion,
+  withoutSensitiveData,
 } from '../../../lib/identities/rules';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -39,17 +41,32 @@ const created = (over: Partial<IdentityAttributes> = {}): IdentityDoc =>
   });
 
 describe('IDENTITY_LIMITS', () => {
-  it('holds the limits every API applies', () => {
-    expect(IDENTITY_LIMITS).toEqual({
+  it('holds the limits every API applies, by the attribute (or item field) each bounds', () => {
+    expect(IDENTITY_LIMITS).toMatchObject({
       externalId: 256,
       userName: 256,
-      name: 128,
+      givenName: 128,
+      familyName: 128,
       personalEmail: 200,
       documentNumber: 64,
-      userPrincipalName: 1024,
+      directoryUserPrincipalName: 1024,
       personalNumbers: 10,
       identityDocumentReferences: 20,
     });
+  });
+});
+
+describe('sensitive data', () => {
+  it('is held while personal numbers or document references hold anything, and retention leaves neither', () => {
+    const withDocument = attributes({
+      personalNumbers: [],
+      identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }],
+    });
+    expect(hasSensitiveData(attributes())).toBe(true);
+    expect(hasSensitiveData(withDocument)).toBe(true);
+    const purged = withoutSensitiveData(withDocument);
+    expect(hasSensitiveData(purged)).toBe(false);
+    expect(purged).toEqual({ ...withDocument, personalNumbers: [], identityDocumentReferences: [] });
   });
 });
 

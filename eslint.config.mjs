@@ -8,8 +8,8 @@ import tseslint from 'typescript-eslint';
 const relative = (folder) => `^(\\.\\.?/)+${folder}(/|$)`;
 const RULES = {
   registrationOnly: {
-    regex: '^(?!@azure/functions$|\\.\\./lib/http/[^/]+$|\\.\\./lib/services$)',
-    message: 'functions/ only register: import @azure/functions, lib/http/* and lib/services.',
+    regex: '^(?!@azure/functions$|\\.\\./lib/(http|triggers)/[^/]+$|\\.\\./lib/services$)',
+    message: 'functions/ only register: import @azure/functions, lib/http/*, lib/triggers/* and lib/services.',
   },
   noTooling: {
     regex: relative('(devhost|scripts|console|tests)'),
@@ -37,7 +37,7 @@ const layer = (files, rules, ignores = []) => ({
 });
 const LAYERS = [
   layer(['functions/**/*.ts'], ['registrationOnly', 'noTooling']),
-  layer(['lib/http/**/*.ts'], ['noTooling', 'noCosmos']),
+  layer(['lib/http/**/*.ts', 'lib/triggers/**/*.ts'], ['noTooling', 'noCosmos']),
   layer(['lib/services.ts'], ['noTooling', 'noCosmos', 'noFunctions']),
   layer(['lib/store/**/*.ts'], ['noTooling', 'noHttp', 'noFunctions']),
   layer(['lib/scim/**/*.ts'], ['noTooling', 'noHttp', 'noGraphql', 'noCosmos', 'noFunctions']),
@@ -45,7 +45,7 @@ const LAYERS = [
   layer(
     ['lib/**/*.ts'],
     ['noTooling', 'noHttp', 'noCosmos', 'noFunctions'],
-    ['lib/http/**', 'lib/services.ts', 'lib/store/**', 'lib/scim/**', 'lib/graphql/**'],
+    ['lib/http/**', 'lib/triggers/**', 'lib/services.ts', 'lib/store/**', 'lib/scim/**', 'lib/graphql/**'],
   ),
   layer(['devhost/**/*.ts', 'scripts/**/*.ts'], ['noCosmos']),
 ];

@@ -22,14 +22,14 @@ import { Associator } from './imports/association';
 import { RunHistory } from './imports/runHistory';
 import { StagedImports } from './imports/stagedImports';
 import { AdminLinks } from './links/adminLinks';
-import { RateLimiter } from './http/rateLimiter';
-import { InFlightLimiter } from './http/inFlight';
-import { ScimAdmission } from './http/scimAdmission';
+import { RateLimiter } from './limits/rateLimiter';
+import { InFlightLimiter } from './limits/inFlight';
+import { ScimAdmission } from './limits/scimAdmission';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
 import type { ImportJobDeps } from './imports/importJob';
-import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
-import { BodyBytesBudget } from './http/bodyBytes';
+import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './limits/refusalPacing';
+import { BodyBytesBudget } from './limits/bodyBytes';
 import { RefusalLog } from './activity/refusals';
 
 export interface Services {
@@ -63,7 +63,7 @@ export interface Services {
    */
   bulkBudget: RateLimiter;
   workQueue: WorkQueue;
-  /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/http/refusalPacing.ts). */
+  /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/limits/refusalPacing.ts). */
   authenticationRefusals: RefusalPacer;
   busyRefusals: RefusalPacer;
   /** GraphQL body bytes held at once by the instance, and by each tenant. */

@@ -5,7 +5,7 @@
  *   reading, a body without one as soon as its bytes pass it;
  * - what JSON.parse would build of it: its JSON values and nesting are counted as the bytes come
  *   (GRAPHQL_MAX_JSON_VALUES, GRAPHQL_MAX_JSON_DEPTH), and the `query` member's text is measured;
- * - the instance's body bytes and the tenant's share of them (lib/http/bodyBytes.ts), held as it is read;
+ * - the instance's body bytes and the tenant's share of them (lib/limits/bodyBytes.ts), held as it is read;
  * - its pace (lib/http/request.ts): a trickling body is refused once it falls behind the minimum rate.
  * Every refusal is immediate: the rest of the body is not read.
  */
@@ -16,7 +16,7 @@ import { serviceBusy } from '../graphql/errors';
 import { BAD_REQUEST } from '../graphql/errorHygiene';
 import { QueryTextMeter } from '../graphql/queryTextMeter';
 import { queryTooLarge, useStagedImport } from '../graphql/limits';
-import type { BodyBytesHold } from './bodyBytes';
+import type { BodyBytesHold } from '../limits/bodyBytes';
 import { JsonShapeMeter } from './jsonShape';
 import { BODY_IDLE_MS, MIN_BODY_BYTES_PER_SECOND, readBodyText } from './request';
 

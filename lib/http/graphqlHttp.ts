@@ -4,12 +4,12 @@ import { services, type Services } from '../services';
 import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
 import { AUTH_NOT_AUTHENTICATED, serviceBusy, toGraphQLError } from '../graphql/errors';
-import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from '../limits/inFlight';
 import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
 import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
 import type { Logger } from '../log/logger';
 import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor } from './request';
-import type { BodyBytesHold } from './bodyBytes';
+import type { BodyBytesHold } from '../limits/bodyBytes';
 import { readGraphQLBody } from './graphqlBody';
 import { corsHeaders, preflight } from './cors';
 

@@ -41,7 +41,7 @@ function categoryOf(url: string, fn: string): string | undefined {
   const u = url.replace(/\\/g, '/');
   if (/\/node_modules\/(jsonwebtoken|jws|jwa|jwks-rsa)\//.test(u) || u.includes('/lib/auth/'))
     return 'product: token check';
-  if (u.includes('/lib/http/rateLimiter')) return 'product: rate limit';
+  if (u.includes('/lib/limits/rateLimiter')) return 'product: rate limit';
   if (u.includes('/lib/log/')) return 'product: logging';
   if (u.includes('/lib/http/')) return 'product: request handling (headers, body, errors)';
   if (/\/lib\/scim\/(filter|patch|userInput)/.test(u)) return 'product: parsing and validation';

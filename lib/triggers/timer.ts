@@ -1,6 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import type { Logger } from '../log/logger';
-import { loggerFor } from './request';
+import { loggerFor } from '../http/request';
 
 /** A timer run's logger; its correlation id is the invocation id. */
 export function loggerForTimer(context: InvocationContext): Logger {

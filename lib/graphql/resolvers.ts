@@ -19,6 +19,7 @@ import type { IdentityDoc } from '../identities/model';
 import { upnKey } from '../identities/upn';
 import { badInput } from '../util/domainError';
 import { atLowPriority } from '../store/priority';
+import { CODE } from '../util/errorCodes';
 
 type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
@@ -106,7 +107,7 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
   return {
     associationCounts,
     failure: {
-      code: 'ASSOCIATION_INCOMPLETE',
+      code: CODE.ASSOCIATION_INCOMPLETE,
       message: `${r.sendAgain.length} pair(s) could not be processed; the caller was told to send them again`,
     },
   };

@@ -3,15 +3,16 @@ import { GraphQLError } from 'graphql';
 import { services, type Services } from '../services';
 import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
-import { AUTH_NOT_AUTHENTICATED, serviceBusy, toGraphQLError } from '../graphql/errors';
+import { serviceBusy, toGraphQLError } from '../graphql/errors';
 import { IN_FLIGHT_RETRY_AFTER_SECONDS } from '../limits/inFlight';
-import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
-import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
+import { cleanError } from '../graphql/errorHygiene';
+import { queryTooLarge } from '../graphql/limits';
 import type { Logger } from '../log/logger';
 import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor } from './request';
 import type { BodyBytesHold } from '../limits/bodyBytes';
 import { readGraphQLBody } from './graphqlBody';
 import { corsHeaders, preflight } from './cors';
+import { CODE, type ErrorCode } from '../util/errorCodes';
 
 let server: GraphQLServer | undefined;
 
@@ -36,7 +37,8 @@ function errorResponse(
   };
 }
 
-const badRequest = (message: string, code = BAD_REQUEST) => new GraphQLError(message, { extensions: { code } });
+const badRequest = (message: string, code: ErrorCode = CODE.BAD_REQUEST) =>
+  new GraphQLError(message, { extensions: { code } });
 
 /** The error codes of a GraphQL JSON response, for the request log (never messages or data). */
 function errorCodesOf(contentType: string | undefined, body: Uint8Array): string | undefined {
@@ -79,7 +81,7 @@ async function admin(request: HttpRequest, svc: Services, log: Logger): Promise<
     const mapped = toGraphQLError(err);
     if (mapped instanceof GraphQLError) return mapped;
     log.error('graphql authentication failed', { error: err instanceof Error ? err.name : 'unknown' });
-    return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    return new GraphQLError('Unexpected error.', { extensions: { code: CODE.INTERNAL_SERVER_ERROR } });
   }
 }
 
@@ -113,7 +115,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
   if (hasRepeatedAuthorization(request))
     return done(
       errorResponse(400, [badRequest('Send exactly one Authorization header')], correlationId, false),
-      BAD_REQUEST,
+      CODE.BAD_REQUEST,
     );
   if (isGraphiQLPage(request, svc))
     return done(
@@ -122,7 +124,7 @@ export async function handleGraphQL(request: HttpRequest, context: InvocationCon
     );
   const found = await admin(request, svc, log);
   if (found instanceof GraphQLError) {
-    if (found.extensions.code === AUTH_NOT_AUTHENTICATED) await svc.authenticationRefusals.pace('instance');
+    if (found.extensions.code === CODE.AUTH_NOT_AUTHENTICATED) await svc.authenticationRefusals.pace('instance');
     return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
   }
   const release = tenantPlace(svc, found.caller.tenantId);
@@ -191,7 +193,7 @@ async function serve(
 ): Promise<HttpResponseInit> {
   const maxQuery = svc.settings.graphqlMaxQueryBytes;
   if ((request.query.get('query')?.length ?? 0) > maxQuery)
-    return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
+    return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), CODE.QUERY_TOO_LARGE);
   const body = await readGraphQLBody(request, svc.settings, bodyBytes);
   if ('refusal' in body) {
     const { status, error, withNullData } = body.refusal;
@@ -213,7 +215,7 @@ async function serve(
           correlationId,
           false,
         ),
-        BAD_REQUEST,
+        CODE.BAD_REQUEST,
       );
     return done({ status: 200, headers: out, body: bytes }, errorCodes);
   }

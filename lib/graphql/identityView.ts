@@ -8,12 +8,6 @@ const AFFILIATION: Record<string, string> = {
 };
 const NUMBER_TYPE: Record<string, string> = { DkCpr: 'DK_CPR' };
 const DOC_TYPE: Record<string, string> = { Passport: 'PASSPORT', IdentityCard: 'IDENTITY_CARD' };
-const STATUS: Record<string, string> = {
-  linked: 'LINKED',
-  pending: 'PENDING',
-  conflict: 'CONFLICT',
-  notAsserted: 'NOT_ASSERTED',
-};
 
 export interface LinkEventView {
   at: string;
@@ -51,8 +45,9 @@ export function identityView(doc: IdentityDoc, source: string) {
     personalNumberTypes: [...new Set(doc.personalNumbers.map((p) => NUMBER_TYPE[p.type] ?? 'DK_CPR'))],
     identityDocumentTypes: [...new Set(doc.identityDocumentReferences.map((d) => DOC_TYPE[d.type] ?? 'IDENTITY_CARD'))],
     directoryUserPrincipalName: doc.directoryUserPrincipalName ?? null,
-    directoryLinkStatus: STATUS[doc.link.status] ?? 'NOT_ASSERTED',
-    directoryLinkSource: linked && doc.link.source ? doc.link.source.toUpperCase() : null,
+    // Stored words; the enum resolvers (linkEnums.ts) give their GraphQL values.
+    directoryLinkStatus: doc.link.status,
+    directoryLinkSource: linked ? (doc.link.source ?? null) : null,
     directoryLinkedUserId: linked ? (doc.link.userId ?? null) : null,
     linkedUserPrincipalName: linked ? (doc.link.userPrincipalName ?? doc.link.lookedUpUpn ?? null) : null,
     conflictHeldBy: null as { source: string; id: string; externalId: string } | null,

@@ -15,7 +15,7 @@ import {
   type ManualIdentityChanges,
 } from '../identities/manualIdentities';
 import { detailedIdentity, sourceSummaries } from './consoleQueries';
-import type { IdentityDoc } from '../identities/model';
+import type { IdentityDoc, LinkStatus } from '../identities/model';
 import { upnKey } from '../identities/upn';
 import { badInput } from '../util/domainError';
 import { atLowPriority } from '../store/priority';
@@ -130,7 +130,8 @@ export const resolvers = {
       const first = typeof args.first === 'number' ? args.first : 50;
       if (first < 1 || first > MAX_PAGE)
         throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
-      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: string; search?: string };
+      // linkStatus arrives as the stored word (linkEnums.ts).
+      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: LinkStatus; search?: string };
       const where: string[] = [];
       const params: Array<{ name: string; value: string }> = [];
       if (filter.externalId) {
@@ -146,12 +147,8 @@ export const resolvers = {
         params.push({ name: '@q', value: filter.search }, { name: '@ql', value: upnKey(filter.search) });
       }
       if (filter.linkStatus) {
-        const status =
-          { LINKED: 'linked', PENDING: 'pending', CONFLICT: 'conflict', NOT_ASSERTED: 'notAsserted' }[
-            filter.linkStatus
-          ] ?? 'notAsserted';
         where.push('c.link.status = @s');
-        params.push({ name: '@s', value: status });
+        params.push({ name: '@s', value: filter.linkStatus });
       }
       if (typeof args.after === 'string' && args.after) {
         where.push('c.id > @after');

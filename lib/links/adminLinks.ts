@@ -12,6 +12,7 @@ import { isGuid } from '../util/guid';
 import { isUpnShaped } from '../identities/upn';
 import type { LinkClaims } from './claims';
 import { afterManualClaim, manualLinkAction, unlinked, type LinkTransition } from './linkStateMachine';
+import { applyLinkEffects } from './linkEffects';
 import { CODE } from '../util/errorCodes';
 
 const facts = (l: DirectoryLink) => ({ status: l.status, source: l.source ?? null, userId: l.userId ?? null });
@@ -84,17 +85,17 @@ export class AdminLinks {
 
   /** The effects of a stored transition, in order: claims given up, then the audit entry. */
   private async apply(tenantId: string, before: IdentityDoc, transition: LinkTransition, actor: Actor): Promise<void> {
-    for (const effect of transition.effects) {
-      if (effect.kind === 'releaseClaim') await this.claims.release(tenantId, effect.userId, before);
-      else
-        await this.audit.write(tenantId, {
+    await applyLinkEffects(transition.effects, {
+      releaseClaim: (userId) => this.claims.release(tenantId, userId, before),
+      audit: (action) =>
+        this.audit.write(tenantId, {
           actor,
-          action: effect.action,
+          action,
           target: { type: 'businessIdentity', id: before.id },
           before: facts(before.link),
           after: facts(transition.link),
-        });
-    }
+        }),
+    });
   }
 
   private async find(pk: string, id: string) {

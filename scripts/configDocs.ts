@@ -45,8 +45,8 @@ export function renderConfigurationDoc(settings: readonly SettingDescription[] =
     'Tools, `npm start` and the tests set neither (do not put them in `local.settings.json`). Platform',
     'variables, not an app setting, decide it, so a wrong setting cannot switch the checks off.',
     '',
-    'Adding a setting: one row in `SETTINGS` (`lib/config/settings.ts`), the code that reads it, then',
-    '`npm run docs:config`.',
+    'Adding a setting: one row in `SETTINGS` (`lib/config/settings.ts`: its name, how it is read with its',
+    'default and bounds, its meaning), the line of `loadSettings` that reads it, then `npm run docs:config`.',
     '',
   ].join('\n');
 }

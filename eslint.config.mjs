@@ -8,16 +8,25 @@ import tseslint from 'typescript-eslint';
 const relative = (folder) => `^(\\.\\.?/)+${folder}(/|$)`;
 const RULES = {
   registrationOnly: {
-    regex: '^(?!@azure/functions$|\\.\\./lib/http/[^/]+$|\\.\\./lib/services$)',
-    message: 'functions/ only register: import @azure/functions, lib/http/* and lib/services.',
+    regex: '^(?!@azure/functions$|\\.\\./lib/(http|triggers)/[^/]+$|\\.\\./lib/services$)',
+    message: 'functions/ only register: import @azure/functions, lib/http/*, lib/triggers/* and lib/services.',
   },
   noTooling: {
     regex: relative('(devhost|scripts|console|tests)'),
     message: 'Shipped code (lib/, functions/) never imports devhost/, scripts/, console/ or tests/.',
   },
-  noHttp: {
-    regex: relative('(lib/)?http'),
-    message: 'Domain code never imports lib/http: the HTTP layer calls the domain, not the other way round.',
+  noSeam: {
+    regex: relative('(lib/)?(http|triggers)'),
+    message:
+      'Below the Functions seam nothing imports lib/http or lib/triggers: the seam calls down, never the other way round.',
+  },
+  seamsApart: {
+    regex: relative('(lib/)?(http|triggers)'),
+    message: 'lib/http and lib/triggers never import each other: HTTP handlers and queue/timer handlers share no code.',
+  },
+  limitsBelow: {
+    regex: '^(\\.\\./){2,}|^\\.\\./(?!(config|util|log)/)',
+    message: 'lib/limits is a lower layer: it imports only lib/config, lib/util and lib/log.',
   },
   noGraphql: {
     regex: relative('(lib/)?graphql'),
@@ -28,7 +37,10 @@ const RULES = {
     message: 'lib/graphql never imports lib/scim: the two APIs share the domain, not each other.',
   },
   noCosmos: { regex: '^@azure/cosmos(/|$)', message: 'Only lib/store imports @azure/cosmos.' },
-  noFunctions: { regex: '^@azure/functions(/|$)', message: 'Only lib/http (and functions/) import @azure/functions.' },
+  noFunctions: {
+    regex: '^@azure/functions(/|$)',
+    message: 'Only the Functions seam (lib/http, lib/triggers) and functions/ import @azure/functions.',
+  },
 };
 const layer = (files, rules, ignores = []) => ({
   files,
@@ -37,15 +49,24 @@ const layer = (files, rules, ignores = []) => ({
 });
 const LAYERS = [
   layer(['functions/**/*.ts'], ['registrationOnly', 'noTooling']),
-  layer(['lib/http/**/*.ts'], ['noTooling', 'noCosmos']),
-  layer(['lib/services.ts'], ['noTooling', 'noCosmos', 'noFunctions']),
-  layer(['lib/store/**/*.ts'], ['noTooling', 'noHttp', 'noFunctions']),
-  layer(['lib/scim/**/*.ts'], ['noTooling', 'noHttp', 'noGraphql', 'noCosmos', 'noFunctions']),
-  layer(['lib/graphql/**/*.ts'], ['noTooling', 'noHttp', 'noScim', 'noCosmos', 'noFunctions']),
+  layer(['lib/http/**/*.ts', 'lib/triggers/**/*.ts'], ['noTooling', 'seamsApart', 'noCosmos']),
+  layer(['lib/services.ts'], ['noTooling', 'noSeam', 'noCosmos', 'noFunctions']),
+  layer(['lib/limits/**/*.ts'], ['limitsBelow', 'noCosmos', 'noFunctions']),
+  layer(['lib/store/**/*.ts'], ['noTooling', 'noSeam', 'noFunctions']),
+  layer(['lib/scim/**/*.ts'], ['noTooling', 'noSeam', 'noGraphql', 'noCosmos', 'noFunctions']),
+  layer(['lib/graphql/**/*.ts'], ['noTooling', 'noSeam', 'noScim', 'noCosmos', 'noFunctions']),
   layer(
     ['lib/**/*.ts'],
-    ['noTooling', 'noHttp', 'noCosmos', 'noFunctions'],
-    ['lib/http/**', 'lib/services.ts', 'lib/store/**', 'lib/scim/**', 'lib/graphql/**'],
+    ['noTooling', 'noSeam', 'noCosmos', 'noFunctions'],
+    [
+      'lib/http/**',
+      'lib/triggers/**',
+      'lib/services.ts',
+      'lib/limits/**',
+      'lib/store/**',
+      'lib/scim/**',
+      'lib/graphql/**',
+    ],
   ),
   layer(['devhost/**/*.ts', 'scripts/**/*.ts'], ['noCosmos']),
 ];

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { BACKGROUND_QUEUE_NAME, doBackgroundWork } from '../lib/http/backgroundHandlers';
+import { BACKGROUND_QUEUE_NAME, doBackgroundWork } from '../lib/triggers/backgroundHandlers';
 
 /**
  * One unit of background work from the background-work queue (planned by the timers): one tenant's

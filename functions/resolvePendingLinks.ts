@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { planPendingLinksRun } from '../lib/http/backgroundHandlers';
+import { planPendingLinksRun } from '../lib/triggers/backgroundHandlers';
 
 /**
  * Every 5 minutes (RESOLVE_PENDING_LINKS_SCHEDULE): plans one unit of pending-link work per registered

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { resumeImportsRun } from '../lib/http/backgroundHandlers';
+import { resumeImportsRun } from '../lib/triggers/backgroundHandlers';
 
 /**
  * Every minute: hands the job of a staged import whose step stopped (its process ended, its queue message

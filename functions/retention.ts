@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { planRetentionRun } from '../lib/http/backgroundHandlers';
+import { planRetentionRun } from '../lib/triggers/backgroundHandlers';
 
 /**
  * Daily (RETENTION_SCHEDULE): plans one unit of retention work per identity partition (tenant and source)

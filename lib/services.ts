@@ -22,15 +22,17 @@ import { Associator } from './imports/association';
 import { RunHistory } from './imports/runHistory';
 import { StagedImports } from './imports/stagedImports';
 import { AdminLinks } from './links/adminLinks';
-import { RateLimiter } from './http/rateLimiter';
-import { InFlightLimiter } from './http/inFlight';
-import { ScimAdmission } from './http/scimAdmission';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
 import type { WorkDeps } from './background/runWork';
 import type { ImportJobDeps } from './imports/importJob';
-import { AUTHENTICATION_PACING, BUSY_PACING, RefusalPacer } from './http/refusalPacing';
-import { BodyBytesBudget } from './http/bodyBytes';
 import { RefusalLog } from './activity/refusals';
+import { budgets, limiters } from './limits/budgets';
+import type { BodyBytesBudget } from './limits/bodyBytes';
+import type { InFlightLimiter } from './limits/inFlight';
+import type { RateLimiter } from './limits/rateLimiter';
+import type { RefusalPacer } from './limits/refusalPacing';
+import type { ScimAdmission } from './limits/scimAdmission';
+import type { LogLevel } from './log/logger';
 
 export interface Services {
   settings: Settings;
@@ -63,7 +65,7 @@ export interface Services {
    */
   bulkBudget: RateLimiter;
   workQueue: WorkQueue;
-  /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/http/refusalPacing.ts). */
+  /** Refusals of invalid tokens, and of callers over a budget, paced under a flood (lib/limits/refusalPacing.ts). */
   authenticationRefusals: RefusalPacer;
   busyRefusals: RefusalPacer;
   /** GraphQL body bytes held at once by the instance, and by each tenant. */
@@ -108,21 +110,8 @@ export function services(): Services {
       ttlSeconds: s.stagedImportTtlSeconds,
     }),
     adminLinks: new AdminLinks(store, directory, claims, audit),
-    scimAdmission: new ScimAdmission({
-      integrationPerSecond: s.scimRateLimitPerSecond,
-      tenantPerSecond: s.scimTenantRateLimitPerSecond,
-      integrationInFlight: s.maxRequestsInFlight,
-      tenantInFlight: s.scimTenantMaxRequestsInFlight,
-    }),
-    inFlight: new InFlightLimiter(s.maxRequestsInFlight),
-    // A quarter of a minute's requests may come at once.
-    graphqlRateLimiter: new RateLimiter(s.graphqlRequestsPerMinute / 60, Math.max(1, s.graphqlRequestsPerMinute / 4)),
-    // A minute's worth at once: the largest import or association fits (settings make sure of it).
-    bulkBudget: new RateLimiter(s.bulkItemsPerMinute / 60, s.bulkItemsPerMinute),
+    ...limiters(budgets(s)),
     workQueue,
-    authenticationRefusals: new RefusalPacer(AUTHENTICATION_PACING),
-    busyRefusals: new RefusalPacer(BUSY_PACING),
-    graphqlBodyBytes: new BodyBytesBudget(s.graphqlBodyBytesInFlight, s.graphqlTenantBodyBytesInFlight),
     refusals: new RefusalLog(store, {
       retentionDays: s.activity.retentionDays,
       perMinute: s.activity.refusalsPerMinute,
@@ -168,6 +157,15 @@ export function importJobDeps(svc: Services): ImportJobDeps {
     queue: svc.workQueue,
     stepWrites: svc.settings.importStepMaxWrites,
   };
+}
+
+/** LOG_LEVEL; 'info' while the settings cannot be read (the failure is reported where they are used). */
+export function configuredLogLevel(): LogLevel {
+  try {
+    return services().settings.logLevel;
+  } catch {
+    return 'info';
+  }
 }
 
 /** Drops the process's service objects (the local stack calls it when it stops). */

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SETTINGS, type SettingDescription, type SettingScope } from '../lib/config/settings';
+import { SETTINGS, defaultText, type SettingDescription, type SettingScope } from '../lib/config/settings';
 
 export const CONFIGURATION_DOC = path.join('docs', 'configuration.md');
 
@@ -18,7 +18,7 @@ const SCOPE_TEXT: Record<SettingScope, string> = {
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function row(s: SettingDescription): string {
-  return `| \`${s.name}\` | ${cell(s.default)} | ${cell(s.meaning)} | ${SCOPE_TEXT[s.appliesTo]} |`;
+  return `| \`${s.name}\` | ${cell(defaultText(s))} | ${cell(s.meaning)} | ${SCOPE_TEXT[s.appliesTo]} |`;
 }
 
 export function renderConfigurationDoc(settings: readonly SettingDescription[] = SETTINGS): string {
@@ -45,8 +45,8 @@ export function renderConfigurationDoc(settings: readonly SettingDescription[] =
     'Tools, `npm start` and the tests set neither (do not put them in `local.settings.json`). Platform',
     'variables, not an app setting, decide it, so a wrong setting cannot switch the checks off.',
     '',
-    'Adding a setting: one row in `SETTINGS` (`lib/config/settings.ts`), the code that reads it, then',
-    '`npm run docs:config`.',
+    'Adding a setting: one row in `SETTINGS` (`lib/config/settings.ts`: its name, how it is read with its',
+    'default and bounds, its meaning), the line of `loadSettings` that reads it, then `npm run docs:config`.',
     '',
   ].join('\n');
 }

@@ -25,8 +25,27 @@ function optional(env: Env, name: string): string | undefined {
   return v ? v : undefined;
 }
 
-function url(env: Env, name: string, fallback?: string): string {
-  const raw = optional(env, name) ?? fallback;
+/** The row of a setting in SETTINGS; a name the table does not hold is a mistake in this file. */
+function rowOf(name: string): SettingDescription {
+  const row = SETTINGS.find((r) => r.name === name);
+  if (!row) throw new Error(`Setting ${name} has no row in SETTINGS`);
+  return row;
+}
+
+function parseOf<T extends SettingParse['type']>(name: string, type: T): Extract<SettingParse, { type: T }> {
+  const parse = rowOf(name).parse;
+  if (parse?.type !== type) throw new Error(`Setting ${name} is not read as ${type} in SETTINGS`);
+  return parse as Extract<SettingParse, { type: T }>;
+}
+
+/** A text setting with a default in the table. */
+function text(env: Env, name: string): string {
+  return optional(env, name) ?? parseOf(name, 'text').default;
+}
+
+function url(env: Env, name: string): string {
+  const parse = rowOf(name).parse;
+  const raw = optional(env, name) ?? (parse?.type === 'url' ? parse.default : undefined);
   if (raw === undefined) throw new ConfigError(name, 'is required but not set');
   let parsed: URL;
   try {
@@ -39,25 +58,30 @@ function url(env: Env, name: string, fallback?: string): string {
   return raw.replace(/\/+$/, '');
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** A whole number within the table's bounds; unset, the table's default (or twice another setting's value). */
+function integer(env: Env, name: string): number {
+  const { default: fallback, min, max } = parseOf(name, 'integer');
   const raw = optional(env, name);
-  if (raw === undefined) return fallback;
+  if (raw === undefined) return typeof fallback === 'number' ? fallback : 2 * integer(env, fallback.twice);
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, 'must be a whole number');
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
   return n;
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+function bool(env: Env, name: string): boolean {
   const raw = optional(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
+  if (raw === undefined) return parseOf(name, 'boolean').default;
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(name, 'must be true or false');
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = optional(env, name) ?? fallback;
+/** One of `allowed` (the list the table's row holds), case-insensitive; unset, the table's default. */
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T {
+  const parse = parseOf(name, 'oneOf');
+  if (parse.allowed !== allowed) throw new Error(`Setting ${name} is read with another list than its row's`);
+  const raw = optional(env, name) ?? parse.default;
   const hit = allowed.find((a) => a.toLowerCase() === raw.toLowerCase());
   if (!hit) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`);
   return hit;
@@ -96,15 +120,6 @@ function origins(env: Env, name: string, production: boolean): string[] {
       return parsed.origin;
     });
 }
-
-/**
- * Request units a second of bulk work, per tenant and for all tenants on an instance (lib/store/requestUnitPacing.ts).
- * The instance's is half of what a serverless container serves (5,000 RU/s), so the bulk work of every tenant on
- * an instance leaves at least half of each container to SCIM and administrator requests; a tenant alone gets
- * 2,000 (about 200 new identities a second), two tenants at once share the 2,500.
- */
-export const DEFAULT_BULK_RU_PER_TENANT = 2_000;
-export const DEFAULT_BULK_RU_PER_INSTANCE = 2_500;
 
 /** The local stack's audience; any application in any tenant can claim it, so Azure refuses it. */
 export const LOCAL_APP_ID_URI = 'api://business-identity-service';
@@ -174,26 +189,21 @@ function consoleApiScope(env: Env): string {
 export function loadSettings(env: Env = process.env): Settings {
   // Production (Azure, or NODE_ENV=production) fails closed: see productionSafety.
   const inAzure = isProduction(env, hostedInAzure(env));
-  const graphCredential = oneOf(
-    env,
-    'GRAPH_CREDENTIAL',
-    ['clientSecret', 'certificate', 'managedIdentity'] as const,
-    'managedIdentity',
-  );
+  const graphCredential = oneOf(env, 'GRAPH_CREDENTIAL', GRAPH_CREDENTIALS);
   const settings: Settings = {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL'),
     cosmos: {
       endpoint: url(env, 'COSMOS_ENDPOINT'),
       key: optional(env, 'COSMOS_KEY'),
-      database: optional(env, 'COSMOS_DATABASE') ?? 'business-identities',
+      database: text(env, 'COSMOS_DATABASE'),
     },
     auth: {
-      authority: url(env, 'AUTH_AUTHORITY', 'https://login.microsoftonline.com'),
+      authority: url(env, 'AUTH_AUTHORITY'),
       audiences: audiences(env, inAzure),
       requireTokenType: inAzure,
     },
     graph: {
-      baseUrl: url(env, 'GRAPH_BASE_URL', 'https://graph.microsoft.com'),
+      baseUrl: url(env, 'GRAPH_BASE_URL'),
       credential: graphCredential,
       clientId: optional(env, 'GRAPH_CLIENT_ID'),
       managedIdentityClientId: optional(env, 'GRAPH_MANAGED_IDENTITY_CLIENT_ID'),
@@ -201,75 +211,38 @@ export function loadSettings(env: Env = process.env): Settings {
       certificate: optional(env, 'GRAPH_CERTIFICATE'),
       certificatePath: optional(env, 'GRAPH_CERTIFICATE_PATH'),
     },
-    retentionInactiveDays: integer(env, 'RETENTION_INACTIVE_DAYS', 90, 0, 3650),
-    scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
-    // Twice one integration's by default, so the defaults follow when only the per-integration limit is set.
-    scimTenantRateLimitPerSecond: integer(
-      env,
-      'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
-      2 * integer(env, 'SCIM_RATE_LIMIT_PER_SECOND', 50, 1, 100000),
-      1,
-      200000,
-    ),
-    scimTenantMaxRequestsInFlight: integer(
-      env,
-      'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT',
-      2 * integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
-      1,
-      2000,
-    ),
-    scimMaxIntegrationsPerTenant: integer(env, 'SCIM_MAX_INTEGRATIONS_PER_TENANT', 20, 1, 1000),
-    scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
-    graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 8 * 1024 * 1024, 1024, 16 * 1024 * 1024),
-    graphqlMaxJsonValues: integer(env, 'GRAPHQL_MAX_JSON_VALUES', 250_000, 100, 5_000_000),
-    graphqlMaxJsonDepth: integer(env, 'GRAPHQL_MAX_JSON_DEPTH', 64, 8, 1000),
-    graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES', 64 * 1024, 1024, 1024 * 1024),
-    graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', false),
+    retentionInactiveDays: integer(env, 'RETENTION_INACTIVE_DAYS'),
+    scimRateLimitPerSecond: integer(env, 'SCIM_RATE_LIMIT_PER_SECOND'),
+    scimTenantRateLimitPerSecond: integer(env, 'SCIM_TENANT_RATE_LIMIT_PER_SECOND'),
+    scimTenantMaxRequestsInFlight: integer(env, 'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT'),
+    scimMaxIntegrationsPerTenant: integer(env, 'SCIM_MAX_INTEGRATIONS_PER_TENANT'),
+    scimMaxBodyBytes: integer(env, 'SCIM_MAX_BODY_BYTES'),
+    graphqlMaxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES'),
+    graphqlMaxJsonValues: integer(env, 'GRAPHQL_MAX_JSON_VALUES'),
+    graphqlMaxJsonDepth: integer(env, 'GRAPHQL_MAX_JSON_DEPTH'),
+    graphqlMaxQueryBytes: integer(env, 'GRAPHQL_MAX_QUERY_BYTES'),
+    graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION'),
     graphqlCorsOrigins: origins(env, 'GRAPHQL_CORS_ORIGINS', inAzure),
-    graphqlBodyBytesInFlight: integer(
-      env,
-      'GRAPHQL_BODY_BYTES_IN_FLIGHT',
-      64 * 1024 * 1024,
-      2048,
-      4 * 1024 * 1024 * 1024,
-    ),
-    graphqlTenantBodyBytesInFlight: integer(
-      env,
-      'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT',
-      16 * 1024 * 1024,
-      1024,
-      2 * 1024 * 1024 * 1024,
-    ),
-    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 32, 1, 1000),
-    graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
-    bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE', 500_000, 1, 50_000_000),
-    bulkRequestUnitsPerSecondPerTenant: integer(
-      env,
-      'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
-      DEFAULT_BULK_RU_PER_TENANT,
-      1,
-      10_000_000,
-    ),
-    bulkRequestUnitsPerSecond: integer(
-      env,
-      'BULK_REQUEST_UNITS_PER_SECOND',
-      DEFAULT_BULK_RU_PER_INSTANCE,
-      1,
-      10_000_000,
-    ),
+    graphqlBodyBytesInFlight: integer(env, 'GRAPHQL_BODY_BYTES_IN_FLIGHT'),
+    graphqlTenantBodyBytesInFlight: integer(env, 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT'),
+    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT'),
+    graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE'),
+    bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE'),
+    bulkRequestUnitsPerSecondPerTenant: integer(env, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'),
+    bulkRequestUnitsPerSecond: integer(env, 'BULK_REQUEST_UNITS_PER_SECOND'),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
-    importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES', 1_000_000, 1, 5_000_000),
-    importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES', 2_000, 1, 5_000),
-    stagedImportTtlSeconds: integer(env, 'STAGED_IMPORT_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
-    importStepMaxWrites: integer(env, 'IMPORT_STEP_MAX_WRITES', 20_000, 10, 100_000),
-    associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS', 20_000, 1, 5_000_000),
+    importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES'),
+    importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES'),
+    stagedImportTtlSeconds: integer(env, 'STAGED_IMPORT_TTL_SECONDS'),
+    importStepMaxWrites: integer(env, 'IMPORT_STEP_MAX_WRITES'),
+    associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS'),
     activity: {
-      retentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 30, 1, 3650),
-      refusalsPerMinute: integer(env, 'ACTIVITY_REFUSALS_PER_MINUTE', 60, 0, 100_000),
+      retentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS'),
+      refusalsPerMinute: integer(env, 'ACTIVITY_REFUSALS_PER_MINUTE'),
     },
     pendingLinkBackoff: {
-      baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS', 300, 0, 86_400),
-      maxSeconds: integer(env, 'PENDING_LINK_BACKOFF_MAX_SECONDS', 14_400, 0, 7 * 86_400),
+      baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS'),
+      maxSeconds: integer(env, 'PENDING_LINK_BACKOFF_MAX_SECONDS'),
     },
     backgroundQueue: {
       connectionString: optional(env, 'BACKGROUND_QUEUE'),
@@ -278,11 +251,11 @@ export function loadSettings(env: Env = process.env): Settings {
           ? undefined
           : url(env, 'BACKGROUND_QUEUE__queueServiceUri'),
     },
-    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS),
     console: {
       clientId: optional(env, 'CONSOLE_CLIENT_ID'),
       apiScope: consoleApiScope(env),
-      authorityTenant: optional(env, 'CONSOLE_AUTHORITY_TENANT') ?? 'organizations',
+      authorityTenant: text(env, 'CONSOLE_AUTHORITY_TENANT'),
     },
   };
   // A set of any size arrives in parts, each taking its identities from the budget (at most the whole
@@ -365,10 +338,26 @@ export function loadSettings(env: Env = process.env): Settings {
 /** Where a setting is read: by the service (in Azure, locally, or both), or by the local stack only. */
 export type SettingScope = 'Azure and local' | 'Azure' | 'local' | 'local stack';
 
+/**
+ * How a setting is read, with its default and bounds: loadSettings reads them from here, and the docs show the
+ * default. An integer's default may be twice another setting's value, so the two follow each other.
+ */
+export type SettingParse =
+  | { type: 'integer'; default: number | { twice: string }; min: number; max: number; note?: string }
+  | { type: 'boolean'; default: boolean }
+  | { type: 'oneOf'; allowed: readonly string[]; default: string }
+  | { type: 'text'; default: string }
+  | { type: 'url'; default: string };
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export const GRAPH_CREDENTIALS = ['clientSecret', 'certificate', 'managedIdentity'] as const;
+
 export interface SettingDescription {
   name: string;
-  /** The default as a reader sees it (a value in backticks, or a word in parentheses). */
-  default: string;
+  /** How the service reads it, with its default (the docs show that default). */
+  parse?: SettingParse;
+  /** The default as a reader sees it, for a setting without one in `parse` (a word in parentheses, …). */
+  default?: string;
   meaning: string;
   appliesTo: SettingScope;
   /** Set on the Function App by the template (`infra/modules/functionapp.bicep`; checked by tests/unit/infra). */
@@ -403,14 +392,14 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'COSMOS_DATABASE',
-    default: '`business-identities`',
+    parse: { type: 'text', default: 'business-identities' },
     meaning: 'database name',
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'AUTH_AUTHORITY',
-    default: '`https://login.microsoftonline.com`',
+    parse: { type: 'url', default: 'https://login.microsoftonline.com' },
     meaning: 'token issuer authority (`<authority>/<tenant>/v2.0`)',
     appliesTo: 'Azure and local',
     deployed: true,
@@ -433,14 +422,14 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPH_BASE_URL',
-    default: '`https://graph.microsoft.com`',
+    parse: { type: 'url', default: 'https://graph.microsoft.com' },
     meaning: 'Microsoft Graph',
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'GRAPH_CREDENTIAL',
-    default: '`managedIdentity`',
+    parse: { type: 'oneOf', allowed: GRAPH_CREDENTIALS, default: 'managedIdentity' },
     meaning: '`managedIdentity` (federated client assertion), `certificate`, or `clientSecret` (local)',
     appliesTo: 'Azure and local',
     deployed: true,
@@ -478,7 +467,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'RETENTION_INACTIVE_DAYS',
-    default: '`90`',
+    parse: { type: 'integer', default: 90, min: 0, max: 3650 },
     meaning: 'days inactive before personal numbers and document references are deleted',
     appliesTo: 'Azure and local',
     deployed: true,
@@ -499,7 +488,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'PENDING_LINK_BACKOFF_SECONDS',
-    default: '`300`',
+    parse: { type: 'integer', default: 300, min: 0, max: 86_400 },
     meaning:
       'wait after the first unchanged check of a pending/conflict identity; doubles with each further one (`0` = no back-off)',
     appliesTo: 'Azure and local',
@@ -507,7 +496,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'PENDING_LINK_BACKOFF_MAX_SECONDS',
-    default: '`14400`',
+    parse: { type: 'integer', default: 14_400, min: 0, max: 7 * 86_400 },
     meaning: 'longest wait between checks of one identity',
     appliesTo: 'Azure and local',
     deployed: true,
@@ -536,14 +525,14 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'SCIM_RATE_LIMIT_PER_SECOND',
-    default: '`50`',
+    parse: { type: 'integer', default: 50, min: 1, max: 100_000 },
     meaning: 'requests per second per integration per instance (429 beyond)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
-    default: 'twice `SCIM_RATE_LIMIT_PER_SECOND` (`100`)',
+    parse: { type: 'integer', default: { twice: 'SCIM_RATE_LIMIT_PER_SECOND' }, min: 1, max: 200_000 },
     meaning:
       "SCIM requests per second of all a tenant's integrations together, per instance (bursts of twice that; 429 beyond): more integrations do not give a tenant more. At least `SCIM_RATE_LIMIT_PER_SECOND`",
     appliesTo: 'Azure and local',
@@ -551,7 +540,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT',
-    default: 'twice `MAX_REQUESTS_IN_FLIGHT` (`64`)',
+    parse: { type: 'integer', default: { twice: 'MAX_REQUESTS_IN_FLIGHT' }, min: 1, max: 2000 },
     meaning:
       "SCIM requests in progress at once of all a tenant's integrations together, per instance (429 with `Retry-After: 1` beyond). At least `MAX_REQUESTS_IN_FLIGHT`",
     appliesTo: 'Azure and local',
@@ -559,7 +548,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'SCIM_MAX_INTEGRATIONS_PER_TENANT',
-    default: '`20`',
+    parse: { type: 'integer', default: 20, min: 1, max: 1000 },
     meaning:
       'enabled SCIM integrations per tenant: `createScimIntegration` and `enableScimIntegration` beyond it answer `INTEGRATION_LIMIT_REACHED` (disabled integrations do not count)',
     appliesTo: 'Azure and local',
@@ -567,14 +556,14 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'SCIM_MAX_BODY_BYTES',
-    default: '`1048576`',
+    parse: { type: 'integer', default: 1024 * 1024, min: 1024, max: 100 * 1024 * 1024 },
     meaning: 'largest SCIM request body (413 beyond)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'GRAPHQL_MAX_BODY_BYTES',
-    default: '`8388608` (8 MiB)',
+    parse: { type: 'integer', default: 8 * 1024 * 1024, min: 1024, max: 16 * 1024 * 1024, note: '(8 MiB)' },
     meaning:
       'largest GraphQL request body of an administrator: beyond it `413` `USE_STAGED_IMPORT` at once (a declared Content-Length over it unread, a body without one as soon as it passes it); larger sets go as a staged import. Requests without an administrator token are refused before the body is read. At most 8 MiB in production',
     appliesTo: 'Azure and local',
@@ -582,7 +571,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_MAX_JSON_VALUES',
-    default: '`250000`',
+    parse: { type: 'integer', default: 250_000, min: 100, max: 5_000_000 },
     meaning:
       'most JSON values (strings, numbers, literals, arrays, objects) in a GraphQL request body, counted as the body is read, before anything is parsed: beyond it `413` `USE_STAGED_IMPORT` at once. An import part of 2,000 identities with every field (a personal number, two documents) is 44,000 values and 0.9 MB; one request carries up to about 11,000 such identities',
     appliesTo: 'Azure and local',
@@ -590,7 +579,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_MAX_JSON_DEPTH',
-    default: '`64`',
+    parse: { type: 'integer', default: 64, min: 8, max: 1000 },
     meaning:
       'deepest nesting of arrays and objects in a GraphQL request body, counted as the body is read: beyond it `413` `USE_STAGED_IMPORT` at once (an import is 7 deep)',
     appliesTo: 'Azure and local',
@@ -598,7 +587,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_MAX_QUERY_BYTES',
-    default: '`65536`',
+    parse: { type: 'integer', default: 64 * 1024, min: 1024, max: 1024 * 1024 },
     meaning:
       'largest GraphQL query text, apart from its variables (413 `QUERY_TOO_LARGE` as soon as the streamed text passes it)',
     appliesTo: 'Azure and local',
@@ -606,7 +595,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_BODY_BYTES_IN_FLIGHT',
-    default: '`67108864` (64 MiB)',
+    parse: { type: 'integer', default: 64 * 1024 * 1024, min: 2048, max: 4 * 1024 * 1024 * 1024, note: '(64 MiB)' },
     meaning:
       'GraphQL request body bytes an instance holds at once, all tenants together (a body is read whole, then parsed): eight bodies of the largest size; a request that would pass it is answered `SERVICE_BUSY` without being read further. At least twice `GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT`',
     appliesTo: 'Azure and local',
@@ -614,7 +603,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_TENANT_BODY_BYTES_IN_FLIGHT',
-    default: '`16777216` (16 MiB)',
+    parse: { type: 'integer', default: 16 * 1024 * 1024, min: 1024, max: 2 * 1024 * 1024 * 1024, note: '(16 MiB)' },
     meaning:
       "one tenant's share of `GRAPHQL_BODY_BYTES_IN_FLIGHT` (two bodies of the largest size; four tenants at their full share fit): a request beyond it is answered `SERVICE_BUSY` without being read further, so one tenant's bodies never fill the instance's budget. At least `GRAPHQL_MAX_BODY_BYTES`",
     appliesTo: 'Azure and local',
@@ -622,7 +611,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'MAX_REQUESTS_IN_FLIGHT',
-    default: '`32`',
+    parse: { type: 'integer', default: 32, min: 1, max: 1000 },
     meaning:
       'requests in progress at once per SCIM integration and per tenant for GraphQL (429 / `SERVICE_BUSY` beyond, with a retry hint)',
     appliesTo: 'Azure and local',
@@ -630,14 +619,14 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_REQUESTS_PER_MINUTE',
-    default: '`600`',
+    parse: { type: 'integer', default: 600, min: 1, max: 1_000_000 },
     meaning: 'GraphQL requests per tenant per minute (`SERVICE_BUSY` with `retryAfterSeconds` beyond)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'BULK_ITEMS_PER_MINUTE',
-    default: '`500000`',
+    parse: { type: 'integer', default: 500_000, min: 1, max: 50_000_000 },
     meaning:
       'imported identities (one-request sets and staged parts) plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); at least `ASSOCIATION_MAX_PAIRS`. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
     appliesTo: 'Azure and local',
@@ -645,7 +634,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
-    default: '`2000`',
+    parse: { type: 'integer', default: 2_000, min: 1, max: 10_000_000 },
     meaning:
       "request units a second one tenant's bulk work (imports, associations, background units) may spend on an instance, measured from the store's charges; halved while the store throttles (429) and recovered gradually. At most `BULK_REQUEST_UNITS_PER_SECOND`. The local stack sets both in step with `DEV_COSMOS_RU_PER_SECOND` unless they are set (two fifths and half of it; unlimited without it)",
     appliesTo: 'Azure and local',
@@ -653,7 +642,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'BULK_REQUEST_UNITS_PER_SECOND',
-    default: '`2500`',
+    parse: { type: 'integer', default: 2_500, min: 1, max: 10_000_000 },
     meaning:
       "request units a second all tenants' bulk work together may spend on an instance, shared equally among the tenants with bulk work at the moment (default: half a serverless container's 5,000 RU/s). With several instances, set it to the share of a container's RU/s bulk work may have, divided by the instances that run it",
     appliesTo: 'Azure and local',
@@ -669,7 +658,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'CONSOLE_AUTHORITY_TENANT',
-    default: '`organizations`',
+    parse: { type: 'text', default: 'organizations' },
     meaning:
       "the tenant segment of the console's sign-in authority: `organizations` (any work account) or one tenant id",
     appliesTo: 'Azure and local',
@@ -677,7 +666,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'GRAPHQL_INTROSPECTION',
-    default: '`false`',
+    parse: { type: 'boolean', default: false },
     meaning:
       "introspection and GraphiQL (on in the local stack); a browser opening `/graphql` is sent to GraphiQL at `/console/graphiql.html`, served with the console's files under its CSP and signed in like the console; every query (introspection too) needs an administrator token",
     appliesTo: 'Azure and local',
@@ -700,7 +689,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'IMPORT_MAX_IDENTITIES',
-    default: '`1000000`',
+    parse: { type: 'integer', default: 1_000_000, min: 1, max: 5_000_000 },
     meaning:
       "largest import set of a source, staged or in one request (`IMPORT_TOO_LARGE` beyond); at most 2,000,000 in production (a step of the job applying a set holds the source's manifest in memory: about 130 MB at 1,000,000, see imports.md)",
     appliesTo: 'Azure and local',
@@ -708,7 +697,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'IMPORT_PART_MAX_IDENTITIES',
-    default: '`2000`',
+    parse: { type: 'integer', default: 2_000, min: 1, max: 5_000 },
     meaning:
       'most identities one `addImportPart` may carry (`IMPORT_PART_TOO_LARGE` beyond; also refused when the part would be stored in more than 1.5 MB)',
     appliesTo: 'Azure and local',
@@ -716,7 +705,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'STAGED_IMPORT_TTL_SECONDS',
-    default: '`86400`',
+    parse: { type: 'integer', default: 24 * 3600, min: 1, max: 30 * 24 * 3600 },
     meaning:
       'how long a started import may take to be completed; after that it is gone (`IMPORT_NOT_FOUND`) and the store deletes its parts (time to live)',
     appliesTo: 'Azure and local',
@@ -724,7 +713,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'IMPORT_STEP_MAX_WRITES',
-    default: '`20000`',
+    parse: { type: 'integer', default: 20_000, min: 10, max: 100_000 },
     meaning:
       "identity writes (or deletions) one step of a staged import's job makes at most, one queue message each; fewer make shorter steps, more make fewer manifest loads",
     appliesTo: 'Azure and local',
@@ -732,7 +721,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'ASSOCIATION_MAX_PAIRS',
-    default: '`20000`',
+    parse: { type: 'integer', default: 20_000, min: 1, max: 5_000_000 },
     meaning:
       'largest association list per request (`ASSOCIATION_TOO_LARGE` beyond; send parts). 20,000 pairs of typical values are about 2 MB of JSON, well inside an 8 MiB request body',
     appliesTo: 'Azure and local',
@@ -740,7 +729,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'ACTIVITY_RETENTION_DAYS',
-    default: '`30`',
+    parse: { type: 'integer', default: 30, min: 1, max: 3650 },
     meaning:
       "days a refused SCIM request stays in its integration's activity (`activity` query, the console's Activity page); the store's time to live removes it after that",
     appliesTo: 'Azure and local',
@@ -748,7 +737,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'ACTIVITY_REFUSALS_PER_MINUTE',
-    default: '`60`',
+    parse: { type: 'integer', default: 60, min: 0, max: 100_000 },
     meaning:
       'refused SCIM requests recorded one by one per integration per minute on an instance; beyond it they are only counted, in one summary entry per minute, so a failing connector cannot fill the store (`0`: count them all)',
     appliesTo: 'Azure and local',
@@ -756,7 +745,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   },
   {
     name: 'LOG_LEVEL',
-    default: '`info`',
+    parse: { type: 'oneOf', allowed: LOG_LEVELS, default: 'info' },
     meaning: '`debug`, `info`, `warn`, `error`',
     appliesTo: 'Azure and local',
     deployed: true,
@@ -827,6 +816,30 @@ export const SETTINGS: readonly SettingDescription[] = [
     deployed: false,
   },
 ];
+
+/** The default as docs/configuration.md shows it: from `parse` when it has one, otherwise the written text. */
+export function defaultText(row: SettingDescription): string {
+  const parse = row.parse;
+  if (parse === undefined) return row.default ?? '';
+  if (parse.type !== 'integer') return `\`${String(parse.default)}\``;
+  if (typeof parse.default === 'number') return `\`${parse.default}\`${parse.note ? ` ${parse.note}` : ''}`;
+  return `twice \`${parse.default.twice}\` (\`${2 * integerDefault(parse.default.twice)}\`)`;
+}
+
+/** The default of a whole-number setting (another setting's doubled, where it follows one). */
+export function integerDefault(name: string): number {
+  const fallback = parseOf(name, 'integer').default;
+  return typeof fallback === 'number' ? fallback : 2 * integerDefault(fallback.twice);
+}
+
+/**
+ * Request units a second of bulk work, per tenant and for all tenants on an instance (lib/store/requestUnitPacing.ts).
+ * The instance's is half of what a serverless container serves (5,000 RU/s), so the bulk work of every tenant on
+ * an instance leaves at least half of each container to SCIM and administrator requests; a tenant alone gets
+ * 2,000 (about 200 new identities a second), two tenants at once share the 2,500.
+ */
+export const DEFAULT_BULK_RU_PER_TENANT = integerDefault('BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT');
+export const DEFAULT_BULK_RU_PER_INSTANCE = integerDefault('BULK_REQUEST_UNITS_PER_SECOND');
 
 /**
  * Names of every setting the template deploys; the infrastructure test checks each is set. BACKGROUND_QUEUE

@@ -50,7 +50,7 @@ export interface Settings {
   graphqlIntrospection: boolean;
   /** Browser origins allowed to call /graphql cross-origin (CORS); empty = same-origin only. */
   graphqlCorsOrigins: string[];
-  /** GraphQL body bytes held at once per instance (lib/http/bodyBytes.ts); at least twice a tenant's share. */
+  /** GraphQL body bytes held at once per instance (lib/limits/bodyBytes.ts); at least twice a tenant's share. */
   graphqlBodyBytesInFlight: number;
   /** One tenant's share of graphqlBodyBytesInFlight; at least graphqlMaxBodyBytes. */
   graphqlTenantBodyBytesInFlight: number;

@@ -7,12 +7,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { hasNumberRun } from '../util/numberRuns';
-
-export const GRAPHQL_PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
-export const GRAPHQL_VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
-export const BAD_REQUEST = 'BAD_REQUEST';
-export const BAD_USER_INPUT = 'BAD_USER_INPUT';
-export const INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR';
+import { CODE, YOGA_OPERATION_RESOLUTION_FAILURE } from '../util/errorCodes';
 
 const MAX_MESSAGE = 300;
 /** A quoted name that may stay in a message: a field, argument, type or variable name (type modifiers allowed). */
@@ -58,23 +53,23 @@ export function cleanMessage(message: string): string {
 }
 
 /** Codes graphql-yoga gives to graphql-js errors, whose messages are not ours. */
-const FRAMEWORK_CODES = new Set([GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED]);
+const FRAMEWORK_CODES = new Set<string>([CODE.GRAPHQL_PARSE_FAILED, CODE.GRAPHQL_VALIDATION_FAILED]);
 
 /** The code of an error we did not raise ourselves: which stage of the request refused it. */
 function codeFor(error: GraphQLError, given: string | undefined): string {
   const ext = error.extensions ?? {};
-  if (ext.unexpected) return INTERNAL_SERVER_ERROR;
-  if (error.message.startsWith('Syntax Error')) return GRAPHQL_PARSE_FAILED;
+  if (ext.unexpected) return CODE.INTERNAL_SERVER_ERROR;
+  if (error.message.startsWith('Syntax Error')) return CODE.GRAPHQL_PARSE_FAILED;
   if (
     /^Variable "[^"]*" (got invalid value|of required type .* was not provided|of non-null type .* must not be null)/s.test(
       error.message,
     )
   )
-    return BAD_USER_INPUT;
+    return CODE.BAD_USER_INPUT;
   if (given) return given;
   // graphql-yoga marks errors about the HTTP request itself (body, method, params) with a status.
-  if (ext.http !== undefined) return BAD_REQUEST;
-  return error.path === undefined ? GRAPHQL_VALIDATION_FAILED : INTERNAL_SERVER_ERROR;
+  if (ext.http !== undefined) return CODE.BAD_REQUEST;
+  return error.path === undefined ? CODE.GRAPHQL_VALIDATION_FAILED : CODE.INTERNAL_SERVER_ERROR;
 }
 
 /** The message of a request that cannot be parsed (lib/graphql/requestErrors.ts). */
@@ -115,7 +110,7 @@ function requestMessage(message: string): string {
 }
 
 /** Codes graphql-yoga gives to errors about the HTTP request itself (it also marks them with an HTTP status). */
-const FRAMEWORK_REQUEST_CODES = new Set([BAD_REQUEST, 'OPERATION_RESOLUTION_FAILURE']);
+const FRAMEWORK_REQUEST_CODES = new Set<string>([CODE.BAD_REQUEST, YOGA_OPERATION_RESOLUTION_FAILURE]);
 
 /** An error graphql-yoga raised about the request (body, parameters, method), not about the document. */
 function isFrameworkRequestError(error: GraphQLError, given: string | undefined): boolean {
@@ -127,14 +122,14 @@ export function cleanError(error: GraphQLError): GraphQLError {
   const ext = error.extensions ?? {};
   const given = typeof ext.code === 'string' ? ext.code : undefined;
   if (isFrameworkRequestError(error, given))
-    return new GraphQLError(requestMessage(error.message), { extensions: { code: BAD_REQUEST } });
+    return new GraphQLError(requestMessage(error.message), { extensions: { code: CODE.BAD_REQUEST } });
   const own = given !== undefined && !FRAMEWORK_CODES.has(given) ? given : undefined;
   const code = own ?? codeFor(error, given);
   const extensions: Record<string, unknown> = { code };
   if (own) {
     for (const [k, v] of Object.entries(ext)) if (!DROPPED_EXTENSIONS.has(k)) extensions[k] = v;
   }
-  const message = code === INTERNAL_SERVER_ERROR && !own ? 'Unexpected error.' : cleanMessage(error.message);
+  const message = code === CODE.INTERNAL_SERVER_ERROR && !own ? 'Unexpected error.' : cleanMessage(error.message);
   // Source and positions give the same line and column locations; no original error is attached.
   return new GraphQLError(message, { source: error.source, positions: error.positions, path: error.path, extensions });
 }

@@ -2,15 +2,13 @@ import { GraphQLError } from 'graphql';
 import { DomainError } from '../util/domainError';
 import { StoreError } from '../store/errors';
 import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
-
-export const AUTH_NOT_AUTHENTICATED = 'AUTH_NOT_AUTHENTICATED';
-export const AUTH_NOT_AUTHORIZED = 'AUTH_NOT_AUTHORIZED';
+import { CODE } from '../util/errorCodes';
 
 export function notAuthenticated(): GraphQLError {
   return new GraphQLError(
     'Not authenticated: the token is missing, expired, for another audience, or from an organization that is not registered',
     {
-      extensions: { code: AUTH_NOT_AUTHENTICATED },
+      extensions: { code: CODE.AUTH_NOT_AUTHENTICATED },
     },
   );
 }
@@ -19,7 +17,7 @@ export function notAuthorized(): GraphQLError {
   return new GraphQLError(
     "Not authorized: the token is neither an application token with the Admin role nor a console user's token (the Console.Admin scope and the Admin role assigned to the user). Grant the Admin application permission with admin consent (or assign the user the Admin role), then get a new token",
     {
-      extensions: { code: AUTH_NOT_AUTHORIZED },
+      extensions: { code: CODE.AUTH_NOT_AUTHORIZED },
     },
   );
 }
@@ -27,7 +25,7 @@ export function notAuthorized(): GraphQLError {
 /** The tenant's share of the service is in use: retry after the given seconds. */
 export function serviceBusy(retryAfterSeconds: number): GraphQLError {
   return new GraphQLError('The service is busy; retry later', {
-    extensions: { code: 'SERVICE_BUSY', retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
+    extensions: { code: CODE.SERVICE_BUSY, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
   });
 }
 
@@ -44,7 +42,7 @@ export function toGraphQLError(err: unknown): unknown {
   if (err instanceof DirectoryUnavailableError) {
     return new GraphQLError(directoryCallAdvice(err.reason), {
       extensions: {
-        code: 'DIRECTORY_UNAVAILABLE',
+        code: CODE.DIRECTORY_UNAVAILABLE,
         reason: err.reason,
         retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)),
       },
@@ -62,7 +60,7 @@ export function associationIncomplete(externalIds: string[], path: ReadonlyArray
     `${externalIds.length} pair(s) could not be processed now; the result counts the others. Send the pairs whose externalIds are listed in extensions.externalIds again`,
     {
       path,
-      extensions: { code: 'ASSOCIATION_INCOMPLETE', externalIds },
+      extensions: { code: CODE.ASSOCIATION_INCOMPLETE, externalIds },
     },
   );
 }

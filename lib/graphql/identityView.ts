@@ -1,12 +1,6 @@
 import { IDENTITY_ATTRIBUTES, graphqlEnumName, type AttributeRow } from '../identities/attributes';
 import type { IdentityDoc } from '../identities/model';
 
-const STATUS: Record<string, string> = {
-  linked: 'LINKED',
-  pending: 'PENDING',
-  conflict: 'CONFLICT',
-  notAsserted: 'NOT_ASSERTED',
-};
 
 export interface LinkEventView {
   at: string;
@@ -52,8 +46,9 @@ export function identityView(doc: IdentityDoc, source: string) {
     id: doc.id,
     source,
     ...attributeFields(doc),
-    directoryLinkStatus: STATUS[doc.link.status] ?? 'NOT_ASSERTED',
-    directoryLinkSource: linked && doc.link.source ? doc.link.source.toUpperCase() : null,
+    // Stored words; the enum resolvers (linkEnums.ts) give their GraphQL values.
+    directoryLinkStatus: doc.link.status,
+    directoryLinkSource: linked ? (doc.link.source ?? null) : null,
     directoryLinkedUserId: linked ? (doc.link.userId ?? null) : null,
     linkedUserPrincipalName: linked ? (doc.link.userPrincipalName ?? doc.link.lookedUpUpn ?? null) : null,
     conflictHeldBy: null as { source: string; id: string; externalId: string } | null,

@@ -11,6 +11,7 @@ import {
   type SelectionSetNode,
   type ValidationContext,
 } from 'graphql';
+import { CODE } from '../util/errorCodes';
 
 export const MAX_DEPTH = 10;
 /**
@@ -21,7 +22,6 @@ export const MAX_INTROSPECTION_DEPTH = 16;
 const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
 /** Tokens graphql-js may read from one document before it stops parsing (a 500-field query needs far fewer). */
 export const MAX_TOKENS = 5_000;
-export const QUERY_TOO_LARGE = 'QUERY_TOO_LARGE';
 /** Mutations that each carry a list of identities or pairs (a set, a part, an association): at most one per document. */
 export const BULK_MUTATIONS: ReadonlySet<string> = new Set([
   'importBusinessIdentities',
@@ -49,11 +49,10 @@ export function fieldCount(document: DocumentNode): number {
 export function queryTooLarge(maxBytes: number): GraphQLError {
   return new GraphQLError(
     `The query text is longer than ${maxBytes} bytes; send large inputs as variables, not in the document`,
-    { extensions: { code: QUERY_TOO_LARGE } },
+    { extensions: { code: CODE.QUERY_TOO_LARGE } },
   );
 }
 
-export const USE_STAGED_IMPORT = 'USE_STAGED_IMPORT';
 /** The bound of a request body that was passed: its bytes, its JSON values or its JSON nesting. */
 export type BodyBound = 'bodyBytes' | 'jsonValues' | 'jsonDepth';
 
@@ -70,19 +69,19 @@ const BOUND_TEXT: Record<BodyBound, (max: number) => string> = {
 export function useStagedImport(bound: BodyBound, max: number): GraphQLError {
   return new GraphQLError(
     `The request body is ${BOUND_TEXT[bound](max)}. Send a large import as a staged import (startImport, then addImportPart with at most a few thousand identities each, then completeImport) and a long association list as several requests`,
-    { extensions: { code: USE_STAGED_IMPORT, bound, max } },
+    { extensions: { code: CODE.USE_STAGED_IMPORT, bound, max } },
   );
 }
 
 export function tooManyTokens(): GraphQLError {
   return new GraphQLError(`A query may have at most ${MAX_TOKENS} tokens`, {
-    extensions: { code: 'QUERY_TOO_COMPLEX' },
+    extensions: { code: CODE.QUERY_TOO_COMPLEX },
   });
 }
 
 export function tooManyFields(): GraphQLError {
   return new GraphQLError(`A query may select at most ${MAX_FIELDS} fields`, {
-    extensions: { code: 'QUERY_TOO_COMPLEX' },
+    extensions: { code: CODE.QUERY_TOO_COMPLEX },
   });
 }
 
@@ -114,7 +113,7 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
           new GraphQLError(
             'A document may run at most one importBusinessIdentities, addImportPart or associateBusinessIdentities',
             {
-              extensions: { code: 'QUERY_TOO_COMPLEX' },
+              extensions: { code: CODE.QUERY_TOO_COMPLEX },
             },
           ),
         );
@@ -123,7 +122,7 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
       if (aliases === MAX_ALIASES + 1) {
         context.reportError(
           new GraphQLError(`A query may use at most ${MAX_ALIASES} aliases`, {
-            extensions: { code: 'QUERY_TOO_COMPLEX' },
+            extensions: { code: CODE.QUERY_TOO_COMPLEX },
           }),
         );
       }
@@ -145,7 +144,7 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
       if (depth(rest) > MAX_DEPTH || depth(introspection) > MAX_INTROSPECTION_DEPTH) {
         context.reportError(
           new GraphQLError(`A query may be at most ${MAX_DEPTH} levels deep`, {
-            extensions: { code: 'QUERY_TOO_COMPLEX' },
+            extensions: { code: CODE.QUERY_TOO_COMPLEX },
           }),
         );
       }

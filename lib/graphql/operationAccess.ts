@@ -24,7 +24,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './context';
-import { AUTH_NOT_AUTHORIZED } from './errors';
+import { CODE } from '../util/errorCodes';
 
 export interface OperationAccess {
   type: 'Query' | 'Mutation';
@@ -111,7 +111,7 @@ export function needsApplicationToken(row: OperationAccess | undefined): GraphQL
   const what = row ? row.field : 'This operation';
   return new GraphQLError(
     `Not authorized: ${what} needs an application token with the Admin role. A user signed in to the console may run queries and the console's own mutations (SCIM integrations, Manual identities, links); imports and associations are for applications (see docs/security.md)`,
-    { extensions: { code: AUTH_NOT_AUTHORIZED } },
+    { extensions: { code: CODE.AUTH_NOT_AUTHORIZED } },
   );
 }
 

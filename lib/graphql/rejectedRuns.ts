@@ -11,7 +11,7 @@ import type { GraphQLContext } from './context';
 import type { RunOperation } from '../imports/runHistory';
 import { validateSourceName } from '../imports/importInput';
 import { DomainError } from '../util/domainError';
-import { AUTH_NOT_AUTHORIZED } from './errors';
+import { CODE } from '../util/errorCodes';
 
 const RUN_FIELDS: Record<string, { operation: RunOperation; list: string }> = {
   importBusinessIdentities: { operation: 'import', list: 'identities' },
@@ -19,7 +19,11 @@ const RUN_FIELDS: Record<string, { operation: RunOperation; list: string }> = {
 };
 
 /** Refusals that are no run: the service's limits, and an operation its caller may not call (operationAccess). */
-const LIMIT_CODES: ReadonlySet<string> = new Set(['QUERY_TOO_COMPLEX', 'QUERY_TOO_LARGE', AUTH_NOT_AUTHORIZED]);
+const LIMIT_CODES: ReadonlySet<string> = new Set([
+  CODE.QUERY_TOO_COMPLEX,
+  CODE.QUERY_TOO_LARGE,
+  CODE.AUTH_NOT_AUTHORIZED,
+]);
 
 export const REFUSED_AT_COERCION =
   'The request does not match the GraphQL schema (a value of the wrong type, an unknown enum value or a missing required field); nothing was written. The response errors name the place.';
@@ -117,7 +121,7 @@ export function rejectedRuns(): Plugin<Record<string, unknown>, GraphQLContext> 
           .record(
             { tenantId, clientId, correlationId: serverContext.correlationId, ...run },
             serverContext.log,
-            () => Promise.reject(new DomainError('BAD_USER_INPUT', REFUSED_AT_COERCION)),
+            () => Promise.reject(new DomainError(CODE.BAD_USER_INPUT, REFUSED_AT_COERCION)),
             () => ({}),
           )
           .catch((err: unknown) => {

@@ -6,10 +6,11 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { BAD_REQUEST, MALFORMED_PARAMETERS } from './errorHygiene';
+import { MALFORMED_PARAMETERS } from './errorHygiene';
+import { CODE } from '../util/errorCodes';
 
 export function malformedParameters(): GraphQLError {
-  return new GraphQLError(MALFORMED_PARAMETERS, { extensions: { code: BAD_REQUEST, http: { status: 400 } } });
+  return new GraphQLError(MALFORMED_PARAMETERS, { extensions: { code: CODE.BAD_REQUEST, http: { status: 400 } } });
 }
 
 export function requestParseErrors(): Plugin {

@@ -15,10 +15,11 @@ import {
   type ManualIdentityChanges,
 } from '../identities/manualIdentities';
 import { detailedIdentity, sourceSummaries } from './consoleQueries';
-import type { IdentityDoc } from '../identities/model';
+import type { IdentityDoc, LinkStatus } from '../identities/model';
 import { upnKey } from '../identities/upn';
 import { badInput } from '../util/domainError';
 import { atLowPriority } from '../store/priority';
+import { CODE } from '../util/errorCodes';
 
 type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
@@ -106,7 +107,7 @@ function associationOutcome(r: AssociationOutcome): RunEnd {
   return {
     associationCounts,
     failure: {
-      code: 'ASSOCIATION_INCOMPLETE',
+      code: CODE.ASSOCIATION_INCOMPLETE,
       message: `${r.sendAgain.length} pair(s) could not be processed; the caller was told to send them again`,
     },
   };
@@ -129,7 +130,8 @@ export const resolvers = {
       const first = typeof args.first === 'number' ? args.first : 50;
       if (first < 1 || first > MAX_PAGE)
         throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
-      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: string; search?: string };
+      // linkStatus arrives as the stored word (linkEnums.ts).
+      const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: LinkStatus; search?: string };
       const where: string[] = [];
       const params: Array<{ name: string; value: string }> = [];
       if (filter.externalId) {
@@ -145,12 +147,8 @@ export const resolvers = {
         params.push({ name: '@q', value: filter.search }, { name: '@ql', value: upnKey(filter.search) });
       }
       if (filter.linkStatus) {
-        const status =
-          { LINKED: 'linked', PENDING: 'pending', CONFLICT: 'conflict', NOT_ASSERTED: 'notAsserted' }[
-            filter.linkStatus
-          ] ?? 'notAsserted';
         where.push('c.link.status = @s');
-        params.push({ name: '@s', value: status });
+        params.push({ name: '@s', value: filter.linkStatus });
       }
       if (typeof args.after === 'string' && args.after) {
         where.push('c.id > @after');

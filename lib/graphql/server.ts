@@ -4,6 +4,7 @@ import { NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type Executi
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context';
 import { resolvers } from './resolvers';
+import { linkEnumResolvers } from './linkEnums';
 import { activityResolvers } from './activityResolvers';
 import {
   MAX_FIELDS,
@@ -105,7 +106,7 @@ export function createGraphQLServer(options: {
   maxQueryBytes: number;
 }): GraphQLServer {
   return createYoga<GraphQLContext, object>({
-    schema: createSchema<GraphQLContext>({ typeDefs, resolvers: [resolvers, activityResolvers] }),
+    schema: createSchema<GraphQLContext>({ typeDefs, resolvers: [resolvers, activityResolvers, linkEnumResolvers] }),
     graphqlEndpoint: '/graphql',
     // GraphiQL is served with the console's files (no CDN, the console's CSP); see lib/http/graphqlHttp.ts.
     graphiql: false,

@@ -5,7 +5,7 @@
  *   reading, a body without one as soon as its bytes pass it;
  * - what JSON.parse would build of it: its JSON values and nesting are counted as the bytes come
  *   (GRAPHQL_MAX_JSON_VALUES, GRAPHQL_MAX_JSON_DEPTH), and the `query` member's text is measured;
- * - the instance's body bytes and the tenant's share of them (lib/http/bodyBytes.ts), held as it is read;
+ * - the instance's body bytes and the tenant's share of them (lib/limits/bodyBytes.ts), held as it is read;
  * - its pace (lib/http/request.ts): a trickling body is refused once it falls behind the minimum rate.
  * Every refusal is immediate: the rest of the body is not read.
  */
@@ -13,12 +13,12 @@ import type { HttpRequest } from '@azure/functions';
 import { GraphQLError } from 'graphql';
 import type { Settings } from '../config/settings';
 import { serviceBusy } from '../graphql/errors';
-import { BAD_REQUEST } from '../graphql/errorHygiene';
 import { QueryTextMeter } from '../graphql/queryTextMeter';
 import { queryTooLarge, useStagedImport } from '../graphql/limits';
-import type { BodyBytesHold } from './bodyBytes';
+import type { BodyBytesHold } from '../limits/bodyBytes';
 import { JsonShapeMeter } from './jsonShape';
 import { BODY_IDLE_MS, MIN_BODY_BYTES_PER_SECOND, readBodyText } from './request';
+import { CODE, type ErrorCode } from '../util/errorCodes';
 
 /** Seconds a request refused for body bytes is told to wait (the bodies held are done or refused by then, mostly). */
 export const BODY_BYTES_RETRY_AFTER_SECONDS = 10;
@@ -38,7 +38,8 @@ export type BodyLimits = Pick<
   'graphqlMaxBodyBytes' | 'graphqlMaxQueryBytes' | 'graphqlMaxJsonValues' | 'graphqlMaxJsonDepth'
 >;
 
-const badRequest = (message: string, code = BAD_REQUEST) => new GraphQLError(message, { extensions: { code } });
+const badRequest = (message: string, code: ErrorCode = CODE.BAD_REQUEST) =>
+  new GraphQLError(message, { extensions: { code } });
 
 /** A JSON request body (graphql-yoga's default when the content type is missing). */
 function isJsonBody(contentType: string | null): boolean {
@@ -93,7 +94,7 @@ export async function readGraphQLBody(
   if (text === 'tooSlow') {
     const late = badRequest(
       `The request body arrived too slowly: send it without pausing ${BODY_IDLE_MS / 1000} s and at ${MIN_BODY_BYTES_PER_SECOND} bytes per second or faster`,
-      'REQUEST_TIMEOUT',
+      CODE.REQUEST_TIMEOUT,
     );
     return { refusal: { status: 408, error: late, withNullData: false } };
   }

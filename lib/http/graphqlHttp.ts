@@ -3,40 +3,54 @@ import { GraphQLError } from 'graphql';
 import { services, type Services } from '../services';
 import { authenticateAdmin, createContext, type Admin } from '../graphql/context';
 import { createGraphQLServer, type GraphQLServer } from '../graphql/server';
-import { AUTH_NOT_AUTHENTICATED, serviceBusy, toGraphQLError } from '../graphql/errors';
-import { IN_FLIGHT_RETRY_AFTER_SECONDS } from './inFlight';
-import { BAD_REQUEST, cleanError } from '../graphql/errorHygiene';
-import { QUERY_TOO_LARGE, queryTooLarge } from '../graphql/limits';
+import { serviceBusy, toGraphQLError } from '../graphql/errors';
+import { IN_FLIGHT_RETRY_AFTER_SECONDS } from '../limits/inFlight';
+import { cleanError } from '../graphql/errorHygiene';
+import { queryTooLarge } from '../graphql/limits';
 import type { Logger } from '../log/logger';
 import { SECURITY_HEADERS, correlationIdOf, hasRepeatedAuthorization, loggerFor } from './request';
-import type { BodyBytesHold } from './bodyBytes';
+import type { BodyBytesHold } from '../limits/bodyBytes';
 import { readGraphQLBody } from './graphqlBody';
 import { corsHeaders, preflight } from './cors';
+import { CODE, type ErrorCode } from '../util/errorCodes';
 
 let server: GraphQLServer | undefined;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** One GraphQL request as it goes through the steps below. */
+interface Call {
+  request: HttpRequest;
+  svc: Services;
+  log: Logger;
+  correlationId: string;
+}
+
+/** A step's answer: the response, and the error codes it carries (for the request log). */
+interface Answer {
+  response: HttpResponseInit;
+  errorCodes?: string;
+}
 
 /**
  * Spec §7.2 rule 1: a GraphQL failure is HTTP 200 with an errors list. Refusals of the HTTP request
  * itself, before GraphQL is involved, keep their status: an oversized body (413), a body too slow (408),
  * repeated credentials (400).
  */
-function errorResponse(
-  status: 200 | 400 | 408 | 413,
-  errors: GraphQLError[],
-  correlationId: string,
-  withNullData: boolean,
-): HttpResponseInit {
-  const body = withNullData ? { errors: errors.map(cleanError), data: null } : { errors: errors.map(cleanError) };
+function refused(call: Call, status: 200 | 400 | 408 | 413, error: GraphQLError, withNullData: boolean): Answer {
+  const errors = [cleanError(error)];
   return {
-    status,
-    headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': correlationId },
-    body: JSON.stringify(body),
+    response: {
+      status,
+      headers: { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, 'x-correlation-id': call.correlationId },
+      body: JSON.stringify(withNullData ? { errors, data: null } : { errors }),
+    },
+    errorCodes: String(error.extensions.code),
   };
 }
 
-const badRequest = (message: string, code = BAD_REQUEST) => new GraphQLError(message, { extensions: { code } });
+const badRequest = (message: string, code: ErrorCode = CODE.BAD_REQUEST) =>
+  new GraphQLError(message, { extensions: { code } });
 
 /** The error codes of a GraphQL JSON response, for the request log (never messages or data). */
 function errorCodesOf(contentType: string | undefined, body: Uint8Array): string | undefined {
@@ -72,14 +86,14 @@ function isGraphiQLPage(request: HttpRequest, svc: Services): boolean {
 export const GRAPHIQL_PATH = '/console/graphiql.html';
 
 /** The administrator, or the GraphQL error that answers the request; decided from the headers alone. */
-async function admin(request: HttpRequest, svc: Services, log: Logger): Promise<Admin | GraphQLError> {
+async function admin({ request, svc, log }: Call): Promise<Admin | GraphQLError> {
   try {
     return await authenticateAdmin(svc, request.headers.get('authorization'), log);
   } catch (err) {
     const mapped = toGraphQLError(err);
     if (mapped instanceof GraphQLError) return mapped;
     log.error('graphql authentication failed', { error: err instanceof Error ? err.name : 'unknown' });
-    return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    return new GraphQLError('Unexpected error.', { extensions: { code: CODE.INTERNAL_SERVER_ERROR } });
   }
 }
 
@@ -91,52 +105,53 @@ async function admin(request: HttpRequest, svc: Services, log: Logger): Promise<
  */
 export async function handleGraphQL(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const correlationId = correlationIdOf(request, context);
-  const log = loggerFor(context, { correlationId });
-  const svc = services();
-  const yoga = (server ??= createGraphQLServer({
-    introspection: svc.settings.graphqlIntrospection,
-    maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
-    maxQueryBytes: svc.settings.graphqlMaxQueryBytes,
-  }));
-  const origins = svc.settings.graphqlCorsOrigins;
-  const done = (response: HttpResponseInit, errorCodes: string | undefined): HttpResponseInit => {
-    log.info('graphql request', { status: response.status ?? 200, errorCodes });
-    const cors = corsHeaders(request, origins);
-    return Object.keys(cors).length
-      ? { ...response, headers: { ...(response.headers as Record<string, string>), ...cors } }
-      : response;
-  };
+  const call: Call = { request, svc: services(), log: loggerFor(context, { correlationId }), correlationId };
+  const { response, errorCodes } = await answer(call);
+  call.log.info('graphql request', { status: response.status ?? 200, errorCodes });
+  const cors = corsHeaders(request, call.svc.settings.graphqlCorsOrigins);
+  return Object.keys(cors).length
+    ? { ...response, headers: { ...(response.headers as Record<string, string>), ...cors } }
+    : response;
+}
 
-  if (request.method === 'OPTIONS')
-    return done(preflight(request, origins, { ...SECURITY_HEADERS, 'x-correlation-id': correlationId }), undefined);
-
-  if (hasRepeatedAuthorization(request))
-    return done(
-      errorResponse(400, [badRequest('Send exactly one Authorization header')], correlationId, false),
-      BAD_REQUEST,
-    );
-  if (isGraphiQLPage(request, svc))
-    return done(
-      { status: 302, headers: { ...SECURITY_HEADERS, location: GRAPHIQL_PATH, 'x-correlation-id': correlationId } },
-      undefined,
-    );
-  const found = await admin(request, svc, log);
-  if (found instanceof GraphQLError) {
-    if (found.extensions.code === AUTH_NOT_AUTHENTICATED) await svc.authenticationRefusals.pace('instance');
-    return done(errorResponse(200, [found], correlationId, true), String(found.extensions.code));
+/** The steps, in order: what is answered from the request line and headers, the caller, its place, the body. */
+async function answer(call: Call): Promise<Answer> {
+  const early = beforeAuthentication(call);
+  if (early) return early;
+  const who = await admin(call);
+  if (who instanceof GraphQLError) {
+    if (who.extensions.code === CODE.AUTH_NOT_AUTHENTICATED) await call.svc.authenticationRefusals.pace('instance');
+    return refused(call, 200, who, true);
   }
-  const release = tenantPlace(svc, found.caller.tenantId);
+  const tenantId = who.caller.tenantId;
+  const release = tenantPlace(call.svc, tenantId);
   if (release instanceof GraphQLError) {
-    await svc.busyRefusals.pace(`graphql:${found.caller.tenantId}`);
-    return done(errorResponse(200, [release], correlationId, true), String(release.extensions.code));
+    await call.svc.busyRefusals.pace(`graphql:${tenantId}`);
+    return refused(call, 200, release, true);
   }
-  const bodyBytes = svc.graphqlBodyBytes.hold(found.caller.tenantId);
+  const bodyBytes = call.svc.graphqlBodyBytes.hold(tenantId);
   try {
-    return await serve(yoga, request, svc, found, log, correlationId, done, bodyBytes);
+    return await serve(call, who, bodyBytes);
   } finally {
     bodyBytes.release();
     release();
   }
+}
+
+/** What is answered before the caller is known: a CORS preflight, repeated credentials, a browser sent to GraphiQL. */
+function beforeAuthentication(call: Call): Answer | undefined {
+  const { request, svc, correlationId } = call;
+  if (request.method === 'OPTIONS') {
+    const headers = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
+    return { response: preflight(request, svc.settings.graphqlCorsOrigins, headers) };
+  }
+  if (hasRepeatedAuthorization(request))
+    return refused(call, 400, badRequest('Send exactly one Authorization header'), false);
+  if (isGraphiQLPage(request, svc)) {
+    const headers = { ...SECURITY_HEADERS, location: GRAPHIQL_PATH, 'x-correlation-id': correlationId };
+    return { response: { status: 302, headers } };
+  }
+  return undefined;
 }
 
 /**
@@ -156,19 +171,21 @@ interface YogaAnswer {
   body: Uint8Array;
 }
 
+/** The process's graphql-yoga server, made on first use. */
+function yogaServer(svc: Services): GraphQLServer {
+  return (server ??= createGraphQLServer({
+    introspection: svc.settings.graphqlIntrospection,
+    maxBodyBytes: svc.settings.graphqlMaxBodyBytes,
+    maxQueryBytes: svc.settings.graphqlMaxQueryBytes,
+  }));
+}
+
 /** Executes the request with graphql-yoga, in this process (every body is small: see lib/http/graphqlBody.ts). */
-async function execute(
-  yoga: GraphQLServer,
-  request: HttpRequest,
-  body: string | undefined,
-  svc: Services,
-  who: Admin,
-  log: Logger,
-  correlationId: string,
-): Promise<YogaAnswer> {
+async function execute(call: Call, who: Admin, body: string | undefined): Promise<YogaAnswer> {
+  const { request, svc, log, correlationId } = call;
   const headers = new Headers();
   request.headers.forEach((value, key) => headers.append(key, value));
-  const response = await yoga.fetch(
+  const response = await yogaServer(svc).fetch(
     request.url,
     { method: request.method, headers, body },
     createContext(svc, who, log, correlationId),
@@ -179,43 +196,30 @@ async function execute(
 }
 
 /** Reads the body within its bounds (lib/http/graphqlBody.ts) and executes the request. */
-async function serve(
-  yoga: GraphQLServer,
-  request: HttpRequest,
-  svc: Services,
-  who: Admin,
-  log: Logger,
-  correlationId: string,
-  done: (response: HttpResponseInit, errorCodes: string | undefined) => HttpResponseInit,
-  bodyBytes: BodyBytesHold,
-): Promise<HttpResponseInit> {
+async function serve(call: Call, who: Admin, bodyBytes: BodyBytesHold): Promise<Answer> {
+  const { request, svc } = call;
   const maxQuery = svc.settings.graphqlMaxQueryBytes;
-  if ((request.query.get('query')?.length ?? 0) > maxQuery)
-    return done(errorResponse(413, [queryTooLarge(maxQuery)], correlationId, false), QUERY_TOO_LARGE);
+  if ((request.query.get('query')?.length ?? 0) > maxQuery) return refused(call, 413, queryTooLarge(maxQuery), false);
   const body = await readGraphQLBody(request, svc.settings, bodyBytes);
   if ('refusal' in body) {
     const { status, error, withNullData } = body.refusal;
-    return done(errorResponse(status, [error], correlationId, withNullData), String(error.extensions.code));
+    return refused(call, status, error, withNullData);
   }
-  const response = await execute(yoga, request, body.text, svc, who, log, correlationId);
-  const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': correlationId };
+  return answerOf(call, await execute(call, who, body.text));
+}
+
+/** graphql-yoga's answer with the service's headers; one without an execution result is a BAD_REQUEST error. */
+function answerOf(call: Call, response: YogaAnswer): Answer {
+  const out: Record<string, string> = { ...SECURITY_HEADERS, 'x-correlation-id': call.correlationId };
   // Names lower-cased, so the service's own security headers are replaced, never doubled in another case.
   for (const [key, value] of response.headers) out[key.toLowerCase()] = value;
-  const bytes = response.body;
-  const errorCodes = errorCodesOf(out['content-type'], bytes);
-  if (response.status !== 200 && response.status !== 413) {
-    // What graphql-yoga answers without an execution result (media type not supported, not acceptable, method).
-    if (!errorCodes)
-      return done(
-        errorResponse(
-          200,
-          [badRequest(`The request cannot be served (HTTP ${response.status}): send a POST with a JSON body`)],
-          correlationId,
-          false,
-        ),
-        BAD_REQUEST,
-      );
-    return done({ status: 200, headers: out, body: bytes }, errorCodes);
+  const errorCodes = errorCodesOf(out['content-type'], response.body);
+  if (response.status === 200 || response.status === 413)
+    return { response: { status: response.status, headers: out, body: response.body }, errorCodes };
+  // What graphql-yoga answers without an execution result (media type not supported, not acceptable, method).
+  if (!errorCodes) {
+    const message = `The request cannot be served (HTTP ${response.status}): send a POST with a JSON body`;
+    return refused(call, 200, badRequest(message), false);
   }
-  return done({ status: response.status, headers: out, body: bytes }, errorCodes);
+  return { response: { status: 200, headers: out, body: response.body }, errorCodes };
 }

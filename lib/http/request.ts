@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, InvocationContext } from '@azure/functions';
-import { createLogger, type Logger, type LogLevel, type LogSink } from '../log/logger';
-import { services } from '../services';
+import type { Logger } from '../log/logger';
+import { invocationLogger } from '../log/invocationLog';
+import { configuredLogLevel } from '../services';
 import { hasNumberRun } from '../util/numberRuns';
 
 const CORRELATION = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -22,31 +23,12 @@ export function correlationIdOf(request: HttpRequest, context: InvocationContext
   return context.invocationId && context.invocationId !== 'unknown' ? context.invocationId : randomUUID();
 }
 
-/** LOG_LEVEL; 'info' while the settings cannot be read (the failure is reported where they are used). */
-function configuredLevel(): LogLevel {
-  try {
-    return services().settings.logLevel;
-  } catch {
-    return 'info';
-  }
-}
-
 /**
  * A logger that writes through the invocation context, so the host attaches its own ids too.
  * Lines below LOG_LEVEL are dropped before anything is formatted.
  */
 export function loggerFor(context: InvocationContext, fields: Record<string, string>): Logger {
-  return createLogger(sinkFor(context), { function: context.functionName, ...fields }, configuredLevel());
-}
-
-/** Writes formatted log lines through the invocation context (also lines formatted on the bulk thread). */
-export function sinkFor(context: InvocationContext): LogSink {
-  return (level, line) => {
-    if (level === 'error') context.error(line);
-    else if (level === 'warn') context.warn(line);
-    else if (level === 'debug') context.debug(line);
-    else context.info(line);
-  };
+  return invocationLogger(context, fields, configuredLogLevel());
 }
 
 /** Headers every response carries. */

@@ -11,7 +11,7 @@ import { logTokenFailure } from '../auth/tokenFailureLog';
 import type { Caller } from '../auth/tokenValidator';
 import type { ScimIntegrationRecord } from '../integrations/scimIntegrations';
 import { StoreError } from '../store/errors';
-import type { ScimRefusal } from './scimAdmission';
+import type { ScimRefusal } from '../limits/scimAdmission';
 import { DirectoryUnavailableError } from '../directory/directoryClient';
 import type { Logger } from '../log/logger';
 import { noteIntegration, recordRefusal } from './scimRefusals';

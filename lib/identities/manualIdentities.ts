@@ -10,6 +10,7 @@ import { newIdentityDoc, nextIdentityVersion } from './rules';
 import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
 import { IdentityRepository, UniquenessError } from './repository';
+import { CODE } from '../util/errorCodes';
 
 export const MANUAL_SOURCE_KEY = 'manual';
 
@@ -21,7 +22,7 @@ export async function createManualIdentity(
   actor: Actor,
 ): Promise<IdentityDoc> {
   const [valid] = validateImportSet([input]);
-  if (!valid) throw new DomainError('BAD_USER_INPUT', 'The input is not valid');
+  if (!valid) throw new DomainError(CODE.BAD_USER_INPUT, 'The input is not valid');
   const doc = newIdentityDoc({
     id: uuid7(),
     tenantId,
@@ -34,7 +35,7 @@ export async function createManualIdentity(
     await new IdentityRepository(store).create(doc);
   } catch (err) {
     if (err instanceof UniquenessError) {
-      throw new DomainError('BUSINESS_IDENTITY_EXISTS', 'A manual identity with this externalId exists', [
+      throw new DomainError(CODE.BUSINESS_IDENTITY_EXISTS, 'A manual identity with this externalId exists', [
         { field: 'input.externalId', problem: 'is already used' },
       ]);
     }
@@ -59,7 +60,7 @@ export type ManualIdentityChanges = {
 };
 
 const notFound = () =>
-  new DomainError('NOT_FOUND', 'No Manual identity with this id', [
+  new DomainError(CODE.NOT_FOUND, 'No Manual identity with this id', [
     { field: 'input.id', problem: 'matches no identity' },
   ]);
 
@@ -121,7 +122,7 @@ export async function updateManualIdentity(
   } catch (err) {
     throw asInputProblems(err);
   }
-  if (!valid) throw new DomainError('BAD_USER_INPUT', 'The input is not valid');
+  if (!valid) throw new DomainError(CODE.BAD_USER_INPUT, 'The input is not valid');
   const validated = valid.attributes as Record<string, unknown>;
   const attributes: Record<string, unknown> = { ...validated };
   for (const row of rows) {
@@ -138,7 +139,7 @@ export async function updateManualIdentity(
     saved = await new IdentityRepository(store).replace(next, _etag);
   } catch (err) {
     if (isStoreError(err, 'preconditionFailed'))
-      throw new DomainError('CONCURRENT_CHANGE', 'The identity changed during the operation; retry');
+      throw new DomainError(CODE.CONCURRENT_CHANGE, 'The identity changed during the operation; retry');
     throw err;
   }
   await audit.write(tenantId, {
@@ -165,7 +166,7 @@ export async function deleteManualIdentity(
     await new IdentityRepository(store).delete(doc.pk, doc.id, doc._etag);
   } catch (err) {
     if (isStoreError(err, 'preconditionFailed'))
-      throw new DomainError('CONCURRENT_CHANGE', 'The identity changed during the operation; retry');
+      throw new DomainError(CODE.CONCURRENT_CHANGE, 'The identity changed during the operation; retry');
     throw err;
   }
   // After the identity is gone, so a failure here leaves an orphan claim (repaired later), never a lost link.

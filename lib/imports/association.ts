@@ -30,6 +30,7 @@ import {
   throttledWait,
   type LinkCandidate,
 } from './associationBatches';
+import { CODE } from '../util/errorCodes';
 
 export type AssociationInput = AssociationPair;
 
@@ -116,7 +117,7 @@ export class Associator {
     if (associations.length > this.maxPairs) {
       // Every pair may cost a claim, a replace and an audit entry: a list this long would not finish inside one HTTP request.
       throw new DomainError(
-        'ASSOCIATION_TOO_LARGE',
+        CODE.ASSOCIATION_TOO_LARGE,
         `An association list holds at most ${this.maxPairs} pairs (ASSOCIATION_MAX_PAIRS); send the list in parts, each part is processed on its own`,
       );
     }
@@ -306,7 +307,7 @@ export class Associator {
         if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
         if (!isStoreError(err, 'preconditionFailed')) throw err;
         if (attempt >= MAX_CHANGED_ATTEMPTS)
-          throw new DomainError('CONCURRENT_CHANGE', 'The identity kept changing while it was being associated');
+          throw new DomainError(CODE.CONCURRENT_CHANGE, 'The identity kept changing while it was being associated');
       }
       current = await this.repo.get(current.pk, current.id);
     }

@@ -12,6 +12,7 @@ import type { IdentityDoc } from '../identities/model';
 import { nextIdentityVersion } from '../identities/rules';
 import type { LinkClaims } from '../links/claims';
 import { afterAssociationClaim, type LinkTransition } from '../links/linkStateMachine';
+import { applyLinkEffects } from '../links/linkEffects';
 import type { Actor, AuditInput, AuditLog } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { isStoreError, type StoreError } from '../store/errors';
@@ -75,32 +76,27 @@ export async function afterLinks(
       identityId,
       failure: failureKind(err),
     });
-  const transitions = links.map(({ before, userId }) => ({
-    before,
-    userId,
-    effects: associated(before, userId).effects,
-  }));
-  for (const { before, effects } of transitions)
-    for (const effect of effects)
-      if (effect.kind === 'releaseClaim')
-        await withTransientRetry(() => claims.release(tenantId, effect.userId, before)).catch((err: unknown) =>
+  // Claims given up are released now; the audit entries of the links are gathered and written together, in batches.
+  const entries: AuditInput[] = [];
+  for (const { before, userId } of links)
+    await applyLinkEffects(associated(before, userId).effects, {
+      releaseClaim: (released) =>
+        withTransientRetry(() => claims.release(tenantId, released, before)).catch((err: unknown) =>
           problem(err, before.id),
-        );
-  // The audit entries of the links are written together, in batches.
-  const entries: AuditInput[] = transitions
-    .flatMap(({ before, userId, effects }) =>
-      effects.flatMap((effect) => (effect.kind === 'audit' ? [{ effect, before, userId }] : [])),
-    )
-    .map(({ effect, before, userId }) => ({
-      actor,
-      action: effect.action,
-      target: { type: 'businessIdentity', id: before.id },
-      before: {
-        status: before.link.status,
-        userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null,
+        ),
+      audit: (action) => {
+        entries.push({
+          actor,
+          action,
+          target: { type: 'businessIdentity', id: before.id },
+          before: {
+            status: before.link.status,
+            userId: before.link.status === 'linked' ? (before.link.userId ?? null) : null,
+          },
+          after: { status: 'linked', userId },
+        });
       },
-      after: { status: 'linked', userId },
-    }));
+    });
   let unwritten: AuditInput[];
   try {
     unwritten = await audit.writeMany(tenantId, entries);

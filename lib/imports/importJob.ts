@@ -37,6 +37,7 @@ import {
   takesAnotherPart,
 } from './jobPlan';
 import { StagedStore, type ImportJobDoc, type JobPhase, type StagedImportDoc } from './stagedStore';
+import { CODE } from '../util/errorCodes';
 
 export interface ImportJobDeps {
   store: Store;
@@ -98,7 +99,7 @@ export async function runImportStep(
 
 function partsGone(): DomainError {
   return new DomainError(
-    'IMPORT_PARTS_EXPIRED',
+    CODE.IMPORT_PARTS_EXPIRED,
     'A part of the import was no longer stored when its job came to it (its time to live had passed); stage the import again',
   );
 }
@@ -193,7 +194,7 @@ class JobStep {
     } catch (err) {
       stopBeating();
       const { failure } = describeFailure(err);
-      if (err instanceof DomainError && err.code === 'IMPORT_PARTS_EXPIRED') {
+      if (err instanceof DomainError && err.code === CODE.IMPORT_PARTS_EXPIRED) {
         await this.end(session, 'failed', failure);
         return this.answer('ended', this.job);
       }
@@ -274,7 +275,7 @@ class JobStep {
         ? ` (the first: part ${firstDuplicate.sequence}, identities[${firstDuplicate.index}])`
         : '';
       await this.end(session, 'rejected', {
-        code: 'BAD_USER_INPUT',
+        code: CODE.BAD_USER_INPUT,
         message: `The import was rejected: ${duplicates} identit(ies) repeat the externalId of an identity in an earlier part${first}; nothing was changed`,
       });
       return true;

@@ -15,6 +15,7 @@ import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
 import { withThrottleRetry } from '../util/concurrency';
 import { atHighPriority } from '../store/priority';
+import { CODE } from '../util/errorCodes';
 
 interface LeaseDoc extends StoredDoc {
   kind: 'lease';
@@ -81,7 +82,7 @@ async function markAbandoned(store: Store, pk: string, runId: string, now: numbe
       status: 'abandoned',
       endedAt: new Date(now).toISOString(),
       failure: {
-        code: 'RUN_ABANDONED',
+        code: CODE.RUN_ABANDONED,
         message: 'The run stopped without finishing (its lease was no longer renewed); send the import again',
       },
     },
@@ -91,7 +92,7 @@ async function markAbandoned(store: Store, pk: string, runId: string, now: numbe
 
 function inProgress(holderRunId: string | undefined): DomainError {
   return new DomainError(
-    'IMPORT_IN_PROGRESS',
+    CODE.IMPORT_IN_PROGRESS,
     'Another import of this source is running; follow it with the importRun query (extensions.runId) or retry when it has finished',
     [],
     holderRunId ? { runId: holderRunId } : {},

@@ -31,6 +31,7 @@ import {
   type PlannedWrite,
 } from './importPlan';
 import { acquireImportLease } from './importLease';
+import { CODE } from '../util/errorCodes';
 
 export interface ImportCounts {
   created: number;
@@ -89,7 +90,7 @@ export class Importer {
     const source = validateSourceName(sourceInput);
     if (identities.length > this.maxIdentities) {
       throw new DomainError(
-        'IMPORT_TOO_LARGE',
+        CODE.IMPORT_TOO_LARGE,
         `An import set holds at most ${this.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
       );
     }
@@ -239,14 +240,14 @@ export class Importer {
         if (!isStoreError(err, 'preconditionFailed')) throw err;
         if (attempt >= MAX_CHANGED_ATTEMPTS)
           throw new DomainError(
-            'CONCURRENT_CHANGE',
+            CODE.CONCURRENT_CHANGE,
             'Identities kept changing while the import wrote them; run the import again',
           );
       }
       const reread = await this.repo.get(pk, current.id);
       if (!reread)
         throw new DomainError(
-          'CONCURRENT_CHANGE',
+          CODE.CONCURRENT_CHANGE,
           'An identity was deleted while the import wrote it; run the import again',
         );
       current = reread;
@@ -268,7 +269,7 @@ export class Importer {
 /** IMPORT_DELETE_LIMIT_EXCEEDED: the set would delete more of the source than allowed; nothing was changed. */
 export function deleteLimitExceeded(wouldDelete: number, held: number, requested: boolean): DomainError {
   return new DomainError(
-    'IMPORT_DELETE_LIMIT_EXCEEDED',
+    CODE.IMPORT_DELETE_LIMIT_EXCEEDED,
     `The import would delete ${wouldDelete} of ${held} identities of the source, more than ${requested ? "the request's maxDeletedRatio or " : ''}IMPORT_MAX_DELETE_RATIO allows; nothing was changed`,
     [],
     { wouldDelete, held },

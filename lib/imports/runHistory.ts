@@ -17,6 +17,7 @@ import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/dir
 import type { Logger } from '../log/logger';
 import { customSourceKey, type ImportCounts } from './importer';
 import { JOB_LEASE_MS, LEASE_MS, leaseHeldBy } from './importLease';
+import { CODE } from '../util/errorCodes';
 
 export type RunOperation = 'import' | 'association';
 /** `queued`: a staged import accepted by completeImport whose job has not started yet. */
@@ -105,12 +106,12 @@ export const ASSOCIATION_LIMIT_MS = 10 * 60_000;
 export const MAX_LISTED_RUNS = 100;
 
 /** Codes of requests refused before anything was written. */
-const REJECTIONS = new Set([
-  'BAD_USER_INPUT',
-  'IMPORT_TOO_LARGE',
-  'IMPORT_DELETE_LIMIT_EXCEEDED',
-  'ASSOCIATION_TOO_LARGE',
-  'IMPORT_IN_PROGRESS',
+const REJECTIONS = new Set<string>([
+  CODE.BAD_USER_INPUT,
+  CODE.IMPORT_TOO_LARGE,
+  CODE.IMPORT_DELETE_LIMIT_EXCEEDED,
+  CODE.ASSOCIATION_TOO_LARGE,
+  CODE.IMPORT_IN_PROGRESS,
 ]);
 
 interface RunPointerDoc extends StoredDoc {
@@ -143,11 +144,14 @@ export function describeFailure(err: unknown): { status: 'rejected' | 'failed'; 
     };
   }
   if (err instanceof DirectoryUnavailableError)
-    return { status: 'failed', failure: { code: 'DIRECTORY_UNAVAILABLE', message: directoryCallAdvice(err.reason) } };
+    return {
+      status: 'failed',
+      failure: { code: CODE.DIRECTORY_UNAVAILABLE, message: directoryCallAdvice(err.reason) },
+    };
   return {
     status: 'failed',
     failure: {
-      code: 'INTERNAL_ERROR',
+      code: CODE.INTERNAL_ERROR,
       message: 'Unexpected failure; the service log has the details under the run\u2019s correlation id',
     },
   };

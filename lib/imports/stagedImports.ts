@@ -24,6 +24,7 @@ import {
   type StagedImportDoc,
 } from './stagedStore';
 import { UNCOMMITTED_AFTER_MS } from './jobPlan';
+import { CODE } from '../util/errorCodes';
 
 export interface StagedImportSettings {
   /** IMPORT_PART_MAX_IDENTITIES */
@@ -75,13 +76,13 @@ const SESSION_ATTEMPTS = 20;
 
 export function importNotFound(): DomainError {
   return new DomainError(
-    'IMPORT_NOT_FOUND',
+    CODE.IMPORT_NOT_FOUND,
     'No open staged import of your organization has this id: it is unknown, expired or already completed',
   );
 }
 
 function busy(): DomainError {
-  return new DomainError('SERVICE_BUSY', 'The import is being changed by another request; retry shortly', [], {
+  return new DomainError(CODE.SERVICE_BUSY, 'The import is being changed by another request; retry shortly', [], {
     retryAfterSeconds: 1,
   });
 }
@@ -155,14 +156,14 @@ export class StagedImports {
       if (known) {
         if (known[2] !== part.hash)
           throw new DomainError(
-            'IMPORT_PART_CONFLICT',
+            CODE.IMPORT_PART_CONFLICT,
             `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
           );
         return this.added(session, sequence, known[1]);
       }
       if (session.identitiesReceived + part.identities.length > this.settings.maxIdentities)
         throw new DomainError(
-          'IMPORT_TOO_LARGE',
+          CODE.IMPORT_TOO_LARGE,
           `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
         );
       const now = this.now();
@@ -217,14 +218,14 @@ export class StagedImports {
       const missing = missingSequences(session.parts.map(([s]) => s));
       if (missing.length > 0)
         throw new DomainError(
-          'IMPORT_PARTS_MISSING',
+          CODE.IMPORT_PARTS_MISSING,
           `${missing.length} part(s) between 1 and the highest sequence received are missing (extensions.missing); send them, then complete the import`,
           [],
           { missing },
         );
       if (session.identitiesReceived > this.settings.maxIdentities)
         throw new DomainError(
-          'IMPORT_TOO_LARGE',
+          CODE.IMPORT_TOO_LARGE,
           `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
         );
       const outcome =
@@ -267,7 +268,10 @@ export class StagedImports {
     const runId = uuid7(this.now());
     const { _etag, ...doc } = session;
     await this.runs.recordStaged(this.runStart(caller, doc, runId), {
-      failure: { code: 'BAD_USER_INPUT', message: 'The import set is empty: no part was added; nothing was changed' },
+      failure: {
+        code: CODE.BAD_USER_INPUT,
+        message: 'The import set is empty: no part was added; nothing was changed',
+      },
     });
     if (!(await this.docs.replaceSession(this.completed(doc, runId), _etag))) {
       await this.runs.discardStaged(caller.tenantId, doc.source, runId).catch(() => undefined);

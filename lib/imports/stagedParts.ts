@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { badInput, DomainError } from '../util/domainError';
 import { validateImportSet, type ImportIdentityInput, type ValidImportIdentity } from './importInput';
+import { CODE } from '../util/errorCodes';
 
 /** A staged import has at most this many parts (sequences 1 to MAX_PARTS). */
 export const MAX_PARTS = 10_000;
@@ -30,7 +31,7 @@ export function partHash(identities: readonly ValidImportIdentity[]): string {
 }
 
 export function tooLarge(message: string): DomainError {
-  return new DomainError('IMPORT_PART_TOO_LARGE', message);
+  return new DomainError(CODE.IMPORT_PART_TOO_LARGE, message);
 }
 
 /** The sequence of a part: a whole number from 1 to MAX_PARTS. */

@@ -1,6 +1,7 @@
 /** Retries of one unit of work (an association pair) whose failure may pass: throttling, an outage, a write race. */
 import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
+import { CODE } from '../util/errorCodes';
 
 /** Tries of one unit before it is reported as not done. */
 export const TRANSIENT_ATTEMPTS = 3;
@@ -12,7 +13,7 @@ const MAX_WAIT_MS = 5_000;
 export function transientWait(err: unknown, attempt: number): number | undefined {
   if (isStoreError(err, 'throttled') || isStoreError(err, 'unavailable'))
     return err.retryAfterMs ?? FIRST_WAIT_MS * 4 ** (attempt - 1);
-  if (err instanceof DomainError && err.code === 'CONCURRENT_CHANGE') return FIRST_WAIT_MS * 4 ** (attempt - 1);
+  if (err instanceof DomainError && err.code === CODE.CONCURRENT_CHANGE) return FIRST_WAIT_MS * 4 ** (attempt - 1);
   return undefined;
 }
 

@@ -14,6 +14,7 @@
 import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
+import { CODE } from '../util/errorCodes';
 
 /** The list's id in the tenant's partition of the integrations container (never a client id or an integration id). */
 export const ENABLED_LIST_ID = 'enabled-scim-integrations';
@@ -47,7 +48,7 @@ export interface IntegrationRecords {
 
 export function integrationLimitReached(max: number): DomainError {
   return new DomainError(
-    'INTEGRATION_LIMIT_REACHED',
+    CODE.INTEGRATION_LIMIT_REACHED,
     `The organization has the most enabled SCIM integrations allowed (${max}); disable one before creating or enabling another`,
     [],
     { limit: max },
@@ -113,7 +114,7 @@ export class EnabledIntegrations {
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'conflict')) throw err;
         if (attempt >= MAX_ATTEMPTS)
-          throw new DomainError('CONCURRENT_CHANGE', 'The SCIM integrations changed during the operation; retry');
+          throw new DomainError(CODE.CONCURRENT_CHANGE, 'The SCIM integrations changed during the operation; retry');
         await new Promise((r) => setTimeout(r, Math.random() * RETRY_SPREAD_MS));
       }
     }

@@ -6,6 +6,7 @@ import { DomainError, badInput, type FieldProblem } from '../util/domainError';
 import { isGuid, normalizeGuid } from '../util/guid';
 import { TtlCache } from '../util/ttlCache';
 import { ENABLED_LIST_ID, EnabledIntegrations } from './enabledIntegrations';
+import { CODE } from '../util/errorCodes';
 
 export interface ScimIntegrationRecord extends StoredDoc {
   tenantId: string;
@@ -93,7 +94,7 @@ export class ScimIntegrations {
       await this.enabledList.giveBack(tenantId, record.id).catch(() => undefined);
       if (isStoreError(err, 'conflict')) {
         throw new DomainError(
-          'SCIM_INTEGRATION_CLIENT_ID_TAKEN',
+          CODE.SCIM_INTEGRATION_CLIENT_ID_TAKEN,
           'Another SCIM integration of the organization already has this client ID',
           [{ field: 'input.clientId', problem: 'is already used by another SCIM integration' }],
         );
@@ -115,7 +116,7 @@ export class ScimIntegrations {
     for (let attempt = 0; ; attempt++) {
       const current = await this.collection.read(tenantId, id);
       if (!isIntegration(current))
-        throw new DomainError('NOT_FOUND', 'No SCIM integration with this id', [
+        throw new DomainError(CODE.NOT_FOUND, 'No SCIM integration with this id', [
           { field: 'input.id', problem: 'matches no SCIM integration' },
         ]);
       if (current.enabled === enabled) return current;

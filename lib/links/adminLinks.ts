@@ -12,6 +12,8 @@ import { isGuid } from '../util/guid';
 import { isUpnShaped } from '../identities/upn';
 import type { LinkClaims } from './claims';
 import { afterManualClaim, manualLinkAction, unlinked, type LinkTransition } from './linkStateMachine';
+import { applyLinkEffects } from './linkEffects';
+import { CODE } from '../util/errorCodes';
 
 const facts = (l: DirectoryLink) => ({ status: l.status, source: l.source ?? null, userId: l.userId ?? null });
 
@@ -55,12 +57,12 @@ export class AdminLinks {
     }
     const userId = user?.id;
     if (!userId)
-      throw new DomainError('DIRECTORY_USER_NOT_FOUND', 'No directory user matches; it may not be synchronized yet');
+      throw new DomainError(CODE.DIRECTORY_USER_NOT_FOUND, 'No directory user matches; it may not be synchronized yet');
     if (manualLinkAction(identity.link, userId) === 'keep') return identity;
     const transition = afterManualClaim(identity.link, userId, await this.claims.claim(tenantId, userId, identity));
     if (transition === 'heldByOther') {
       throw new DomainError(
-        'LINK_CONFLICT',
+        CODE.LINK_CONFLICT,
         'The directory user is already linked to another business identity; unlink it first',
       );
     }
@@ -83,23 +85,23 @@ export class AdminLinks {
 
   /** The effects of a stored transition, in order: claims given up, then the audit entry. */
   private async apply(tenantId: string, before: IdentityDoc, transition: LinkTransition, actor: Actor): Promise<void> {
-    for (const effect of transition.effects) {
-      if (effect.kind === 'releaseClaim') await this.claims.release(tenantId, effect.userId, before);
-      else
-        await this.audit.write(tenantId, {
+    await applyLinkEffects(transition.effects, {
+      releaseClaim: (userId) => this.claims.release(tenantId, userId, before),
+      audit: (action) =>
+        this.audit.write(tenantId, {
           actor,
-          action: effect.action,
+          action,
           target: { type: 'businessIdentity', id: before.id },
           before: facts(before.link),
           after: facts(transition.link),
-        });
-    }
+        }),
+    });
   }
 
   private async find(pk: string, id: string) {
     const identity = await this.repo.get(pk, id);
     if (!identity)
-      throw new DomainError('NOT_FOUND', 'No business identity with this id in the source', [
+      throw new DomainError(CODE.NOT_FOUND, 'No business identity with this id in the source', [
         { field: 'input.id', problem: 'matches no identity' },
       ]);
     return identity;
@@ -119,7 +121,7 @@ export class AdminLinks {
     } catch (err) {
       await onFailure();
       if (isStoreError(err, 'preconditionFailed'))
-        throw new DomainError('CONCURRENT_CHANGE', 'The identity changed during the operation; retry');
+        throw new DomainError(CODE.CONCURRENT_CHANGE, 'The identity changed during the operation; retry');
       throw err;
     }
   }

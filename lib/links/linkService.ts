@@ -10,7 +10,8 @@ import type { AuditLog } from '../audit/auditLog';
 import type { Actor } from '../audit/auditLog';
 import type { LinkClaims } from './claims';
 import type { LinkCoordinator, PlannedLink } from './linkCoordinator';
-import { afterLookup, saveAction, withoutAssertion, type LinkEffect, type LinkTransition } from './linkStateMachine';
+import { afterLookup, saveAction, withoutAssertion, type LinkTransition } from './linkStateMachine';
+import { applyLinkEffects } from './linkEffects';
 
 function linkFacts(link: DirectoryLink | undefined): Record<string, string | null> {
   return { status: link?.status ?? null, source: link?.source ?? null, userId: link?.userId ?? null };
@@ -111,31 +112,21 @@ export class LinkService implements LinkCoordinator {
     return {
       link: t.link,
       committed: async (saved) => {
-        for (const effect of t.effects) await this.apply(tenantId, effect, saved, previous, actor);
+        await applyLinkEffects(t.effects, {
+          releaseClaim: (userId) => this.claims.release(tenantId, userId, saved),
+          audit: (action) =>
+            this.audit.write(tenantId, {
+              actor,
+              action,
+              target: { type: 'businessIdentity', id: saved.id },
+              before: linkFacts(previous?.link),
+              after: linkFacts(saved.link),
+            }),
+        });
       },
       abandoned: async () => {
         if (newlyClaimed) await this.claims.release(tenantId, newlyClaimed, next);
       },
     };
-  }
-
-  private async apply(
-    tenantId: string,
-    effect: LinkEffect,
-    saved: IdentityDoc,
-    previous: IdentityDoc | undefined,
-    actor: Actor,
-  ): Promise<void> {
-    if (effect.kind === 'releaseClaim') {
-      await this.claims.release(tenantId, effect.userId, saved);
-      return;
-    }
-    await this.audit.write(tenantId, {
-      actor,
-      action: effect.action,
-      target: { type: 'businessIdentity', id: saved.id },
-      before: linkFacts(previous?.link),
-      after: linkFacts(saved.link),
-    });
   }
 }

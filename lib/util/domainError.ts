@@ -1,3 +1,5 @@
+import { CODE, type ErrorCode } from './errorCodes';
+
 /** A field-level problem: the path of the offending input and what is wrong, never the value. */
 export interface FieldProblem {
   /** The index of the offending item in the list sent (an identity of an import set or part), where there is one. */
@@ -13,7 +15,7 @@ export interface FieldProblem {
  */
 export class DomainError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly problems: FieldProblem[] = [],
     /** Further machine-readable facts for the caller (ids the service made, never submitted values). */
@@ -25,5 +27,5 @@ export class DomainError extends Error {
 }
 
 export function badInput(problems: FieldProblem[], message = 'The input is not valid'): DomainError {
-  return new DomainError('BAD_USER_INPUT', message, problems);
+  return new DomainError(CODE.BAD_USER_INPUT, message, problems);
 }

@@ -41,9 +41,11 @@ function categoryOf(url: string, fn: string): string | undefined {
   const u = url.replace(/\\/g, '/');
   if (/\/node_modules\/(jsonwebtoken|jws|jwa|jwks-rsa)\//.test(u) || u.includes('/lib/auth/'))
     return 'product: token check';
-  if (u.includes('/lib/http/rateLimiter')) return 'product: rate limit';
+  if (u.includes('/lib/limits/rateLimiter')) return 'product: rate limit';
   if (u.includes('/lib/log/')) return 'product: logging';
-  if (u.includes('/lib/http/')) return 'product: request handling (headers, body, errors)';
+  // Admission (lib/limits, apart from the token buckets) stays counted with the request handling it was part of.
+  if (u.includes('/lib/http/') || u.includes('/lib/limits/'))
+    return 'product: request handling (headers, body, errors)';
   if (/\/lib\/scim\/(filter|patch|userInput)/.test(u)) return 'product: parsing and validation';
   if (/\/lib\/scim\/(userResponse|userResource|attributes)/.test(u)) return 'product: mapping to SCIM';
   if (u.includes('/lib/store/')) return 'product: store layer';

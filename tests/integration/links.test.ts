@@ -158,6 +158,24 @@ describe('directory links (SCIM UPN state machine)', () => {
       directoryLinkSource: 'MANUAL',
       directoryLinkedUserId: erin.id,
     });
+    // The enum in a filter reaches the store as the stored word: the identity is among the LINKED, not the PENDING.
+    const byStatus = async (status: string) => {
+      const res = await call<{ data?: { businessIdentities?: { nodes: Array<{ id: string }> } } }>(
+        `${stack.base}/graphql`,
+        {
+          method: 'POST',
+          token: await stack.token(DEV_CLIENTS.admin),
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query: `query($s: String!) { businessIdentities(source: $s, first: 100, filter: { linkStatus: ${status} }) { nodes { id } } }`,
+            variables: { s: integrationId },
+          }),
+        },
+      );
+      return (res.body.data?.businessIdentities?.nodes ?? []).map((n) => n.id);
+    };
+    expect(await byStatus('LINKED')).toContain(created.id);
+    expect(await byStatus('PENDING')).not.toContain(created.id);
 
     const saved = await api.put(
       created.id,

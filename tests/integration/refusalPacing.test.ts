@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS } from '../../devhost/devData';
-import { AUTHENTICATION_PACING } from '../../lib/http/refusalPacing';
+import { AUTHENTICATION_PACING } from '../../lib/limits/refusalPacing';
 
 describe('refusals paced under a flood', () => {
   let stack: TestStack;

@@ -1,6 +1,6 @@
 import { ConfigError, loadSettings } from '../../../lib/config/settings';
 import { checkIfMatch } from '../../../lib/scim/ifMatch';
-import { RateLimiter } from '../../../lib/http/rateLimiter';
+import { RateLimiter } from '../../../lib/limits/rateLimiter';
 
 const base = { PUBLIC_BASE_URL: 'https://svc.example.com/', COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/' };
 

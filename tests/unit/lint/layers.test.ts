@@ -12,11 +12,13 @@ const ROOT = path.resolve(__dirname, '../../..');
 const RULE_MESSAGE = {
   registrationOnly: 'functions/ only register',
   noTooling: 'never imports devhost/, scripts/, console/ or tests/',
-  noHttp: 'Domain code never imports lib/http',
+  noSeam: 'Below the Functions seam nothing imports lib/http or lib/triggers',
+  seamsApart: 'lib/http and lib/triggers never import each other',
+  limitsBelow: 'lib/limits is a lower layer',
   noGraphql: 'lib/scim never imports lib/graphql',
   noScim: 'lib/graphql never imports lib/scim',
   noCosmos: 'Only lib/store imports @azure/cosmos',
-  noFunctions: 'Only lib/http (and functions/) import @azure/functions',
+  noFunctions: 'Only the Functions seam (lib/http, lib/triggers) and functions/ import @azure/functions',
 } as const;
 type Rule = keyof typeof RULE_MESSAGE;
 
@@ -83,12 +85,31 @@ const CASES: Array<[string, string, Rule[]]> = [
   ['lib/imports/x.ts', use('../../console/app'), ['noTooling']],
   ['lib/store/x.ts', useType('../../devhost/cosmos/engine'), ['noTooling']],
   ['lib/graphql/x.ts', use('../../devhost/devData'), ['noTooling']],
-  // domain code never imports lib/http
-  ['lib/imports/x.ts', use('../http/request'), ['noHttp']],
-  ['lib/store/x.ts', useType('../http/request'), ['noHttp']],
-  ['lib/scim/x.ts', use('../http/scimHttp'), ['noHttp']],
-  ['lib/graphql/x.ts', use('../../lib/http/graphqlHttp'), ['noHttp']],
-  ['lib/links/x.ts', `export { x } from '../http/rateLimiter';\n`, ['noHttp']],
+  // functions/ register handlers of both seams
+  ['functions/x.ts', use('../lib/triggers/backgroundHandlers'), []],
+  ['functions/x.ts', use('../lib/limits/rateLimiter'), ['registrationOnly']],
+  // nothing below the seam (domain, store, lib/limits, lib/services.ts) imports lib/http or lib/triggers
+  ['lib/imports/x.ts', use('../http/request'), ['noSeam']],
+  ['lib/store/x.ts', useType('../http/request'), ['noSeam']],
+  ['lib/scim/x.ts', use('../http/scimHttp'), ['noSeam']],
+  ['lib/graphql/x.ts', use('../../lib/http/graphqlHttp'), ['noSeam']],
+  ['lib/links/x.ts', `export { x } from '../http/request';\n`, ['noSeam']],
+  ['lib/background/x.ts', use('../triggers/backgroundHandlers'), ['noSeam']],
+  ['lib/services.ts', use('./http/request'), ['noSeam']],
+  ['lib/services.ts', useType('./triggers/timer'), ['noSeam']],
+  ['lib/services.ts', useType('./http/scimHttp'), ['noSeam']],
+  // the two seams never import each other
+  ['lib/triggers/x.ts', use('../http/request'), ['seamsApart']],
+  ['lib/http/x.ts', useType('../triggers/timer'), ['seamsApart']],
+  ['lib/triggers/x.ts', `${use('./timer')}${use('../services')}${use('../log/invocationLog')}`, []],
+  // lib/limits is a lower layer: it imports only lib/config, lib/util and lib/log
+  ['lib/limits/x.ts', use('../services'), ['limitsBelow']],
+  ['lib/limits/x.ts', use('../http/request'), ['limitsBelow']],
+  ['lib/limits/x.ts', useType('../identities/model'), ['limitsBelow']],
+  ['lib/limits/x.ts', use('../../devhost/devData'), ['limitsBelow']],
+  ['lib/limits/x.ts', use('@azure/functions'), ['noFunctions']],
+  ['lib/limits/x.ts', `${use('./rateLimiter')}${useType('../config/settings')}${use('../util/guid')}`, []],
+  ['lib/http/x.ts', `${use('../limits/inFlight')}${useType('../limits/bodyBytes')}`, []],
   // lib/scim and lib/graphql never import each other
   ['lib/scim/x.ts', use('../graphql/errors'), ['noGraphql']],
   ['lib/graphql/x.ts', useType('../scim/errors'), ['noScim']],
@@ -110,9 +131,12 @@ const CASES: Array<[string, string, Rule[]]> = [
   ['lib/store/x.ts', use('@azure/functions'), ['noFunctions']],
   ['lib/services.ts', use('@azure/functions'), ['noFunctions']],
   ['lib/http/x.ts', useType('@azure/functions'), []],
+  ['lib/triggers/x.ts', useType('@azure/functions'), []],
+  ['lib/triggers/x.ts', use('@azure/cosmos'), ['noCosmos']],
+  ['lib/triggers/x.ts', use('../../scripts/ops'), ['noTooling']],
   // what the layers may import
   ['lib/http/x.ts', `${use('../scim/errors')}${use('../graphql/errors')}${use('../services')}`, []],
-  ['lib/services.ts', `${use('./http/rateLimiter')}${use('./store/store')}`, []],
+  ['lib/services.ts', `${use('./limits/budgets')}${use('./store/store')}`, []],
   ['lib/graphql/x.ts', `${useType('../services')}${use('../identities/model')}`, []],
   ['devhost/x.ts', `${use('../lib/services')}${use('@azure/functions')}`, []],
 ];

@@ -1,4 +1,4 @@
-import { RefusalPacer } from '../../../lib/http/refusalPacing';
+import { RefusalPacer } from '../../../lib/limits/refusalPacing';
 
 /** Whether the promise has settled after the timers due so far ran. */
 async function settled(p: Promise<unknown>): Promise<boolean> {

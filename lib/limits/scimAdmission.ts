@@ -13,6 +13,9 @@ export interface ScimLimits {
   tenantPerSecond: number;
   integrationInFlight: number;
   tenantInFlight: number;
+  /** How many requests may come at once; twice the rate when not given. */
+  integrationBurst?: number;
+  tenantBurst?: number;
 }
 
 export interface ScimRefusal {
@@ -31,9 +34,10 @@ export class ScimAdmission {
   private readonly tenantInFlight: InFlightLimiter;
 
   constructor(limits: ScimLimits, now: () => number = Date.now) {
-    // Bursts of twice the rate, for both.
-    this.integrationRate = new RateLimiter(limits.integrationPerSecond, limits.integrationPerSecond * 2, now);
-    this.tenantRate = new RateLimiter(limits.tenantPerSecond, limits.tenantPerSecond * 2, now);
+    const integrationBurst = limits.integrationBurst ?? limits.integrationPerSecond * 2;
+    const tenantBurst = limits.tenantBurst ?? limits.tenantPerSecond * 2;
+    this.integrationRate = new RateLimiter(limits.integrationPerSecond, integrationBurst, now);
+    this.tenantRate = new RateLimiter(limits.tenantPerSecond, tenantBurst, now);
     this.integrationInFlight = new InFlightLimiter(limits.integrationInFlight);
     this.tenantInFlight = new InFlightLimiter(limits.tenantInFlight);
   }

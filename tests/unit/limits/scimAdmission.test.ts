@@ -1,4 +1,4 @@
-import { ScimAdmission, type ScimAdmitted } from '../../../lib/http/scimAdmission';
+import { ScimAdmission, type ScimAdmitted } from '../../../lib/limits/scimAdmission';
 
 const LIMITS = { integrationPerSecond: 20, tenantPerSecond: 20, integrationInFlight: 2, tenantInFlight: 3 };
 

@@ -1,4 +1,4 @@
-import { BodyBytesBudget } from '../../../lib/http/bodyBytes';
+import { BodyBytesBudget } from '../../../lib/limits/bodyBytes';
 
 describe('BodyBytesBudget', () => {
   it("holds a tenant's bytes up to its share, while other tenants still get the rest of the instance's budget", () => {

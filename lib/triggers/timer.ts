@@ -1,15 +1,16 @@
 import type { InvocationContext } from '@azure/functions';
 import type { Logger } from '../log/logger';
-import { loggerFor } from './request';
+import { invocationLogger } from '../log/invocationLog';
+import { configuredLogLevel } from '../services';
 
 /** A timer run's logger; its correlation id is the invocation id. */
 export function loggerForTimer(context: InvocationContext): Logger {
-  return loggerFor(context, { correlationId: context.invocationId });
+  return invocationLogger(context, { correlationId: context.invocationId }, configuredLogLevel());
 }
 
 /** A queue-triggered invocation's logger; its correlation id is the invocation id. */
 export function loggerForQueueMessage(context: InvocationContext): Logger {
-  return loggerFor(context, { correlationId: context.invocationId });
+  return invocationLogger(context, { correlationId: context.invocationId }, configuredLogLevel());
 }
 
 /** How long a queue message waited since it was enqueued (the trigger's insertionTime); undefined when unknown. */

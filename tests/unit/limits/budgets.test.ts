@@ -1,0 +1,58 @@
+import { loadSettings } from '../../../lib/config/settings';
+import { budgets, limiters } from '../../../lib/limits/budgets';
+
+const base = { PUBLIC_BASE_URL: 'https://svc.example.com/', COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/' };
+
+describe('the table of budgets', () => {
+  it('sizes each budget from its setting', () => {
+    const b = budgets(
+      loadSettings({
+        ...base,
+        SCIM_RATE_LIMIT_PER_SECOND: '7',
+        SCIM_TENANT_RATE_LIMIT_PER_SECOND: '11',
+        MAX_REQUESTS_IN_FLIGHT: '3',
+        SCIM_TENANT_MAX_REQUESTS_IN_FLIGHT: '5',
+        GRAPHQL_REQUESTS_PER_MINUTE: '120',
+      }),
+    );
+    expect(b.scimIntegrationRate).toMatchObject({ kind: 'rate', scope: 'integration', perSecond: 7, burst: 14 });
+    expect(b.scimTenantRate).toMatchObject({ kind: 'rate', scope: 'tenant', perSecond: 11, burst: 22 });
+    expect(b.scimIntegrationInFlight).toMatchObject({ kind: 'inFlight', scope: 'integration', max: 3 });
+    expect(b.scimTenantInFlight).toMatchObject({ kind: 'inFlight', scope: 'tenant', max: 5 });
+    expect(b.graphqlTenantRate).toMatchObject({ perSecond: 2, burst: 30 });
+    expect(b.graphqlTenantInFlight.max).toBe(3);
+  });
+
+  it('names every budget once, each with what it counts', () => {
+    const b = budgets(loadSettings(base));
+    for (const [name, budget] of Object.entries(b)) {
+      expect([name, budget.counts.length > 0]).toEqual([name, true]);
+    }
+    expect(Object.keys(b).sort()).toEqual(
+      [
+        'authenticationRefusals',
+        'bulkItems',
+        'busyRefusals',
+        'graphqlBodyBytes',
+        'graphqlTenantInFlight',
+        'graphqlTenantRate',
+        'scimIntegrationInFlight',
+        'scimIntegrationRate',
+        'scimTenantInFlight',
+        'scimTenantRate',
+      ].sort(),
+    );
+  });
+
+  it('makes limiters that hold the sizes of their rows', () => {
+    const b = budgets(loadSettings({ ...base, SCIM_RATE_LIMIT_PER_SECOND: '2', MAX_REQUESTS_IN_FLIGHT: '10' }));
+    const made = limiters({ ...b, scimIntegrationRate: { ...b.scimIntegrationRate, burst: 3 } });
+    const admitted = [1, 2, 3, 4].map(() => 'release' in made.scimAdmission.admit('t', 'i'));
+    expect(admitted).toEqual([true, true, true, false]);
+    expect(made.graphqlRateLimiter.takeUnits('t', b.graphqlTenantRate.burst)).toBe(0);
+    expect(made.graphqlRateLimiter.take('t')).toBeGreaterThan(0);
+    const hold = made.graphqlBodyBytes.hold('t');
+    expect(hold.grow(b.graphqlBodyBytes.perTenant)).toBe(true);
+    expect(hold.grow(1)).toBe(false);
+  });
+});

@@ -1,7 +1,6 @@
 import { IDENTITY_ATTRIBUTES, graphqlEnumName, type AttributeRow } from '../identities/attributes';
 import type { IdentityDoc } from '../identities/model';
 
-
 export interface LinkEventView {
   at: string;
   action: string;

@@ -1,7 +1,8 @@
 /**
  * Unit tests mirror the code they test: tests/unit/<folder>/<module>.test.ts, or <module>.<topic>.test.ts for a
  * second file on one module, tests lib/<folder>/<module>.ts (devhost/, functions/ and scripts/ for tests under
- * tests/unit/devhost/, tests/unit/functions/ and tests/unit/scripts/). The
+ * tests/unit/devhost/, tests/unit/functions/ and tests/unit/scripts/; tests/support/ for tests under
+ * tests/unit/support/, the test doubles' own tests). The
  * exceptions are listed here: tests of files that are not TypeScript modules, and this test.
  */
 import fs from 'node:fs';
@@ -26,6 +27,7 @@ export function moduleOf(testFile: string): string {
   const dir = path.posix.dirname(testFile);
   const moduleName = path.posix.basename(testFile, '.test.ts').split('.')[0] ?? '';
   const folder = dir === '.' ? '' : `${dir}/`;
+  if (folder.startsWith('support/')) return `tests/${folder}${moduleName}.ts`;
   const outsideLib = ['devhost/', 'functions/', 'scripts/'].some((top) => folder.startsWith(top));
   return outsideLib ? `${folder}${moduleName}.ts` : `lib/${folder}${moduleName}.ts`;
 }
@@ -36,6 +38,7 @@ describe('unit test layout', () => {
     expect(moduleOf('config/settings.productionAudience.test.ts')).toBe('lib/config/settings.ts');
     expect(moduleOf('devhost/cosmos/journal.test.ts')).toBe('devhost/cosmos/journal.ts');
     expect(moduleOf('functions/scimUsers.test.ts')).toBe('functions/scimUsers.ts');
+    expect(moduleOf('support/memoryStore.test.ts')).toBe('tests/support/memoryStore.ts');
   });
 
   it('every unit test file mirrors a module', () => {

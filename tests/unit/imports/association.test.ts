@@ -186,8 +186,14 @@ describe('Associator', () => {
     expect(identity('H2')?.link).toMatchObject({ status: 'linked', userId: bob.id });
   });
 
-  it('hands pairs back to send again when the store keeps failing, and leaves no claim without its link', async () => {
-    memory.faults.add({ ops: ['batch', 'replace'], container: 'identities', status: 503, count: Infinity });
+  it('hands pairs back to send again when the store throttles longer than a request waits, leaving no claim without its link', async () => {
+    const fault = memory.faults.add({
+      ops: ['batch', 'replace'],
+      container: 'identities',
+      status: 429,
+      retryAfterMs: 11_000,
+      count: Infinity,
+    });
     const outcome = await associator.associate(
       TENANT,
       'HR',
@@ -197,6 +203,7 @@ describe('Associator', () => {
       ],
       ACTOR,
     );
+    expect(fault.hits).toBeGreaterThan(0);
     expect(outcome.associated).toBe(0);
     expect(outcome.sendAgain.sort()).toEqual(['H1', 'H2']);
     expect(outcome.unknownExternalIds).toEqual([]);

@@ -97,7 +97,7 @@ export class MemoryFaults {
     this.active.length = 0;
   }
 
-  /** The fault that answers this request, if any (each matching request counts once per fault). */
+  /** The fault that answers this request, if any: faults are asked in the order they were added, the first whose turn it is answers. */
   answer(target: MemoryTarget): MemoryCosmosError | undefined {
     for (const f of this.active) {
       if (f.removed || !matches(f.spec, target)) continue;
@@ -272,7 +272,7 @@ export class MemoryStore {
     return { database: () => database, dispose: () => undefined } as unknown as CosmosClient;
   }
 
-  /** Runs one request: faults first, then the documents; 429s waited out `retries` times (as the SDK does). */
+  /** Runs one request of a container: faults first, then the documents; 429s waited out `retries` times (as the SDK does). */
   async request<R>(target: MemoryTarget, retries: number, run: () => R): Promise<R> {
     const failedAttempts: Array<{ statusCode: number }> = [];
     let waited = 0;

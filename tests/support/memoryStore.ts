@@ -19,6 +19,9 @@
  *
  * Faults: `faults.add({ ops, status, count, ... })` answers the next matching requests with 429 (and a
  * retry-after), 503, 412 or any other status, before they reach the documents.
+ *
+ * Each request is answered on a later turn of the event loop (setImmediate), as over the network: a test with
+ * Jest's fake timers leaves setImmediate real (`doNotFake: ['setImmediate']`).
  */
 import type { CosmosClient, CosmosDiagnostics, SqlQuerySpec } from '@azure/cosmos';
 import { CONTAINERS, type ContainerName } from '../../lib/store/containers';

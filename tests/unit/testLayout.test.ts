@@ -35,7 +35,6 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/identities/model.ts', // every test that builds an identity
     'lib/identities/repository.ts', // imports/importer, scim/userOperations
     'lib/imports/associationBatches.ts', // imports/association
-    'lib/imports/importInput.ts', // imports/importer, imports/importPlan, imports/stagedParts
     'lib/imports/importLease.ts', // imports/importer
     'lib/imports/transientRetry.ts', // imports/association
     'lib/links/claims.ts', // imports/association, scim/userOperations, links/tenantLinkCycle
@@ -55,7 +54,7 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/graphql/errors.ts',
     'lib/graphql/requestErrors.ts',
     'lib/graphql/server.ts',
-    'lib/http/backgroundHandlers.ts',
+    'lib/triggers/backgroundHandlers.ts',
     'lib/http/consoleHttp.ts',
     'lib/http/cors.ts',
     'lib/http/graphqlBody.ts',
@@ -66,7 +65,7 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/http/scimHttp.ts',
     'lib/http/scimRefusals.ts',
     'lib/http/scimUsersHandlers.ts',
-    'lib/http/timer.ts',
+    'lib/triggers/timer.ts',
   ],
   /** Clients of Microsoft Graph and Azure Storage queues: tested against the local stand-ins by the integration suites (unit tests put tests/support/memoryDirectory.ts in the Graph client's place). */
   'clients of outside services': [
@@ -88,7 +87,6 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/background/runWork.ts',
     'lib/graphql/activityResolvers.ts',
     'lib/graphql/consoleQueries.ts',
-    'lib/graphql/identityView.ts',
     'lib/graphql/resolvers.ts',
     'lib/graphql/sources.ts',
     'lib/identities/manualIdentities.ts',
@@ -107,9 +105,8 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   'small, no unit test yet': [
     'lib/auth/tokenFailureLog.ts',
     'lib/background/deferral.ts',
-    'lib/http/inFlight.ts',
-    'lib/http/rateLimiter.ts',
-    'lib/scim/schema.ts',
+    'lib/limits/inFlight.ts',
+    'lib/limits/rateLimiter.ts',
     'lib/scim/userResponse.ts',
     'lib/util/guid.ts',
     'lib/util/ttlCache.ts',

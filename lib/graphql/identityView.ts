@@ -1,4 +1,4 @@
-import type { IdentityDoc } from '../identities/model';
+import type { ChangeActorKind, IdentityDoc, IdentityHistoryEntry } from '../identities/model';
 
 const AFFILIATION: Record<string, string> = {
   employment: 'EMPLOYMENT',
@@ -29,6 +29,26 @@ export interface IdentityChangeView {
   actor: { kind: string; id: string; displayName: string | null };
   operation: string;
   changedAttributes: string[];
+}
+
+const ACTOR_KIND: Record<ChangeActorKind, string> = {
+  integration: 'INTEGRATION',
+  importRun: 'IMPORT_RUN',
+  administrator: 'ADMINISTRATOR',
+  background: 'BACKGROUND',
+};
+
+/** The identity's changes as GraphQL IdentityChange, newest first, each actor named by `displayName` when it knows it. */
+export function historyView(
+  doc: Pick<IdentityDoc, 'history'>,
+  displayName: (actor: IdentityHistoryEntry['actor']) => string | null,
+): IdentityChangeView[] {
+  return (doc.history ?? []).map((e) => ({
+    at: e.at,
+    actor: { kind: ACTOR_KIND[e.actor.kind], id: e.actor.id, displayName: displayName(e.actor) },
+    operation: e.operation,
+    changedAttributes: [...e.changedAttributes],
+  }));
 }
 
 /**

@@ -9,6 +9,7 @@ import { newIdentityDoc, nextIdentityVersion } from './rules';
 import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
 import { IdentityRepository, UniquenessError } from './repository';
+import { byAdministrator, updateOperation, withChange } from './history';
 
 export const MANUAL_SOURCE_KEY = 'manual';
 
@@ -21,14 +22,18 @@ export async function createManualIdentity(
 ): Promise<IdentityDoc> {
   const [valid] = validateImportSet([input]);
   if (!valid) throw new DomainError('BAD_USER_INPUT', 'The input is not valid');
-  const doc = newIdentityDoc({
-    id: uuid7(),
-    tenantId,
-    sourceKind: 'manual',
-    sourceKey: MANUAL_SOURCE_KEY,
-    attributes: valid.attributes,
-    now: new Date().toISOString(),
-  });
+  const doc = withChange(
+    undefined,
+    newIdentityDoc({
+      id: uuid7(),
+      tenantId,
+      sourceKind: 'manual',
+      sourceKey: MANUAL_SOURCE_KEY,
+      attributes: valid.attributes,
+      now: new Date().toISOString(),
+    }),
+    { actor: byAdministrator(actor), operation: 'CREATE' },
+  );
   try {
     await new IdentityRepository(store).create(doc);
   } catch (err) {
@@ -128,11 +133,15 @@ export async function updateManualIdentity(
     ? a.identityDocumentReferences
     : doc.identityDocumentReferences;
   const { _etag } = doc;
-  const next = nextIdentityVersion(
+  const version = nextIdentityVersion(
     doc,
     { attributes: { ...a, personalNumbers, identityDocumentReferences, active } },
     now.toISOString(),
   );
+  const next = withChange(doc, version, {
+    actor: byAdministrator(actor),
+    operation: updateOperation(doc, version, 'ADMIN_UPDATE', 'DEACTIVATE'),
+  });
   let saved: IdentityDoc;
   try {
     saved = await new IdentityRepository(store).replace(next, _etag);

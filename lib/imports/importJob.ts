@@ -353,6 +353,7 @@ class JobStep {
       manifest,
       { creates, updates, deletions: [] },
       counts,
+      job.runId,
     );
     const done = next >= session.parts.length;
     this.job = {
@@ -385,6 +386,7 @@ class JobStep {
       manifest,
       { creates: [], updates: [], deletions },
       counts,
+      job.runId,
     );
     this.job = {
       ...this.job,

@@ -149,7 +149,11 @@ describe('activity of a source', () => {
 
   it('filters by externalId, outcome and time, and pages newest first with a cursor', async () => {
     const dupOnly = await activity({ s: integrationId, f: { externalId: 'ACT-DUP' } });
-    expect(dupOnly.page.nodes.map((n) => n.correlationId)).toEqual(['act-dup-2']);
+    // The refused duplicate, then the POST that made ACT-DUP (its history: no correlation id).
+    expect(dupOnly.page.nodes.map((n) => [n.outcome, n.correlationId])).toEqual([
+      ['REFUSED', 'act-dup-2'],
+      ['SUCCEEDED', null],
+    ]);
     // SUCCEEDED entries come from identity history (the POST that made ACT-DUP); SCIM refusals are never FAILED.
     expect((await activity({ s: integrationId, f: { outcome: 'SUCCEEDED' } })).page.nodes).toEqual([
       expect.objectContaining({

@@ -11,6 +11,8 @@ import { partitionKey } from '../../lib/identities/model';
 import { MAX_HISTORY } from '../../lib/identities/history';
 import { purgePartitionExpiredSensitiveData } from '../../lib/identities/retention';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
+import { historyStream } from '../../lib/activity/historyActivity';
+import { readActivity } from '../../lib/activity/entries';
 
 const CPR = '0101901234';
 const NUMBERS = [CPR, '010190-1234'];
@@ -171,6 +173,26 @@ describe('identity history', () => {
       { s: integrationId },
     );
     expect(listed.data.businessIdentities.nodes).toEqual([{ history: [], historyOmitted: 0 }]);
+  });
+
+  it('reads a bounded number of identities per page: a page ends where the reading stopped; one that would be empty is refused', async () => {
+    const api2 = scim(stack, await stack.token(DEV_CLIENTS.scim2));
+    for (const externalId of ['CUT-1', 'CUT-2', 'CUT-3', 'CUT-4']) await api2.create(userBody({ externalId }));
+    const pk = partitionKey(DEV_TENANT_ID, integration2Id);
+    const all = (await readActivity([historyStream(services().store, pk)], { limit: 100 })).entries;
+    expect(all.slice(0, 4).map((e) => e.externalId)).toEqual(['CUT-4', 'CUT-3', 'CUT-2', 'CUT-1']);
+    // At most three identities read per page, one entry per page.
+    const bounded = historyStream(services().store, pk, 3);
+    const first = await readActivity([bounded], { limit: 1 });
+    expect(first).toEqual({ entries: [all[0]], hasMore: true });
+    const second = await readActivity([bounded], { limit: 1, before: all[0]!.key });
+    // The third identity read bounds what is known: the page ends above it, and says more follows.
+    expect(second).toEqual({ entries: [all[1]], hasMore: true });
+    await expect(readActivity([bounded], { limit: 1, before: all[1]!.key })).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
+    // An externalId reads one identity.
+    expect((await readActivity([bounded], { limit: 5, externalId: 'CUT-1' })).entries).toEqual([all[3]]);
   });
 
   it(`keeps the last ${MAX_HISTORY} changes and counts the older ones`, async () => {

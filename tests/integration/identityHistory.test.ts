@@ -13,6 +13,7 @@ import { purgePartitionExpiredSensitiveData } from '../../lib/identities/retenti
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import { historyStream } from '../../lib/activity/historyActivity';
 import { readActivity } from '../../lib/activity/entries';
+import { runOps } from '../../scripts/ops';
 
 const CPR = '0101901234';
 const NUMBERS = [CPR, '010190-1234'];
@@ -142,6 +143,31 @@ describe('identity history', () => {
     expect(
       (await gql<{ businessIdentity: null }>(IDENTITY, { s: integration2Id, id })).data.businessIdentity,
     ).toBeNull();
+
+    // Operators see the same, the attribute names in the detail column.
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
+    const listed = await runOps(['activity', DEV_TENANT_ID, integrationId, '2'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.out.map((l) => l.split('\t'))).toEqual([
+      [found.history[0]!.at, 'SUCCEEDED', 'PATCH', '-', '-', '-', 'HIST-1', id, '-', 'name.givenName'],
+      [
+        found.history[1]!.at,
+        'SUCCEEDED',
+        'CREATE',
+        '-',
+        '-',
+        '-',
+        'HIST-1',
+        id,
+        '-',
+        found.history[1]!.changedAttributes.join(','),
+      ],
+    ]);
+    for (const n of NUMBERS) expect(listed.out.join('\n')).not.toContain(n);
 
     // Paged newest first with the cursor, a page at a time.
     const one = await activity({ s: integrationId, f: { outcome: 'SUCCEEDED', externalId: 'HIST-1' }, first: 1 });

@@ -301,6 +301,25 @@ describe('identity history', () => {
       before.history[0],
     ]);
     for (const n of NUMBERS) expect(text).not.toContain(n);
+
+    // An association run links it: the run is the actor.
+    stack.directory.createUser(DEV_TENANT_ID, 'hist.assoc@dev.example.com');
+    const associated = await gql<{ associateBusinessIdentities: { associated: number; runId: string } }>(
+      'mutation($i: AssociateBusinessIdentitiesInput!) { associateBusinessIdentities(input: $i) { associated runId } }',
+      {
+        i: {
+          source: 'HR-history',
+          associations: [{ externalId: 'H-1', userPrincipalName: 'hist.assoc@dev.example.com' }],
+        },
+      },
+    );
+    expect(associated.data.associateBusinessIdentities.associated).toBe(1);
+    expect((await identity('HR-history', id)).identity.history[0]).toEqual({
+      at: expect.any(String),
+      actor: { ...run, id: associated.data.associateBusinessIdentities.runId },
+      operation: 'LINK',
+      changedAttributes: ['directoryLink'],
+    });
   });
 
   it('records administrators’ changes and links, the background link check and retention', async () => {

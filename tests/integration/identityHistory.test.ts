@@ -322,6 +322,37 @@ describe('identity history', () => {
     });
   });
 
+  it("records a staged import's job with its run as the actor", async () => {
+    const started = await gql<{ startImport: { importId: string } }>(
+      'mutation($i: StartImportInput!) { startImport(input: $i) { importId } }',
+      { i: { source: 'HR-staged-history' } },
+    );
+    const importId = started.data.startImport.importId;
+    await gql('mutation($i: AddImportPartInput!) { addImportPart(input: $i) { sequence } }', {
+      i: {
+        importId,
+        sequence: 1,
+        identities: [{ externalId: 'S-1', affiliationType: 'ENGAGEMENT', firstName: 'Sif', lastName: 'Dam' }],
+      },
+    });
+    const completed = await gql<{ completeImport: { runId: string } }>(
+      'mutation($i: CompleteImportInput!) { completeImport(input: $i) { runId } }',
+      { i: { importId } },
+    );
+    const runId = completed.data.completeImport.runId;
+    await stack.host.queuesIdle(30_000);
+    const pk = partitionKey(DEV_TENANT_ID, 'src:HR-staged-history');
+    const doc = await services().identities.findOne(pk, 'externalIdKey', 'S-1');
+    expect(doc?.history).toEqual([
+      {
+        at: doc?.lastModified,
+        actor: { kind: 'importRun', id: runId },
+        operation: 'IMPORT_CREATE',
+        changedAttributes: ['externalId', 'name.givenName', 'name.familyName', 'active', 'affiliationType'],
+      },
+    ]);
+  });
+
   it('records administrators’ changes and links, the background link check and retention', async () => {
     const manual = await gql<{ createBusinessIdentity: { businessIdentity: { id: string } } }>(
       'mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id } } }',

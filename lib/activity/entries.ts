@@ -1,8 +1,9 @@
 /**
  * A source's activity: what happened to it, newest first, as entries of one shape whatever recorded them
- * (refused SCIM requests, import and association runs; later the identities' own history). Each kind comes
+ * (refused SCIM requests, import and association runs, the identities' own history). Each kind comes
  * from its own stream, newest first; `readActivity` merges the streams into one page.
  */
+import { badInput } from '../util/domainError';
 
 export type ActivityOutcome = 'succeeded' | 'refused' | 'failed';
 
@@ -40,8 +41,14 @@ export interface ActivityQuery {
   limit: number;
 }
 
+/**
+ * A stream's entries. A stream that stopped reading before it knew all of them (it bounds its reads) says
+ * down to which key they are complete: `completeAbove`; an entry of it at or below that key may be missing.
+ */
+export type StreamEntries = ActivityEntry[] & { completeAbove?: string };
+
 /** One kind of a source's entries, newest first, at most `limit` of them. */
-export type ActivityStream = (query: ActivityQuery) => Promise<ActivityEntry[]>;
+export type ActivityStream = (query: ActivityQuery) => Promise<StreamEntries>;
 
 const KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\|[A-Za-z0-9._-]{1,80}$/;
 
@@ -76,15 +83,25 @@ export function mergeNewestFirst(lists: ActivityEntry[][], limit: number): Activ
 
 /**
  * One page of a source's activity from its streams: each is asked for one entry more than the page, so
- * whether another page follows is known without a second round.
+ * whether another page follows is known without a second round. When a stream knows its entries only down
+ * to a key, the page ends there (the next page goes on from it); a page that would hold nothing then is refused.
  */
 export async function readActivity(
   streams: ActivityStream[],
   query: ActivityQuery,
 ): Promise<{ entries: ActivityEntry[]; hasMore: boolean }> {
   const lists = await Promise.all(streams.map((stream) => stream({ ...query, limit: query.limit + 1 })));
-  const merged = mergeNewestFirst(lists, query.limit + 1);
-  return { entries: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
+  const floor = lists.reduce<string | undefined>(
+    (f, l) => (l.completeAbove !== undefined && (f === undefined || l.completeAbove > f) ? l.completeAbove : f),
+    undefined,
+  );
+  const merged = mergeNewestFirst(lists, query.limit + 1).filter((e) => floor === undefined || e.key > floor);
+  if (floor !== undefined && merged.length === 0)
+    throw badInput(
+      [{ field: 'after', problem: 'is too far back to be read at once; narrow the activity with filter.externalId' }],
+      'The page is too far back',
+    );
+  return { entries: merged.slice(0, query.limit), hasMore: floor !== undefined || merged.length > query.limit };
 }
 
 const SINCE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;

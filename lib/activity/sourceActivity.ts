@@ -12,6 +12,7 @@ import { badInput } from '../util/domainError';
 import type { ActivityOutcome, ActivityStream } from './entries';
 import { refusalStream } from './refusals';
 import { runStream } from './runActivity';
+import { historyStream } from './historyActivity';
 
 export type ActivitySource =
   | { kind: 'scim'; pk: string; integrationId: string }
@@ -40,11 +41,10 @@ export async function activitySource(
 
 /**
  * The identities' history (each change, by whom, naming the attributes it changed): the SUCCEEDED entries
- * of every source. It is not recorded yet, so it has no entries; once it is, its stream is made here and
- * readActivity merges it with the others by time.
+ * of every source; readActivity merges it with the others by time.
  */
-function identityHistoryStream(_store: Store, _pk: string): ActivityStream {
-  return async () => [];
+function identityHistoryStream(store: Store, pk: string): ActivityStream {
+  return historyStream(store, pk);
 }
 
 /** The streams of a source's activity, of one outcome when named. */

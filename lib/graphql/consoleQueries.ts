@@ -4,7 +4,7 @@ import { partitionKey, type IdentityDoc, type LinkStatus } from '../identities/m
 import { MANUAL_SOURCE_KEY } from '../identities/manualIdentities';
 import { customSourceKey } from '../imports/importer';
 import { IdentityRepository } from '../identities/repository';
-import { identityView, type LinkEventView } from './identityView';
+import { historyView, identityView, type LinkEventView } from './identityView';
 
 const STATUSES: Array<[LinkStatus, 'linked' | 'pending' | 'conflict' | 'notAsserted']> = [
   ['linked', 'linked'],
@@ -78,7 +78,30 @@ export function sourceLabelOf(doc: Pick<IdentityDoc, 'sourceKind' | 'sourceKey'>
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** One identity with its linked user's UPN (asked of the directory when not stored), who holds the user of a conflict, and its link history. */
+const BACKGROUND_NAMES: Record<string, string> = {
+  'directory-links': 'Directory links',
+  retention: 'Retention',
+};
+
+/**
+ * The names of the actors of an identity's history: its integrations' display names (read once, when the
+ * history names one), its source's name for import and association runs, the background work's; an
+ * administrator's name is not known to the service (its id is its object or client id).
+ */
+async function actorNames(services: Services, tenantId: string, doc: IdentityDoc, label: string) {
+  const history = doc.history ?? [];
+  const integrations = history.some((e) => e.actor.kind === 'integration')
+    ? new Map((await services.integrations.list(tenantId)).map((i) => [i.id, i.displayName]))
+    : new Map<string, string>();
+  return (actor: { kind: string; id: string }): string | null => {
+    if (actor.kind === 'integration') return integrations.get(actor.id) ?? null;
+    if (actor.kind === 'importRun') return label;
+    if (actor.kind === 'background') return BACKGROUND_NAMES[actor.id] ?? null;
+    return null;
+  };
+}
+
+/** One identity with its linked user's UPN (asked of the directory when not stored), who holds the user of a conflict, its link history and its history of changes. */
 export async function detailedIdentity(services: Services, tenantId: string, pk: string, label: string, id: string) {
   const doc = await new IdentityRepository(services.store).get(pk, id);
   if (!doc) return null;
@@ -105,5 +128,7 @@ export async function detailedIdentity(services: Services, tenantId: string, pk:
       status: text(e.after?.status),
       userId: text(e.after?.userId),
     }));
+  view.history = historyView(doc, await actorNames(services, tenantId, doc, label));
+  view.historyOmitted = doc.historyOmitted ?? 0;
   return view;
 }

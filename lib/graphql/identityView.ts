@@ -1,5 +1,5 @@
 import { IDENTITY_ATTRIBUTES, graphqlEnumName, type AttributeRow } from '../identities/attributes';
-import type { IdentityDoc } from '../identities/model';
+import type { ChangeActorKind, IdentityDoc, IdentityHistoryEntry } from '../identities/model';
 
 export interface LinkEventView {
   at: string;
@@ -15,6 +15,26 @@ export interface IdentityChangeView {
   actor: { kind: string; id: string; displayName: string | null };
   operation: string;
   changedAttributes: string[];
+}
+
+const ACTOR_KIND: Record<ChangeActorKind, string> = {
+  integration: 'INTEGRATION',
+  importRun: 'IMPORT_RUN',
+  administrator: 'ADMINISTRATOR',
+  background: 'BACKGROUND',
+};
+
+/** The identity's changes as GraphQL IdentityChange, newest first, each actor named by `displayName` when it knows it. */
+export function historyView(
+  doc: Pick<IdentityDoc, 'history'>,
+  displayName: (actor: IdentityHistoryEntry['actor']) => string | null,
+): IdentityChangeView[] {
+  return (doc.history ?? []).map((e) => ({
+    at: e.at,
+    actor: { kind: ACTOR_KIND[e.actor.kind], id: e.actor.id, displayName: displayName(e.actor) },
+    operation: e.operation,
+    changedAttributes: [...e.changedAttributes],
+  }));
 }
 
 /**

@@ -312,7 +312,7 @@ export const resolvers = {
               submitted: associations.length,
             },
             ctx.log,
-            () => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log),
+            (run) => ctx.services.associator.associate(caller.tenantId, name, associations, actor, ctx.log, run.id),
             (result) => associationOutcome(result),
           ),
         caller.tenantId,

@@ -11,6 +11,7 @@ import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
 import { IdentityRepository, UniquenessError } from './repository';
 import { CODE } from '../util/errorCodes';
+import { byAdministrator, updateOperation, withChange } from './history';
 
 export const MANUAL_SOURCE_KEY = 'manual';
 
@@ -23,14 +24,18 @@ export async function createManualIdentity(
 ): Promise<IdentityDoc> {
   const [valid] = validateImportSet([input]);
   if (!valid) throw new DomainError(CODE.BAD_USER_INPUT, 'The input is not valid');
-  const doc = newIdentityDoc({
-    id: uuid7(),
-    tenantId,
-    sourceKind: 'manual',
-    sourceKey: MANUAL_SOURCE_KEY,
-    attributes: valid.attributes,
-    now: new Date().toISOString(),
-  });
+  const doc = withChange(
+    undefined,
+    newIdentityDoc({
+      id: uuid7(),
+      tenantId,
+      sourceKind: 'manual',
+      sourceKey: MANUAL_SOURCE_KEY,
+      attributes: valid.attributes,
+      now: new Date().toISOString(),
+    }),
+    { actor: byAdministrator(actor), operation: 'CREATE' },
+  );
   try {
     await new IdentityRepository(store).create(doc);
   } catch (err) {
@@ -133,7 +138,11 @@ export async function updateManualIdentity(
   const a = attributes as IdentityAttributes;
   const active = a.active;
   const { _etag } = doc;
-  const next = nextIdentityVersion(doc, { attributes: a }, now.toISOString());
+  const version = nextIdentityVersion(doc, { attributes: a }, now.toISOString());
+  const next = withChange(doc, version, {
+    actor: byAdministrator(actor),
+    operation: updateOperation(doc, version, 'ADMIN_UPDATE', 'DEACTIVATE'),
+  });
   let saved: IdentityDoc;
   try {
     saved = await new IdentityRepository(store).replace(next, _etag);

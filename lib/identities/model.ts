@@ -41,6 +41,17 @@ export interface DirectoryLink {
 
 export type SourceKind = 'scim' | 'custom' | 'manual';
 
+/** Who made a change: a SCIM integration, an import or association run, an administrator, or the service's background work. */
+export type ChangeActorKind = 'integration' | 'importRun' | 'administrator' | 'background';
+
+/** One change of an identity (lib/identities/history.ts): names of attributes only, never a value. */
+export interface IdentityHistoryEntry {
+  at: string;
+  actor: { kind: ChangeActorKind; id: string };
+  operation: string;
+  changedAttributes: string[];
+}
+
 export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   tenantId: string;
   sourceKind: SourceKind;
@@ -59,6 +70,10 @@ export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   hasSensitive: boolean;
   /** Import content hash (custom sources). */
   contentHash?: string;
+  /** Its changes, newest first, at most MAX_HISTORY (lib/identities/history.ts); absent before the first recorded one. */
+  history?: IdentityHistoryEntry[];
+  /** Older changes dropped from `history`. */
+  historyOmitted?: number;
 }
 
 export function partitionKey(tenantId: string, sourceKey: string): string {

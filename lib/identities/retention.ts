@@ -3,6 +3,7 @@ import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
 import { attributesOf, nextIdentityVersion, withoutSensitiveData } from './rules';
+import { byBackground, withChange } from './history';
 
 export interface RetentionResult {
   examined: number;
@@ -113,7 +114,14 @@ async function purgeOne(store: Store, pk: string, id: string, cutoff: string): P
       const purged = withoutSensitiveData(attributesOf(rest));
       // lastModified: the time of this write, taken again on each try when the store throttles.
       await writeStamped((now) =>
-        identities.replace(nextIdentityVersion(rest, { attributes: purged }, now), _etag, { retryThrottled: false }),
+        identities.replace(
+          withChange(rest, nextIdentityVersion(rest, { attributes: purged }, now), {
+            actor: byBackground('retention'),
+            operation: 'RETENTION',
+          }),
+          _etag,
+          { retryThrottled: false },
+        ),
       );
       return true;
     } catch (err) {

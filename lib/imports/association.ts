@@ -7,6 +7,7 @@ import type { Store, WithEtag } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
+import { byRun, type ChangeActor } from '../identities/history';
 import { DirectoryUnavailableError, type DirectoryClient, type DirectoryUser } from '../directory/directoryClient';
 import { REQUESTS_PER_BATCH, UPNS_PER_FILTER } from '../directory/directoryClient';
 import type { LinkClaims } from '../links/claims';
@@ -112,8 +113,11 @@ export class Associator {
     associations: AssociationInput[],
     actor: Actor,
     log?: Logger,
+    runId?: string,
   ): Promise<AssociationOutcome> {
     const source = validateSourceName(sourceInput);
+    // The links are the run's changes (history); without a run id (a direct call), the source's.
+    const by = byRun(runId ?? source);
     if (associations.length > this.maxPairs) {
       // Every pair may cost a claim, a replace and an audit entry: a list this long would not finish inside one HTTP request.
       throw new DomainError(
@@ -166,7 +170,7 @@ export class Associator {
     for (let i = 0; i < candidates.length; i += PAIRS_PER_PART) parts.push(candidates.slice(i, i + PAIRS_PER_PART));
     await forEachBounded(parts, PART_PARALLELISM, async (part) => {
       try {
-        const done = await this.batches.link(tenantId, pk, part, actor, log);
+        const done = await this.batches.link(tenantId, pk, part, actor, by, log);
         outcome.associated += done.associated.length;
         for (const c of done.oneByOne) oneByOne.push({ pair: c.pair, identityId: c.identityId });
       } catch {
@@ -181,7 +185,7 @@ export class Associator {
         return;
       }
       try {
-        record(a, await withTransientRetry(() => this.pair(tenantId, pk, identityId, lookup.users, a, actor, log)));
+        record(a, await withTransientRetry(() => this.pair(tenantId, pk, identityId, lookup.users, a, actor, by, log)));
       } catch (err) {
         // The pair is reported for sending again; the others go on.
         failed(a, failureKind(err));
@@ -270,6 +274,7 @@ export class Associator {
     users: Map<string, DirectoryUser>,
     a: AssociationInput,
     actor: Actor,
+    by: ChangeActor,
     log: Logger | undefined,
   ): Promise<PairOutcome> {
     const user = isUpnShaped(a.userPrincipalName) ? users.get(upnKey(a.userPrincipalName)) : undefined;
@@ -280,7 +285,7 @@ export class Associator {
       ? 'gone'
       : !user
         ? 'unknownUpn'
-        : await this.linkLatest(tenantId, identity, user.id, actor, log);
+        : await this.linkLatest(tenantId, identity, user.id, actor, by, log);
     if (outcome !== 'gone') return outcome;
     // A batch may have claimed the user for this identity before an import deleted it: that claim goes with it.
     if (identityId && user) await this.claims.release(tenantId, user.id, { pk, id: identityId });
@@ -296,13 +301,14 @@ export class Associator {
     identity: IdentityDoc,
     userId: string,
     actor: Actor,
+    by: ChangeActor,
     log: Logger | undefined,
   ): Promise<'associated' | 'unchanged' | 'conflict' | 'gone'> {
     let current: IdentityDoc | undefined = identity;
     for (let attempt = 1; ; attempt++) {
       if (!current) return 'gone';
       try {
-        return await this.link(tenantId, current, userId, actor, log);
+        return await this.link(tenantId, current, userId, actor, by, log);
       } catch (err) {
         if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
         if (!isStoreError(err, 'preconditionFailed')) throw err;
@@ -318,6 +324,7 @@ export class Associator {
     identity: IdentityDoc,
     userId: string,
     actor: Actor,
+    by: ChangeActor,
     log: Logger | undefined,
   ): Promise<'associated' | 'unchanged' | 'conflict'> {
     if (associationAction(identity.link, userId) === 'unchanged') return 'unchanged';
@@ -326,7 +333,7 @@ export class Associator {
     )
       return 'conflict';
     try {
-      await this.replaceStamped(identity, userId);
+      await this.replaceStamped(identity, userId, by);
     } catch (err) {
       // A release that fails too leaves an orphan claim, which the background run repairs.
       await this.claims.release(tenantId, userId, identity).catch(() => undefined);
@@ -337,11 +344,11 @@ export class Associator {
   }
 
   /** Writes the link; after throttling, again with a new lastModified (see BatchLinker.replaceStamped). */
-  private async replaceStamped(identity: IdentityDoc, userId: string): Promise<void> {
+  private async replaceStamped(identity: IdentityDoc, userId: string, by: ChangeActor): Promise<void> {
     const etag = (identity as IdentityDoc & { _etag?: string })._etag ?? '';
     for (let waited = 0; ;) {
       try {
-        await this.repo.replace(linkedVersion(identity, userId), etag, { retryThrottled: false });
+        await this.repo.replace(linkedVersion(identity, userId, by), etag, { retryThrottled: false });
         return;
       } catch (err) {
         const wait = throttledWait(err, waited);

@@ -10,6 +10,7 @@
 import type { Collection, Store, WithEtag } from '../store/store';
 import type { IdentityDoc } from '../identities/model';
 import { nextIdentityVersion } from '../identities/rules';
+import { withChange, type ChangeActor } from '../identities/history';
 import type { LinkClaims } from '../links/claims';
 import { afterAssociationClaim, type LinkTransition } from '../links/linkStateMachine';
 import { applyLinkEffects } from '../links/linkEffects';
@@ -107,15 +108,17 @@ export async function afterLinks(
     await withTransientRetry(() => audit.write(tenantId, entry)).catch((err: unknown) => problem(err, entry.target.id));
 }
 
-/** The identity with the new link, as it is written at `now` (its lastModified is the time of this write). */
+/** The identity with the new link made by the run `by`, as it is written at `now` (its lastModified is the time of this write). */
 export function linkedVersion(
   identity: IdentityDoc,
   userId: string,
+  by: ChangeActor,
   now = new Date().toISOString(),
   userPrincipalName?: string,
 ): IdentityDoc {
   const link = associated(identity, userId).link;
-  return nextIdentityVersion(identity, { link: userPrincipalName ? { ...link, userPrincipalName } : link }, now);
+  const next = nextIdentityVersion(identity, { link: userPrincipalName ? { ...link, userPrincipalName } : link }, now);
+  return withChange(identity, next, { actor: by, operation: 'LINK' });
 }
 
 /** The transition of a pair whose user was claimed for the identity (by the batch's claims or one by one). */
@@ -142,6 +145,7 @@ export class BatchLinker {
     pk: string,
     part: LinkCandidate[],
     actor: Actor,
+    by: ChangeActor,
     log: Logger | undefined,
   ): Promise<{ associated: LinkCandidate[]; oneByOne: LinkCandidate[] }> {
     const oneByOne: LinkCandidate[] = [];
@@ -190,7 +194,7 @@ export class BatchLinker {
     // Identity writes in batches, each only if the identity is as it was read; lastModified is taken per batch, as it is sent.
     const replaced: Array<'replaced' | StoreError> = [];
     for (let i = 0; i < claimed.length; i += MAX_BATCH_OPERATIONS)
-      replaced.push(...(await this.replaceStamped(pk, claimed.slice(i, i + MAX_BATCH_OPERATIONS))));
+      replaced.push(...(await this.replaceStamped(pk, claimed.slice(i, i + MAX_BATCH_OPERATIONS), by)));
     const associated: LinkCandidate[] = [];
     const stored: StoredLink[] = [];
     claimed.forEach(({ candidate, doc }, i) => {
@@ -211,6 +215,7 @@ export class BatchLinker {
   private async replaceStamped(
     pk: string,
     group: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }>,
+    by: ChangeActor,
   ): Promise<Array<'replaced' | StoreError>> {
     let waited = 0;
     for (;;) {
@@ -218,7 +223,7 @@ export class BatchLinker {
       const outcomes = await this.identities.batchReplace(
         pk,
         group.map(({ candidate, doc }) => ({
-          doc: linkedVersion(doc, candidate.userId, now, candidate.pair.userPrincipalName),
+          doc: linkedVersion(doc, candidate.userId, by, now, candidate.pair.userPrincipalName),
           ifMatch: doc._etag,
         })),
         { retryThrottled: false },

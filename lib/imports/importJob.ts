@@ -354,6 +354,7 @@ class JobStep {
       manifest,
       { creates, updates, deletions: [] },
       counts,
+      job.runId,
     );
     const done = next >= session.parts.length;
     this.job = {
@@ -386,6 +387,7 @@ class JobStep {
       manifest,
       { creates: [], updates: [], deletions },
       counts,
+      job.runId,
     );
     this.job = {
       ...this.job,

@@ -9,6 +9,7 @@ import type { IdentityDoc } from '../identities/model';
 import { partitionKey } from '../identities/model';
 import { newIdentityDoc, nextIdentityVersion } from '../identities/rules';
 import { IdentityRepository, UniquenessError } from '../identities/repository';
+import { byRun, updateOperation, withChange, type ChangeActor } from '../identities/history';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
@@ -113,7 +114,7 @@ export class Importer {
     pk: string,
     valid: ValidImportIdentity[],
     counts: ImportCounts,
-    request: Pick<ImportRunContext, 'dryRun' | 'maxDeletedRatio'>,
+    request: Pick<ImportRunContext, 'runId' | 'dryRun' | 'maxDeletedRatio'>,
   ): Promise<ImportCounts> {
     const manifest = await ImportManifest.load(this.store, pk);
     const plan = planImport(manifest.entries, valid, uuid7);
@@ -127,7 +128,7 @@ export class Importer {
       counts.deleted += plan.deletions.length;
       return counts;
     }
-    await this.writePlanned(tenantId, source, pk, manifest, plan, counts);
+    await this.writePlanned(tenantId, source, pk, manifest, plan, counts, request.runId);
     return counts;
   }
 
@@ -141,7 +142,7 @@ export class Importer {
    * Writes planned creates, updates and deletions of a source and records them in its manifest: intent
    * first (entries about to be written lose their hash), then the identities, then the outcome, also when a
    * write failed part-way. Used by importBusinessIdentities for a whole set and by a staged import's job
-   * for each of its steps.
+   * for each of its steps. Each identity written records the change in its history, made by the run `runId`.
    */
   async writePlanned(
     tenantId: string,
@@ -150,7 +151,10 @@ export class Importer {
     manifest: ImportManifest,
     plan: Pick<ImportPlan, 'creates' | 'updates' | 'deletions'>,
     counts: ImportCounts,
+    runId: string | undefined,
   ): Promise<void> {
+    // A run is always recorded with its id; without one (a direct call) the change is the source's.
+    const by = byRun(runId ?? source);
     const writes = [...plan.creates, ...plan.updates];
     if (writes.length === 0 && plan.deletions.length === 0) return;
 
@@ -164,7 +168,7 @@ export class Importer {
 
     const writeOne = async (w: PlannedWrite) => {
       // Each try builds the document again, with the time of that try (writes are not resent unchanged).
-      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity), {
+      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity, by), {
         withinMs: THROTTLED_WRITE_WITHIN_MS,
       });
       counts[outcome.result === 'unchanged' ? repeatedWriteOutcome(w) : outcome.result]++;
@@ -180,7 +184,7 @@ export class Importer {
         const outcomes = await this.repo
           .batchCreate(
             pk,
-            batch.map((w) => newDoc(tenantId, source, w.id, w.identity, now)),
+            batch.map((w) => newDoc(tenantId, source, w.id, w.identity, now, by)),
             { retryThrottled: false },
           )
           .catch(() => batch.map(() => 'retry' as const));
@@ -213,12 +217,13 @@ export class Importer {
     pk: string,
     id: string,
     v: ValidImportIdentity,
+    by: ChangeActor,
   ): Promise<{ id: string; result: 'created' | 'updated' | 'unchanged' }> {
     let current = await this.repo.get(pk, id);
     if (!current) {
       const now = new Date().toISOString();
       try {
-        await this.repo.create(newDoc(tenantId, source, id, v, now), { retryThrottled: false });
+        await this.repo.create(newDoc(tenantId, source, id, v, now, by), { retryThrottled: false });
         return { id, result: 'created' };
       } catch (err) {
         if (!(err instanceof UniquenessError) && !isStoreError(err, 'conflict')) throw err;
@@ -234,7 +239,7 @@ export class Importer {
       if (current.contentHash === v.hash) return { id: current.id, result: 'unchanged' };
       const { _etag, ...rest } = current;
       try {
-        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString()), _etag, { retryThrottled: false });
+        await this.repo.replace(updatedDoc(rest, v, new Date().toISOString(), by), _etag, { retryThrottled: false });
         return { id: current.id, result: 'updated' };
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed')) throw err;
@@ -276,8 +281,15 @@ export function deleteLimitExceeded(wouldDelete: number, held: number, requested
   );
 }
 
-function newDoc(tenantId: string, source: string, id: string, v: ValidImportIdentity, now: string): IdentityDoc {
-  return newIdentityDoc({
+function newDoc(
+  tenantId: string,
+  source: string,
+  id: string,
+  v: ValidImportIdentity,
+  now: string,
+  by: ChangeActor,
+): IdentityDoc {
+  const doc = newIdentityDoc({
     id,
     tenantId,
     sourceKind: 'custom',
@@ -286,8 +298,13 @@ function newDoc(tenantId: string, source: string, id: string, v: ValidImportIden
     now,
     contentHash: v.hash,
   });
+  return withChange(undefined, doc, { actor: by, operation: 'IMPORT_CREATE' });
 }
 
-function updatedDoc(current: IdentityDoc, v: ValidImportIdentity, now: string): IdentityDoc {
-  return nextIdentityVersion(current, { attributes: v.attributes, contentHash: v.hash }, now);
+function updatedDoc(current: IdentityDoc, v: ValidImportIdentity, now: string, by: ChangeActor): IdentityDoc {
+  const next = nextIdentityVersion(current, { attributes: v.attributes, contentHash: v.hash }, now);
+  return withChange(current, next, {
+    actor: by,
+    operation: updateOperation(current, next, 'IMPORT_UPDATE', 'IMPORT_DEACTIVATE'),
+  });
 }

@@ -5,6 +5,7 @@ import { writeStamped } from '../store/stampedWrite';
 import type { DirectoryLink, IdentityDoc } from '../identities/model';
 import { IdentityRepository } from '../identities/repository';
 import { nextIdentityVersion } from '../identities/rules';
+import { byAdministrator, withChange, type ChangeRecord } from '../identities/history';
 import type { DirectoryClient } from '../directory/directoryClient';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError, badInput } from '../util/domainError';
@@ -69,7 +70,9 @@ export class AdminLinks {
     // The linked user's UPN is kept beside its object id, for the administrators' screens.
     const link: DirectoryLink = { ...transition.link, userPrincipalName: user?.userPrincipalName };
     if (!link.userPrincipalName) delete link.userPrincipalName;
-    const saved = await this.write(identity, link, () => this.claims.release(tenantId, userId, identity));
+    const saved = await this.write(identity, link, { actor: byAdministrator(actor), operation: 'LINK' }, () =>
+      this.claims.release(tenantId, userId, identity),
+    );
     await this.apply(tenantId, identity, { ...transition, link }, actor);
     return saved;
   }
@@ -78,7 +81,12 @@ export class AdminLinks {
     const identity = await this.find(pk, id);
     const transition = unlinked(identity.link);
     if (!transition) return identity;
-    const saved = await this.write(identity, transition.link, async () => undefined);
+    const saved = await this.write(
+      identity,
+      transition.link,
+      { actor: byAdministrator(actor), operation: 'UNLINK' },
+      async () => undefined,
+    );
     await this.apply(tenantId, identity, transition, actor);
     return saved;
   }
@@ -110,13 +118,16 @@ export class AdminLinks {
   private async write(
     identity: IdentityDoc & { _etag: string },
     link: DirectoryLink,
+    record: ChangeRecord,
     onFailure: () => Promise<void>,
   ): Promise<IdentityDoc> {
     const { _etag, ...rest } = identity;
     try {
       // lastModified: the time of this write, taken again on each try when the store throttles.
       return await writeStamped((now) =>
-        this.repo.replace(nextIdentityVersion(rest, { link }, now), _etag, { retryThrottled: false }),
+        this.repo.replace(withChange(rest, nextIdentityVersion(rest, { link }, now), record), _etag, {
+          retryThrottled: false,
+        }),
       );
     } catch (err) {
       await onFailure();

@@ -14,6 +14,7 @@ import { afterBackgroundCheck, type DirectoryAnswer } from './linkStateMachine';
 import { afterUnchangedCheck, type BackoffPolicy } from './linkBackoff';
 import { upnKey } from '../identities/upn';
 import { nextIdentityVersion } from '../identities/rules';
+import { byBackground, withChange } from '../identities/history';
 
 export interface LinkCheckDeps {
   store: Store;
@@ -88,9 +89,14 @@ async function writeLink(store: Store, c: Candidate, link: DirectoryLink): Promi
     link.status === 'linked' ? 'linked' : link.status === 'conflict' ? 'conflict' : 'unchanged';
   try {
     await writeStamped((now) =>
-      store
-        .collection<IdentityDoc>('identities')
-        .replace(nextIdentityVersion(rest, { link }, now), _etag, { retryThrottled: false }),
+      store.collection<IdentityDoc>('identities').replace(
+        withChange(rest, nextIdentityVersion(rest, { link }, now), {
+          actor: byBackground('directory-links'),
+          operation: 'LINK_CHECK',
+        }),
+        _etag,
+        { retryThrottled: false },
+      ),
     );
   } catch (err) {
     if (isStoreError(err, 'preconditionFailed') || isStoreError(err, 'notFound')) return 'skipped';

@@ -8,6 +8,7 @@ import type { IdentityAttributes, IdentityDoc } from '../identities/model';
 import { partitionKey } from '../identities/model';
 import { canonicalAttributes } from '../identities/attributes';
 import { attributesOf, newIdentityDoc, nextIdentityVersion, userNameKeyOf } from '../identities/rules';
+import { byIntegration, withChange, type ChangeOperation } from '../identities/history';
 import type { IdentityRepository } from '../identities/repository';
 import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
@@ -55,9 +56,13 @@ export class ScimUsers {
       // The times of the write are taken when it is made (after the directory look-up, and again on each try
       // when the store throttles): a client polling `meta.lastModified gt <its last poll>` must not miss it.
       const saved = await writeStamped((now) =>
-        this.repo.create(newIdentityDoc({ ...identity, attributes: attrs, now, link: planned.link }), {
-          retryThrottled: false,
-        }),
+        this.repo.create(
+          withChange(undefined, newIdentityDoc({ ...identity, attributes: attrs, now, link: planned.link }), {
+            actor: byIntegration(scope.integrationId),
+            operation: 'CREATE',
+          }),
+          { retryThrottled: false },
+        ),
       );
       await planned.committed(saved);
       return saved;
@@ -84,7 +89,7 @@ export class ScimUsers {
   ): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
-    return this.update(scope, id, ifMatch, actor, () => attrs, log);
+    return this.update(scope, id, ifMatch, actor, 'REPLACE', () => attrs, log);
   }
 
   async patch(
@@ -100,6 +105,7 @@ export class ScimUsers {
       id,
       ifMatch,
       actor,
+      'PATCH',
       (current, doc) => toIdentityAttributes(applyPatch(identityToScimInput(current), body, toScimUser(doc, ''))),
       log,
     );
@@ -134,6 +140,7 @@ export class ScimUsers {
     id: string,
     ifMatch: string | null,
     actor: Actor,
+    operation: ChangeOperation,
     change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
     log?: Logger,
   ): Promise<IdentityDoc> {
@@ -152,7 +159,10 @@ export class ScimUsers {
         // Stamped again when written (see create).
         const saved = await writeStamped((now) =>
           this.repo.replace(
-            nextIdentityVersion(current, { attributes: next, link: planned.link }, now),
+            withChange(current, nextIdentityVersion(current, { attributes: next, link: planned.link }, now), {
+              actor: byIntegration(scope.integrationId),
+              operation,
+            }),
             current._etag,
             { retryThrottled: false },
           ),

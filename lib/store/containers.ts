@@ -39,8 +39,9 @@ export const CONTAINERS = {
      * the console's search by UPN), the asserted UPN (the console's search), retention (hasSensitive, inactiveSince) and
      * tenantId (per-tenant background units). Composites serve "filter on link status, ORDER BY id"
      * (admin page, pending checks) and the retention planner's walk over partitions. Every term
-     * costs 0.2 RU per write: a new SCIM User has ten (7 RU to create). Personal numbers and
-     * documents are never indexed.
+     * costs 0.2 RU per write: a new SCIM User has ten (7 RU to create). Personal numbers,
+     * documents and the identity's history (`history`, up to 50 changes: lib/identities/history.ts) are never
+     * indexed (`/*` is excluded): a change adds its bytes to a write, never an index term.
      */
     indexingPolicy: onlyPaths(
       [

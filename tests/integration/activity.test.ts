@@ -149,9 +149,20 @@ describe('activity of a source', () => {
 
   it('filters by externalId, outcome and time, and pages newest first with a cursor', async () => {
     const dupOnly = await activity({ s: integrationId, f: { externalId: 'ACT-DUP' } });
-    expect(dupOnly.page.nodes.map((n) => n.correlationId)).toEqual(['act-dup-2']);
-    // SUCCEEDED entries come from identity history, not recorded yet; SCIM refusals are never FAILED.
-    expect((await activity({ s: integrationId, f: { outcome: 'SUCCEEDED' } })).page.nodes).toEqual([]);
+    // The refused duplicate, then the POST that made ACT-DUP (its history: no correlation id).
+    expect(dupOnly.page.nodes.map((n) => [n.outcome, n.correlationId])).toEqual([
+      ['REFUSED', 'act-dup-2'],
+      ['SUCCEEDED', null],
+    ]);
+    // SUCCEEDED entries come from identity history (the POST that made ACT-DUP); SCIM refusals are never FAILED.
+    expect((await activity({ s: integrationId, f: { outcome: 'SUCCEEDED' } })).page.nodes).toEqual([
+      expect.objectContaining({
+        operation: 'CREATE',
+        outcome: 'SUCCEEDED',
+        externalId: 'ACT-DUP',
+        correlationId: null,
+      }),
+    ]);
     expect((await activity({ s: integrationId, f: { outcome: 'FAILED' } })).page.nodes).toEqual([]);
     const future = new Date(Date.now() + 3_600_000).toISOString();
     expect((await activity({ s: integrationId, f: { since: future } })).page.nodes).toEqual([]);
@@ -338,6 +349,13 @@ describe('activity of a source', () => {
         httpStatus: null,
         correlationId: 'act-run-2',
       }),
+      // The identity the first run made keeps that change in its history.
+      expect.objectContaining({
+        operation: 'IMPORT_CREATE',
+        outcome: 'SUCCEEDED',
+        externalId: 'R-1',
+        changedAttributes: expect.arrayContaining(['personalNumbers']),
+      }),
       expect.objectContaining({
         operation: 'import',
         outcome: 'SUCCEEDED',
@@ -348,7 +366,7 @@ describe('activity of a source', () => {
     ]);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'REFUSED' } })).page.nodes).toHaveLength(1);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'FAILED' } })).page.nodes).toEqual([]);
-    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes).toEqual([]);
+    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes).toEqual([page.nodes[1]]);
     const paged = (await activity({ s: 'HR-activity', first: 1 })).page;
     expect((await activity({ s: 'HR-activity', first: 1, after: paged.endCursor })).page.nodes).toEqual([
       page.nodes[1],

@@ -79,21 +79,27 @@ describe('GraphQL never returns personal numbers or document numbers (spec §2.1
     const fields = (schema.body.data?.__type as IntrospectedType).fields ?? [];
     const leafKinds = new Set(['SCALAR', 'ENUM']);
     const leafOf = (t: TypeRef): TypeRef => (t.ofType ? leafOf(t.ofType) : t);
-    // The console's detail fields are objects of leaves (who holds a conflict, link history); each is selected whole.
+    // The console's detail fields are objects (who holds a conflict, link history, history of changes); each is selected whole.
     const objects = fields.filter((f) => !leafKinds.has(leafOf(f.type).kind));
     expect(objects.map((f) => `${f.name}: ${leafOf(f.type).name}`)).toEqual([
       'conflictHeldBy: BusinessIdentityRef',
       'linkHistory: LinkEvent',
+      'history: IdentityChange',
     ]);
-    const selections = fields.filter((f) => leafKinds.has(leafOf(f.type).kind)).map((f) => f.name);
-    for (const f of objects) {
+    const selectionOf = async (typeName: string): Promise<string> => {
       const inner = await gql(
-        `{ __type(name: "${leafOf(f.type).name}") { fields { name type { kind name ofType { kind name ofType { kind name } } } } } }`,
+        `{ __type(name: "${typeName}") { fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }`,
       );
       const innerFields = (inner.body.data?.__type as IntrospectedType).fields ?? [];
-      expect(innerFields.every((g) => leafKinds.has(leafOf(g.type).kind))).toBe(true);
-      selections.push(`${f.name} { ${innerFields.map((g) => g.name).join(' ')} }`);
-    }
+      const parts: string[] = [];
+      for (const g of innerFields)
+        parts.push(
+          leafKinds.has(leafOf(g.type).kind) ? g.name : `${g.name} { ${await selectionOf(leafOf(g.type).name ?? '')} }`,
+        );
+      return parts.join(' ');
+    };
+    const selections = fields.filter((f) => leafKinds.has(leafOf(f.type).kind)).map((f) => f.name);
+    for (const f of objects) selections.push(`${f.name} { ${await selectionOf(leafOf(f.type).name ?? '')} }`);
     allFields = selections.join(' ');
   });
   afterAll(async () => stack?.stop());
@@ -132,6 +138,23 @@ describe('GraphQL never returns personal numbers or document numbers (spec §2.1
     expect((res.body.data?.businessIdentities as { nodes: unknown[] }).nodes).toEqual([
       expect.objectContaining({ personalNumberTypes: ['DK_CPR'], identityDocumentTypes: ['PASSPORT'] }),
     ]);
+    expectNoSecret(res.text);
+  });
+
+  it('shows one identity with every field, its history naming personalNumbers and never a value', async () => {
+    const res = await gql(`query($s: String!, $id: ID!) { businessIdentity(source: $s, id: $id) { ${allFields} } }`, {
+      s: integrationId,
+      id: scimUserId,
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data?.businessIdentity).toMatchObject({
+      history: [
+        expect.objectContaining({
+          operation: 'CREATE',
+          changedAttributes: expect.arrayContaining(['personalNumbers', 'identityDocumentReferences']),
+        }),
+      ],
+    });
     expectNoSecret(res.text);
   });
 

@@ -1,0 +1,204 @@
+import type { IdentityAttributes, IdentityDoc, IdentityHistoryEntry } from '../../../lib/identities/model';
+import { newIdentityDoc, nextIdentityVersion } from '../../../lib/identities/rules';
+import {
+  appendEntry,
+  byAdministrator,
+  byBackground,
+  byIntegration,
+  byRun,
+  changedAttributeNames,
+  linkChanged,
+  MAX_HISTORY,
+  updateOperation,
+  withChange,
+} from '../../../lib/identities/history';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-02-01T00:00:00.000Z';
+const CPR = '0101901234';
+
+const attributes = (over: Partial<IdentityAttributes> = {}): IdentityAttributes => ({
+  externalId: 'e-1',
+  userName: 'anna@corp.example',
+  givenName: 'Anna',
+  familyName: 'Berg',
+  active: true,
+  affiliationType: 'employment',
+  personalNumbers: [],
+  identityDocumentReferences: [],
+  ...over,
+});
+
+const created = (over: Partial<IdentityAttributes> = {}): IdentityDoc =>
+  newIdentityDoc({
+    id: 'id-1',
+    tenantId: 't',
+    sourceKind: 'scim',
+    sourceKey: 'int-1',
+    attributes: attributes(over),
+    now: T0,
+  });
+
+const entry = (n: number): IdentityHistoryEntry => ({
+  at: new Date(Date.parse(T0) + n).toISOString(),
+  actor: { kind: 'integration', id: 'int-1' },
+  operation: 'PATCH',
+  changedAttributes: [`a${n}`],
+});
+
+describe('changedAttributeNames', () => {
+  it('names what a new identity has, by its SCIM path without the URN', () => {
+    expect(
+      changedAttributeNames(
+        undefined,
+        attributes({
+          birthDate: '1990-01-01',
+          nationality: 'DK',
+          personalEmail: 'a@mail.example',
+          personalPhone: '+4512345678',
+          personalNumbers: [{ type: 'DkCpr', value: CPR }],
+          identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }],
+          directoryUserPrincipalName: 'anna@corp.example',
+        }),
+      ),
+    ).toEqual([
+      'externalId',
+      'userName',
+      'affiliationType',
+      'name.givenName',
+      'name.familyName',
+      'active',
+      'birthDate',
+      'nationality',
+      'personalEmail',
+      'personalPhone',
+      'personalNumbers',
+      'identityDocumentReferences',
+      'directoryUserPrincipalName',
+    ]);
+    // Absent and empty attributes are not named.
+    expect(changedAttributeNames(undefined, attributes({ userName: undefined }))).toEqual([
+      'externalId',
+      'affiliationType',
+      'name.givenName',
+      'name.familyName',
+      'active',
+    ]);
+  });
+
+  it('names only what differs between two versions; an empty list and an absent attribute are the same', () => {
+    const before = attributes({ personalNumbers: [{ type: 'DkCpr', value: CPR }] });
+    expect(changedAttributeNames(before, before)).toEqual([]);
+    expect(changedAttributeNames(before, { ...before, givenName: 'Ann' })).toEqual(['name.givenName']);
+    expect(changedAttributeNames(before, { ...before, userName: 'ANNA@corp.example', active: false })).toEqual([
+      'userName',
+      'active',
+    ]);
+    expect(
+      changedAttributeNames(before, { ...before, personalNumbers: [{ type: 'DkCpr', value: '0101901235' }] }),
+    ).toEqual(['personalNumbers']);
+    expect(changedAttributeNames(before, { ...before, personalNumbers: [] })).toEqual(['personalNumbers']);
+    expect(changedAttributeNames(before, { ...before, nationality: 'SE' })).toEqual(['nationality']);
+    expect(changedAttributeNames({ ...before, nationality: 'SE' }, before)).toEqual(['nationality']);
+  });
+});
+
+describe('linkChanged', () => {
+  it('is a change of status, source, linked user or conflicting user; back-off bookkeeping is not', () => {
+    expect(linkChanged(undefined, { status: 'notAsserted' })).toBe(false);
+    expect(linkChanged(undefined, { status: 'pending' })).toBe(true);
+    expect(linkChanged({ status: 'pending' }, { status: 'pending', checks: 3, nextCheckAt: T1 })).toBe(false);
+    expect(linkChanged({ status: 'pending' }, { status: 'linked', source: 'asserted', userId: 'u1' })).toBe(true);
+    expect(
+      linkChanged(
+        { status: 'linked', source: 'manual', userId: 'u1' },
+        { status: 'linked', source: 'asserted', userId: 'u1' },
+      ),
+    ).toBe(true);
+    expect(
+      linkChanged({ status: 'conflict', conflictUserId: 'u1' }, { status: 'conflict', conflictUserId: 'u2' }),
+    ).toBe(true);
+  });
+});
+
+describe('appendEntry', () => {
+  it('keeps changes newest first', () => {
+    const one = appendEntry({}, entry(1));
+    const two = appendEntry(one, entry(2));
+    expect(two).toEqual({ history: [entry(2), entry(1)], historyOmitted: 0 });
+  });
+
+  it(`keeps the last ${MAX_HISTORY} and counts the ones it drops`, () => {
+    let doc: Pick<IdentityDoc, 'history' | 'historyOmitted'> = {};
+    for (let n = 1; n <= MAX_HISTORY + 7; n++) doc = appendEntry(doc, entry(n));
+    expect(doc.history).toHaveLength(MAX_HISTORY);
+    expect(doc.historyOmitted).toBe(7);
+    expect(doc.history?.[0]).toEqual(entry(MAX_HISTORY + 7));
+    expect(doc.history?.[MAX_HISTORY - 1]).toEqual(entry(8));
+  });
+});
+
+describe('withChange', () => {
+  it('records a creation at its time, with every attribute it has and its link, never a value', () => {
+    const doc = {
+      ...created({ personalNumbers: [{ type: 'DkCpr', value: CPR }] }),
+      link: { status: 'pending' as const },
+    };
+    const recorded = withChange(undefined, doc, { actor: byIntegration('int-1'), operation: 'CREATE' });
+    expect(recorded.history).toEqual([
+      {
+        at: T0,
+        actor: { kind: 'integration', id: 'int-1' },
+        operation: 'CREATE',
+        changedAttributes: [
+          'externalId',
+          'userName',
+          'affiliationType',
+          'name.givenName',
+          'name.familyName',
+          'active',
+          'personalNumbers',
+          'directoryLink',
+        ],
+      },
+    ]);
+    expect(recorded.historyOmitted).toBe(0);
+    expect(JSON.stringify(recorded.history)).not.toContain(CPR);
+    expect(JSON.stringify(recorded.history)).not.toContain('Anna');
+  });
+
+  it('records an update at the new version’s lastModified, naming what changed; the history goes on with the next version', () => {
+    const first = withChange(undefined, created(), { actor: byIntegration('int-1'), operation: 'CREATE' });
+    const next = nextIdentityVersion(first, { attributes: { ...attributes(), givenName: 'Ann' } }, T1);
+    const recorded = withChange(first, next, { actor: byIntegration('int-1'), operation: 'PATCH' });
+    expect(recorded.history?.map((e) => [e.at, e.operation, e.changedAttributes])).toEqual([
+      [T1, 'PATCH', ['name.givenName']],
+      [T0, 'CREATE', ['externalId', 'userName', 'affiliationType', 'name.givenName', 'name.familyName', 'active']],
+    ]);
+    // A link-only version names the link.
+    const linked = nextIdentityVersion(recorded, { link: { status: 'linked', source: 'manual', userId: 'u1' } }, T1);
+    expect(
+      withChange(recorded, linked, { actor: byAdministrator({ id: 'admin-1' }), operation: 'LINK' }).history?.[0],
+    ).toEqual({
+      at: T1,
+      actor: { kind: 'administrator', id: 'admin-1' },
+      operation: 'LINK',
+      changedAttributes: ['directoryLink'],
+    });
+  });
+
+  it('names the actors of runs and background work', () => {
+    expect(byRun('run-1')).toEqual({ kind: 'importRun', id: 'run-1' });
+    expect(byBackground('retention')).toEqual({ kind: 'background', id: 'retention' });
+  });
+});
+
+describe('updateOperation', () => {
+  it('is the deactivation when an active identity turns inactive, the update otherwise', () => {
+    expect(updateOperation({ active: true }, { active: false }, 'ADMIN_UPDATE', 'DEACTIVATE')).toBe('DEACTIVATE');
+    expect(updateOperation({ active: false }, { active: false }, 'ADMIN_UPDATE', 'DEACTIVATE')).toBe('ADMIN_UPDATE');
+    expect(updateOperation({ active: true }, { active: true }, 'IMPORT_UPDATE', 'IMPORT_DEACTIVATE')).toBe(
+      'IMPORT_UPDATE',
+    );
+  });
+});

@@ -8,12 +8,15 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { faultFor, faultsArmed, type FaultAnswer, type FaultTarget, type StoreOperation } from './faults';
 import type { Engine } from './engine';
 import { storeOf } from './engine';
 import { addCharge, withMeter } from './chargeMeter';
 import { MINIMUM_RU, batchCharge, chargeHeader, pointReadCharge, queryPageCharge } from './requestCharge';
 import type { Priority, Throughput } from './throughput';
 import {
+  type RouteHandler,
   QuerySyntaxError,
   batchDocumentsHandler,
   documentOperations,
@@ -148,6 +151,9 @@ async function batchDocuments(
     res.statusCode = 400;
     return { message: 'Operation type is not supported in Batch.' };
   }
+  const faults = (body as Json[]).map((input) => batchFault(String(params.collId), input, req));
+  const throttled = faults.find((f) => f?.statusCode === 429);
+  if (throttled) return answerFault(res, throttled);
   const out: Json[] = [];
   const charges: number[] = [];
   store.transaction(() => {
@@ -158,6 +164,13 @@ async function batchDocuments(
         continue;
       }
       const operation = OPERATIONS[input.operationType as Operation];
+      const fault = faults[i];
+      if (fault) {
+        if (failedAt < 0) failedAt = i;
+        charges.push(MINIMUM_RU);
+        out.push({ statusCode: fault.statusCode, requestCharge: MINIMUM_RU });
+        continue;
+      }
       const { result, meter } = withMeter(() => documentOperations[operation](collection, input));
       const charge =
         meter.ru > 0
@@ -186,6 +199,77 @@ async function batchDocuments(
   });
   addCharge(() => batchCharge(charges));
   return out;
+}
+
+const BATCH_OPERATIONS: Partial<Record<Operation, StoreOperation>> = {
+  Create: 'create',
+  Upsert: 'upsert',
+  Read: 'read',
+  Delete: 'delete',
+  Replace: 'replace',
+};
+
+/** The fault armed for one operation of a batch (faults.ts), if any. */
+function batchFault(container: string, input: Json, req: IncomingMessage): FaultAnswer | undefined {
+  if (!faultsArmed()) return undefined;
+  const op = BATCH_OPERATIONS[input.operationType as Operation];
+  if (!op) return undefined;
+  const body = input.resourceBody;
+  const target =
+    typeof body === 'object' && body !== null
+      ? (body as FaultTarget)
+      : { id: String(input.id ?? ''), pk: String(partitionFromHeader(req)?.value ?? '') };
+  return faultFor(op, container, target);
+}
+
+/** Answers a request with the store error an armed fault chose. */
+function answerFault(res: ServerResponse, fault: FaultAnswer): Json {
+  res.statusCode = fault.statusCode;
+  if (fault.retryAfterMs !== undefined) res.setHeader('x-ms-retry-after-ms', String(fault.retryAfterMs));
+  return { code: fault.code, message: 'Injected store fault' };
+}
+
+/**
+ * The fault armed for a single-document request or a query (faults.ts): undefined when none, else the
+ * answer. A write's body is read to show the injector the document; the request handed on replays it.
+ */
+async function requestFault(
+  req: IncomingMessage,
+  found: { params: Record<string, string>; handler: RouteHandler | typeof queryDocuments | typeof batchDocuments },
+): Promise<{ answer?: FaultAnswer; req: IncomingMessage }> {
+  const container = String(found.params.collId);
+  const docId = found.params.docId !== undefined ? decodeURIComponent(found.params.docId) : undefined;
+  const pointTarget = () => ({ id: docId ?? '', pk: String(partitionFromHeader(req)?.value ?? '') });
+  if (found.handler === batchDocuments) return { req };
+  if (found.handler === queryDocuments) return { answer: faultFor('query', container), req };
+  if (req.method === 'GET' && docId !== undefined) return { answer: faultFor('read', container, pointTarget()), req };
+  if (req.method === 'DELETE' && docId !== undefined)
+    return { answer: faultFor('delete', container, pointTarget()), req };
+  const op: StoreOperation | undefined =
+    req.method === 'PUT' && docId !== undefined
+      ? 'replace'
+      : req.method === 'POST' && docId === undefined
+        ? trueHeader(req, 'x-ms-documentdb-is-upsert')
+          ? 'upsert'
+          : 'create'
+        : undefined;
+  if (!op) return { req };
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw.toString('utf8'));
+  } catch {
+    doc = undefined;
+  }
+  const replay = Object.assign(Readable.from([raw]), {
+    headers: req.headers,
+    method: req.method,
+    url: req.url,
+  }) as unknown as IncomingMessage;
+  const target = typeof doc === 'object' && doc !== null ? (doc as FaultTarget) : undefined;
+  return { answer: faultFor(op, container, target), req: replay };
 }
 
 function handlerFor(found: ReturnType<typeof route>) {
@@ -264,7 +348,10 @@ export function createEngineServer(getEngine: () => Engine | undefined, throughp
         res.setHeader('x-ms-substatus', RU_BUDGET_EXCEEDED);
         body = { ...THROTTLED };
       } else if (engine && found) {
-        const { result, meter } = withMeter(async () => found.handler(engine.account, req, res, found.params));
+        const armed = container && faultsArmed() ? await requestFault(req, found) : { req };
+        const { result, meter } = withMeter(async () =>
+          armed.answer ? answerFault(res, armed.answer) : found.handler(engine.account, armed.req, res, found.params),
+        );
         try {
           body = await result;
         } catch (err) {

@@ -8,6 +8,7 @@
  */
 import type { Store } from '../store/store';
 import type { IdentityDoc } from '../identities/model';
+import { changedIdentities } from '../store/queries/identities';
 import { entryKey, type ActivityEntry, type ActivityQuery, type ActivityStream, type StreamEntries } from './entries';
 
 /** Identities read for one page at most. */
@@ -17,36 +18,14 @@ const SCAN_PAGE = 100;
 
 type ChangedIdentity = Pick<IdentityDoc, 'id' | 'externalId' | 'lastModified' | 'history' | 'historyOmitted'>;
 
-/**
- * The named query of this stream: a source's identities with their history, most recently changed first
- * (served by the lastModified range index; an externalId is the unique key, so it needs no order), of those
- * changed at or after `since` when given.
- */
+/** One page of the source's identities by their last change, newest first (the named query changedIdentities). */
 export function changedIdentitiesPage(
   store: Store,
   pk: string,
   filter: { since?: string; externalId?: string },
   page: { maxItemCount: number; continuationToken?: string },
 ) {
-  const where: string[] = [];
-  const parameters: Array<{ name: string; value: string }> = [];
-  if (filter.externalId !== undefined) {
-    where.push('c.externalIdKey = @externalId');
-    parameters.push({ name: '@externalId', value: filter.externalId });
-  }
-  if (filter.since !== undefined) {
-    where.push('c.lastModified >= @since');
-    parameters.push({ name: '@since', value: filter.since });
-  }
-  return store
-    .collection<IdentityDoc>('identities')
-    .queryPartitionPage<ChangedIdentity>(
-      pk,
-      'SELECT c.id, c.externalId, c.lastModified, c.history, c.historyOmitted',
-      where.join(' AND '),
-      parameters,
-      { ...(filter.externalId !== undefined ? {} : { orderBy: 'c.lastModified DESC' }), ...page },
-    );
+  return store.collection<IdentityDoc>('identities').page(changedIdentities<ChangedIdentity>(pk, filter), page);
 }
 
 const TAIL = /^[A-Za-z0-9._-]{1,60}$/;

@@ -19,6 +19,7 @@ import { ATTRIBUTE } from '../identities/attributes';
 import { isGuid } from '../util/guid';
 import type { Logger } from '../log/logger';
 import { entryKey, type ActivityEntry, type ActivityStream } from './entries';
+import { refusalsNewestFirst } from '../store/queries/activity';
 
 /** What the SCIM layer knows of a refused request. */
 export interface Refusal {
@@ -288,25 +289,15 @@ function entryOf(doc: ActivityDoc): ActivityEntry {
 /** The refusals of one integration's partition, newest first. */
 export function refusalStream(store: Store, pk: string): ActivityStream {
   return async (query) => {
-    const where = ['c.pk = @pk'];
-    const parameters = [{ name: '@pk', value: pk }];
-    if (query.before !== undefined) {
-      where.push('c.id < @before');
-      parameters.push({ name: '@before', value: query.before });
-    }
-    if (query.since !== undefined) {
-      where.push('c.id >= @since');
-      parameters.push({ name: '@since', value: query.since });
-    }
-    if (query.externalId !== undefined) {
-      where.push('c.externalId = @externalId');
-      parameters.push({ name: '@externalId', value: query.externalId });
-    }
     const docs = await store
       .collection<ActivityDoc>('activity')
-      .queryAll<ActivityDoc>(
-        { query: `SELECT TOP ${query.limit} * FROM c WHERE ${where.join(' AND ')} ORDER BY c.id DESC`, parameters },
-        { partitionKey: pk, maxItemCount: query.limit },
+      .all(
+        refusalsNewestFirst(
+          pk,
+          { before: query.before, since: query.since, externalId: query.externalId },
+          query.limit,
+        ),
+        { maxItemCount: query.limit },
       );
     return docs.map(entryOf);
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
+import { auditEntries } from '../store/queries/audit';
 
 /** Who did something: an application (client id) or a user (object id) of a tenant. */
 export interface Actor {
@@ -45,16 +46,7 @@ export class AuditLog {
   async list(tenantId: string, targetId?: string): Promise<AuditEntry[]> {
     const page = await this.store
       .collection<AuditEntry>('audit')
-      .queryPartitionPage<AuditEntry>(
-        tenantId,
-        'SELECT *',
-        targetId ? 'c.target.id = @t' : '',
-        targetId ? [{ name: '@t', value: targetId }] : [],
-        {
-          orderBy: 'c.at',
-          maxItemCount: 1000,
-        },
-      );
+      .page(auditEntries(tenantId, targetId || undefined), { maxItemCount: 1000 });
     return page.items;
   }
 }

@@ -5,6 +5,8 @@ import { MANUAL_SOURCE_KEY } from '../identities/manualIdentities';
 import { customSourceKey } from '../imports/importer';
 import { IdentityRepository } from '../identities/repository';
 import { historyView, identityView, type LinkEventView } from './identityView';
+import { countByLinkStatus } from '../store/queries/identities';
+import { runPointerSources } from '../store/queries/imports';
 
 const STATUSES: Array<[LinkStatus, 'linked' | 'pending' | 'conflict' | 'notAsserted']> = [
   ['linked', 'linked'],
@@ -19,9 +21,7 @@ async function countsOf(services: Services, pk: string) {
   const identities = services.store.collection<IdentityDoc>('identities');
   const counts = { total: 0, linked: 0, pending: 0, conflict: 0, notAsserted: 0 };
   for (const [status, key] of STATUSES) {
-    const page = await identities.queryPartitionPage<number>(pk, 'SELECT VALUE COUNT(1)', 'c.link.status = @s', [
-      { name: '@s', value: status },
-    ]);
+    const page = await identities.page(countByLinkStatus(pk, status));
     counts[key] = page.items[0] ?? 0;
     counts.total += counts[key];
   }
@@ -35,13 +35,10 @@ async function customSources(services: Services, tenantId: string): Promise<stri
   let continuationToken: string | undefined;
   let read = 0;
   do {
-    const page = await imports.queryPartitionPage<{ source: string }>(
-      partitionKey(tenantId, '_runs'),
-      'SELECT c.source',
-      "c.kind = 'runPointer'",
-      [],
-      { maxItemCount: 1000, continuationToken },
-    );
+    const page = await imports.page(runPointerSources(partitionKey(tenantId, '_runs')), {
+      maxItemCount: 1000,
+      continuationToken,
+    });
     for (const item of page.items) names.add(item.source);
     read += page.items.length;
     continuationToken = page.continuationToken;

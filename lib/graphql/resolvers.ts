@@ -20,6 +20,7 @@ import { upnKey } from '../identities/upn';
 import { badInput } from '../util/domainError';
 import { atLowPriority } from '../store/priority';
 import { CODE } from '../util/errorCodes';
+import { consolePage } from '../store/queries/identities';
 
 type Args = Record<string, unknown>;
 type Resolver = (parent: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<unknown>;
@@ -130,37 +131,21 @@ export const resolvers = {
       const first = typeof args.first === 'number' ? args.first : 50;
       if (first < 1 || first > MAX_PAGE)
         throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_PAGE}` }]);
-      // linkStatus arrives as the stored word (linkEnums.ts).
       const filter = (args.filter ?? {}) as { externalId?: string; linkStatus?: LinkStatus; search?: string };
-      const where: string[] = [];
-      const params: Array<{ name: string; value: string }> = [];
-      if (filter.externalId) {
-        where.push('c.externalIdKey = @e');
-        params.push({ name: '@e', value: filter.externalId });
-      }
-      if (filter.search) {
-        // Within the source's partition: an externalId, or a UPN asserted or linked, compared by UPN key: the
-        // search is folded by upnKey, and LOWER() of the stored UPNs folds only A-Z (they hold Entra's ASCII set).
-        where.push(
-          '(c.externalIdKey = @q OR LOWER(c.directoryUserPrincipalName) = @ql OR LOWER(c.link.userPrincipalName) = @ql OR LOWER(c.link.lookedUpUpn) = @ql)',
-        );
-        params.push({ name: '@q', value: filter.search }, { name: '@ql', value: upnKey(filter.search) });
-      }
-      if (filter.linkStatus) {
-        where.push('c.link.status = @s');
-        params.push({ name: '@s', value: filter.linkStatus });
-      }
-      if (typeof args.after === 'string' && args.after) {
-        where.push('c.id > @after');
-        params.push({ name: '@after', value: args.after });
-      }
+      // linkStatus arrives as the stored word (linkEnums.ts). Within the source's partition: an externalId, or a UPN asserted or linked, compared by UPN key.
+      const query = consolePage(
+        pk,
+        {
+          externalIdKey: filter.externalId || undefined,
+          search: filter.search ? { text: filter.search, folded: upnKey(filter.search) } : undefined,
+          linkStatus: filter.linkStatus || undefined,
+          after: typeof args.after === 'string' && args.after ? args.after : undefined,
+        },
+        first,
+      );
       const page = await ctx.services.store
         .collection<IdentityDoc>('identities')
-        .queryPartitionPage<IdentityDoc>(pk, `SELECT TOP ${first + 1} *`, where.join(' AND '), params, {
-          // externalId is unique in the source: at most one identity, no order (and no composite index) needed.
-          ...(filter.externalId ? {} : { orderBy: 'c.id' }),
-          maxItemCount: first + 1,
-        });
+        .page(query, { maxItemCount: first + 1 });
       const nodes = page.items.slice(0, first);
       return {
         nodes: nodes.map((d) => identityView(d, label)),

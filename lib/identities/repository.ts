@@ -1,6 +1,7 @@
 import type { Store, WithEtag } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
+import { byUniqueKey } from '../store/queries/identities';
 
 export class UniquenessError extends Error {
   constructor() {
@@ -58,13 +59,7 @@ export class IdentityRepository {
     field: 'externalIdKey' | 'userNameKey',
     value: string,
   ): Promise<WithEtag<IdentityDoc> | undefined> {
-    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(
-      pk,
-      'SELECT *',
-      `c.${field} = @v`,
-      [{ name: '@v', value }],
-      { maxItemCount: 1 },
-    );
+    const page = await this.items.page(byUniqueKey(pk, field, value), { maxItemCount: 1 });
     return page.items[0];
   }
 }

@@ -1,9 +1,11 @@
 import { writeStamped } from '../store/stampedWrite';
+import { RETRY, retrying } from '../store/retryPolicy';
 import type { Store } from '../store/store';
 import { isStoreError } from '../store/errors';
 import type { IdentityDoc } from './model';
 import { attributesOf, nextIdentityVersion, withoutSensitiveData } from './rules';
 import { byBackground, withChange } from './history';
+import { dueForRetention, nextPartitionDueForRetention } from '../store/queries/identities';
 
 export interface RetentionResult {
   examined: number;
@@ -18,7 +20,6 @@ export interface RetentionResult {
  * exists only while an identity is inactive (a reactivation removes it), and every purge checks
  * `active` again before it writes.
  */
-const DUE = 'c.hasSensitive = true AND c.inactiveSince <= @cutoff';
 /** Partitions the planner looks for before it stops (a safety bound; far beyond any real count of sources). */
 const MAX_PLANNED_PARTITIONS = 100_000;
 
@@ -49,19 +50,7 @@ export async function partitionsWithExpiredSensitiveData(
   const out: DuePartition[] = [];
   let after = '';
   while (out.length < MAX_PLANNED_PARTITIONS) {
-    const page = await identities.queryPage<DuePartition>(
-      {
-        query: `SELECT TOP 1 c.tenantId, c.pk FROM c WHERE ${DUE} AND c.pk > @after${
-          tenantId ? ' AND c.tenantId = @tenantId' : ''
-        } ORDER BY c.pk`,
-        parameters: [
-          { name: '@cutoff', value: cutoff },
-          { name: '@after', value: after },
-          ...(tenantId ? [{ name: '@tenantId', value: tenantId }] : []),
-        ],
-      },
-      { maxItemCount: 1 },
-    );
+    const page = await identities.page(nextPartitionDueForRetention(cutoff, after, tenantId), { maxItemCount: 1 });
     const next = page.items[0];
     if (!next) break;
     out.push({ tenantId: next.tenantId, pk: next.pk });
@@ -87,13 +76,7 @@ export async function purgePartitionExpiredSensitiveData(
   const cutoff = retentionCutoff(inactiveDays, now);
   const identities = store.collection<IdentityDoc>('identities');
   const result: RetentionResult = { examined: 0, purged: 0, skipped: 0, more: false };
-  const page = await identities.queryPartitionPage<string>(
-    pk,
-    `SELECT TOP ${limit + 1} VALUE c.id`,
-    DUE,
-    [{ name: '@cutoff', value: cutoff }],
-    { maxItemCount: limit + 1 },
-  );
+  const page = await identities.page(dueForRetention(pk, cutoff, limit + 1), { maxItemCount: limit + 1 });
   for (const id of page.items.slice(0, limit)) {
     result.examined++;
     if (await purgeOne(store, pk, id, cutoff)) result.purged++;
@@ -106,27 +89,26 @@ export async function purgePartitionExpiredSensitiveData(
 
 async function purgeOne(store: Store, pk: string, id: string, cutoff: string): Promise<boolean> {
   const identities = store.collection<IdentityDoc>('identities');
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // Changed meanwhile (a reactivation, an update): read again and decide again; still changing, skipped.
+  return retrying(RETRY.changed, async () => {
     const doc = await identities.read(pk, id);
     if (!doc || doc.active || !doc.inactiveSince || doc.inactiveSince > cutoff || !doc.hasSensitive) return false;
     const { _etag, ...rest } = doc;
-    try {
-      const purged = withoutSensitiveData(attributesOf(rest));
-      // lastModified: the time of this write, taken again on each try when the store throttles.
-      await writeStamped((now) =>
-        identities.replace(
-          withChange(rest, nextIdentityVersion(rest, { attributes: purged }, now), {
-            actor: byBackground('retention'),
-            operation: 'RETENTION',
-          }),
-          _etag,
-          { retryThrottled: false },
-        ),
-      );
-      return true;
-    } catch (err) {
-      if (!isStoreError(err, 'preconditionFailed')) throw err;
-    }
-  }
-  return false;
+    const purged = withoutSensitiveData(attributesOf(rest));
+    // lastModified: the time of this write, taken again on each try when the store throttles.
+    await writeStamped((now) =>
+      identities.replace(
+        withChange(rest, nextIdentityVersion(rest, { attributes: purged }, now), {
+          actor: byBackground('retention'),
+          operation: 'RETENTION',
+        }),
+        _etag,
+        { retryThrottled: false },
+      ),
+    );
+    return true;
+  }).catch((err: unknown) => {
+    if (isStoreError(err, 'preconditionFailed')) return false;
+    throw err;
+  });
 }

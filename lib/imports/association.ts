@@ -15,23 +15,25 @@ import { afterAssociationClaim, associationAction } from '../links/linkStateMach
 import type { AuditLog, Actor } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
-import { forEachBounded, MAX_CHANGED_ATTEMPTS } from '../util/concurrency';
+import { forEachBounded } from '../util/concurrency';
+import { RETRY, retrying } from '../store/retryPolicy';
+import { writeStamped } from '../store/stampedWrite';
 import { validateSourceName } from './importInput';
 import { isUpnShaped, upnKey } from '../identities/upn';
 import { classifyPairs, isPossibleExternalId, type AssociationPair } from './pairClassification';
 import { customSourceKey } from './importer';
 import { partitionKey } from '../identities/model';
-import { withTransientRetry } from './transientRetry';
 import {
   afterLinks,
   BatchLinker,
   failureKind,
+  isConcurrentChange,
   linkedVersion,
   PAIRS_PER_PART,
-  throttledWait,
   type LinkCandidate,
 } from './associationBatches';
 import { CODE } from '../util/errorCodes';
+import { linksByExternalIds } from '../store/queries/identities';
 
 export type AssociationInput = AssociationPair;
 
@@ -185,7 +187,12 @@ export class Associator {
         return;
       }
       try {
-        record(a, await withTransientRetry(() => this.pair(tenantId, pk, identityId, lookup.users, a, actor, by, log)));
+        const outcome = await retrying(
+          RETRY.unit,
+          () => this.pair(tenantId, pk, identityId, lookup.users, a, actor, by, log),
+          { alsoRetry: isConcurrentChange },
+        );
+        record(a, outcome);
       } catch (err) {
         // The pair is reported for sending again; the others go on.
         failed(a, failureKind(err));
@@ -217,18 +224,14 @@ export class Associator {
     const parts: AssociationInput[][] = [];
     for (let i = 0; i < pairs.length; i += PAIRS_PER_QUERY) parts.push(pairs.slice(i, i + PAIRS_PER_QUERY));
     await forEachBounded(parts, QUERY_PARALLELISM, async (part) => {
-      const names = part.map((_, i) => `@e${i}`);
       try {
-        const rows = await withTransientRetry(() =>
-          this.store.collection<IdentityDoc>('identities').queryAll<LinkRow | WithEtag<IdentityDoc>>(
-            {
-              query: `SELECT VALUE (c.link.status = 'linked' ? { id: c.id, externalIdKey: c.externalIdKey, link: c.link } : c) FROM c WHERE c.pk = @pk AND c.externalIdKey IN (${names.join(', ')})`,
-              parameters: [
-                { name: '@pk', value: pk },
-                ...part.map((a, i) => ({ name: names[i] ?? '', value: a.externalId })),
-              ],
-            },
-            { partitionKey: pk, maxItemCount: part.length },
+        const rows = await retrying(RETRY.unit, () =>
+          this.store.collection<IdentityDoc>('identities').all(
+            linksByExternalIds<LinkRow | WithEtag<IdentityDoc>>(
+              pk,
+              part.map((a) => a.externalId),
+            ),
+            { maxItemCount: part.length },
           ),
         );
         for (const r of rows) links.set(r.externalIdKey, { id: r.id, link: r.link, doc: 'pk' in r ? r : undefined });
@@ -304,19 +307,23 @@ export class Associator {
     by: ChangeActor,
     log: Logger | undefined,
   ): Promise<'associated' | 'unchanged' | 'conflict' | 'gone'> {
-    let current: IdentityDoc | undefined = identity;
-    for (let attempt = 1; ; attempt++) {
-      if (!current) return 'gone';
-      try {
-        return await this.link(tenantId, current, userId, actor, by, log);
-      } catch (err) {
-        if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
-        if (!isStoreError(err, 'preconditionFailed')) throw err;
-        if (attempt >= MAX_CHANGED_ATTEMPTS)
-          throw new DomainError(CODE.CONCURRENT_CHANGE, 'The identity kept changing while it was being associated');
-      }
-      current = await this.repo.get(current.pk, current.id);
-    }
+    return retrying(
+      RETRY.changed,
+      async (tryNumber) => {
+        const current = tryNumber === 1 ? identity : await this.repo.get(identity.pk, identity.id);
+        if (!current) return 'gone';
+        try {
+          return await this.link(tenantId, current, userId, actor, by, log);
+        } catch (err) {
+          if (isStoreError(err, 'notFound')) return 'gone'; // deleted by an import meanwhile
+          throw err;
+        }
+      },
+      {
+        exhausted: () =>
+          new DomainError(CODE.CONCURRENT_CHANGE, 'The identity kept changing while it was being associated'),
+      },
+    );
   }
 
   private async link(
@@ -346,16 +353,8 @@ export class Associator {
   /** Writes the link; after throttling, again with a new lastModified (see BatchLinker.replaceStamped). */
   private async replaceStamped(identity: IdentityDoc, userId: string, by: ChangeActor): Promise<void> {
     const etag = (identity as IdentityDoc & { _etag?: string })._etag ?? '';
-    for (let waited = 0; ;) {
-      try {
-        await this.repo.replace(linkedVersion(identity, userId, by), etag, { retryThrottled: false });
-        return;
-      } catch (err) {
-        const wait = throttledWait(err, waited);
-        if (wait === undefined) throw err;
-        await new Promise((r) => setTimeout(r, wait));
-        waited += wait;
-      }
-    }
+    await writeStamped((now) =>
+      this.repo.replace(linkedVersion(identity, userId, by, now), etag, { retryThrottled: false }),
+    );
   }
 }

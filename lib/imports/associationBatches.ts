@@ -19,8 +19,10 @@ import type { Logger } from '../log/logger';
 import { isStoreError, type StoreError } from '../store/errors';
 import { MAX_BATCH_OPERATIONS } from '../store/batches';
 import { DomainError } from '../util/domainError';
-import { withTransientRetry } from './transientRetry';
+import { CODE } from '../util/errorCodes';
+import { RETRY, retrying } from '../store/retryPolicy';
 import type { AssociationPair as AssociationInput } from './pairClassification';
+import { byIds } from '../store/queries/identities';
 
 /** A pair whose identity is to be linked to a user it does not link to now. */
 export interface LinkCandidate {
@@ -37,15 +39,9 @@ export interface StoredLink {
   userId: string;
 }
 
-/** Waiting out a throttled identity write: the wait when the store names none, and at most this much per write in all (as the store client would). */
-const THROTTLED_BATCH_WAIT_MS = 1_000;
-const MAX_THROTTLED_BATCH_WAIT_MS = 10_000;
-
-/** How long to wait before writing again after throttling, or undefined when the waits so far used up the allowance. */
-export function throttledWait(err: unknown, waitedMs: number): number | undefined {
-  if (!isStoreError(err, 'throttled')) return undefined;
-  const wait = err.retryAfterMs ?? THROTTLED_BATCH_WAIT_MS;
-  return waitedMs + wait > MAX_THROTTLED_BATCH_WAIT_MS ? undefined : wait;
+/** A pair that lost a race to another writer of its identity: worth another try within the pair's budget. */
+export function isConcurrentChange(err: unknown): boolean {
+  return err instanceof DomainError && err.code === CODE.CONCURRENT_CHANGE;
 }
 
 /** Pairs per part: read with one query each for identities and claims, written in batches of 100 (a Cosmos DB limit). */
@@ -82,9 +78,9 @@ export async function afterLinks(
   for (const { before, userId } of links)
     await applyLinkEffects(associated(before, userId).effects, {
       releaseClaim: (released) =>
-        withTransientRetry(() => claims.release(tenantId, released, before)).catch((err: unknown) =>
-          problem(err, before.id),
-        ),
+        retrying(RETRY.unit, () => claims.release(tenantId, released, before), {
+          alsoRetry: isConcurrentChange,
+        }).catch((err: unknown) => problem(err, before.id)),
       audit: (action) => {
         entries.push({
           actor,
@@ -105,7 +101,9 @@ export async function afterLinks(
     unwritten = entries;
   }
   for (const entry of unwritten)
-    await withTransientRetry(() => audit.write(tenantId, entry)).catch((err: unknown) => problem(err, entry.target.id));
+    await retrying(RETRY.unit, () => audit.write(tenantId, entry), { alsoRetry: isConcurrentChange }).catch(
+      (err: unknown) => problem(err, entry.target.id),
+    );
 }
 
 /** The identity with the new link made by the run `by`, as it is written at `now` (its lastModified is the time of this write). */
@@ -151,19 +149,14 @@ export class BatchLinker {
     const oneByOne: LinkCandidate[] = [];
     // Identities not read whole with the links (linked to another user now) are read in one query.
     const missing = part.filter((c) => !c.doc);
-    const names = missing.map((_, i) => `@i${i}`);
     const [read, held] = await Promise.all([
       missing.length === 0
         ? Promise.resolve([])
-        : this.identities.queryAll<WithEtag<IdentityDoc>>(
-            {
-              query: `SELECT * FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`,
-              parameters: [
-                { name: '@pk', value: pk },
-                ...missing.map((c, i) => ({ name: names[i] ?? '', value: c.identityId })),
-              ],
-            },
-            { partitionKey: pk },
+        : this.identities.all(
+            byIds(
+              pk,
+              missing.map((c) => c.identityId),
+            ),
           ),
       this.claims.holders(
         tenantId,
@@ -217,22 +210,21 @@ export class BatchLinker {
     group: Array<{ candidate: LinkCandidate; doc: WithEtag<IdentityDoc> }>,
     by: ChangeActor,
   ): Promise<Array<'replaced' | StoreError>> {
-    let waited = 0;
-    for (;;) {
-      const now = new Date().toISOString();
-      const outcomes = await this.identities.batchReplace(
-        pk,
-        group.map(({ candidate, doc }) => ({
-          doc: linkedVersion(doc, candidate.userId, by, now, candidate.pair.userPrincipalName),
-          ifMatch: doc._etag,
-        })),
-        { retryThrottled: false },
-      );
+    return retrying(
+      RETRY.interactive,
+      () => {
+        const now = new Date().toISOString();
+        return this.identities.batchReplace(
+          pk,
+          group.map(({ candidate, doc }) => ({
+            doc: linkedVersion(doc, candidate.userId, by, now, candidate.pair.userPrincipalName),
+            ifMatch: doc._etag,
+          })),
+          { retryThrottled: false },
+        );
+      },
       // A batch is all or nothing: it is sent again only when every item was throttled.
-      const wait = outcomes.every((o) => isStoreError(o, 'throttled')) ? throttledWait(outcomes[0], waited) : undefined;
-      if (wait === undefined) return outcomes;
-      await new Promise((r) => setTimeout(r, wait));
-      waited += wait;
-    }
+      { retryResult: (outcomes) => (outcomes.every((o) => isStoreError(o, 'throttled')) ? outcomes[0] : undefined) },
+    );
   }
 }

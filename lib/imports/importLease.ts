@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
 import { DomainError } from '../util/domainError';
-import { withThrottleRetry } from '../util/concurrency';
+import { RETRY, retrying } from '../store/retryPolicy';
 import { atHighPriority } from '../store/priority';
 import { CODE } from '../util/errorCodes';
 
@@ -122,17 +122,17 @@ export async function acquireJobLease(
     expiresAt: new Date(now + JOB_LEASE_MS).toISOString(),
   };
   try {
-    await withThrottleRetry(() => col.create(doc));
+    await retrying(RETRY.background, () => col.create(doc));
     return;
   } catch (err) {
     if (!isStoreError(err, 'conflict')) throw err;
   }
-  const existing = await withThrottleRetry(() => col.read(pk, 'lease'));
+  const existing = await retrying(RETRY.background, () => col.read(pk, 'lease'));
   const ours = existing?.runId === runId || existing?.job === importId;
   if (existing && !ours && Date.parse(existing.expiresAt) > now) throw inProgress(existing.runId);
   try {
-    if (existing) await withThrottleRetry(() => col.replace(doc, existing._etag));
-    else await withThrottleRetry(() => col.create(doc));
+    if (existing) await retrying(RETRY.background, () => col.replace(doc, existing._etag));
+    else await retrying(RETRY.background, () => col.create(doc));
   } catch (e) {
     if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict'))
       throw inProgress((await col.read(pk, 'lease').catch(() => undefined))?.runId);
@@ -146,11 +146,11 @@ export async function renewJobLease(store: Store, pk: string, runId: string, now
   // At high priority: the job's own low-priority writes may use up the container, its lease must not wait behind them.
   return atHighPriority(async () => {
     const col = store.collection<LeaseDoc>('imports');
-    const current = await withThrottleRetry(() => col.read(pk, 'lease'));
+    const current = await retrying(RETRY.background, () => col.read(pk, 'lease'));
     if (current?.runId !== runId) return false;
     const { _etag, ...doc } = current;
     try {
-      await withThrottleRetry(() =>
+      await retrying(RETRY.background, () =>
         col.replace({ ...doc, expiresAt: new Date(now + JOB_LEASE_MS).toISOString() }, _etag),
       );
       return true;
@@ -164,9 +164,9 @@ export async function renewJobLease(store: Store, pk: string, runId: string, now
 /** Gives the source up at the end of a job (nothing when another import holds it). */
 export async function releaseJobLease(store: Store, pk: string, runId: string): Promise<void> {
   const col = store.collection<LeaseDoc>('imports');
-  const current = await withThrottleRetry(() => col.read(pk, 'lease'));
+  const current = await retrying(RETRY.background, () => col.read(pk, 'lease'));
   if (current?.runId === runId)
-    await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
+    await retrying(RETRY.background, () => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
 }
 
 export async function acquireImportLease(
@@ -190,14 +190,14 @@ export async function acquireImportLease(
   const holderOfLease = async () => (await col.read(pk, 'lease').catch(() => undefined))?.runId;
   // The lease shares its partition with the manifest, whose writes may use up the container's request units: throttling is waited out.
   try {
-    await withThrottleRetry(() => col.create(doc));
+    await retrying(RETRY.background, () => col.create(doc));
   } catch (err) {
     if (!isStoreError(err, 'conflict')) throw err;
-    const existing = await withThrottleRetry(() => col.read(pk, 'lease'));
+    const existing = await retrying(RETRY.background, () => col.read(pk, 'lease'));
     if (existing && Date.parse(existing.expiresAt) > now) throw inProgress(existing.runId);
     try {
-      if (existing) await withThrottleRetry(() => col.replace(doc, existing._etag));
-      else await withThrottleRetry(() => col.create(doc));
+      if (existing) await retrying(RETRY.background, () => col.replace(doc, existing._etag));
+      else await retrying(RETRY.background, () => col.create(doc));
     } catch (e) {
       if (isStoreError(e, 'preconditionFailed') || isStoreError(e, 'conflict')) throw inProgress(await holderOfLease());
       throw e;
@@ -233,9 +233,9 @@ export async function acquireImportLease(
     release: async () => {
       stopBeating();
       await renewing;
-      const current = await withThrottleRetry(() => col.read(pk, 'lease'));
+      const current = await retrying(RETRY.background, () => col.read(pk, 'lease'));
       if (current?.holder === holder)
-        await withThrottleRetry(() => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
+        await retrying(RETRY.background, () => col.delete(pk, 'lease', current._etag)).catch(() => undefined);
     },
   };
 }

@@ -15,7 +15,8 @@ import { isStoreError } from '../store/errors';
 import type { LinkClaims } from '../links/claims';
 import { uuid7 } from '../util/uuid7';
 import { DomainError } from '../util/domainError';
-import { forEachBounded, MAX_CHANGED_ATTEMPTS, withThrottleRetry } from '../util/concurrency';
+import { forEachBounded } from '../util/concurrency';
+import { RETRY, retrying } from '../store/retryPolicy';
 import {
   validateImportSet,
   validateSourceName,
@@ -62,13 +63,6 @@ export const CREATE_BATCH_PARALLELISM = 8;
 export function customSourceKey(source: string): string {
   return `src:${source}`;
 }
-
-/**
- * How long one identity write is tried again while the store throttles, each try after the store's
- * retry-after: an import runs at low priority, so it must outlast a container that higher-priority traffic
- * keeps busy for a while (well inside the function's 10-minute timeout).
- */
-const THROTTLED_WRITE_WITHIN_MS = 120_000;
 
 export class Importer {
   private readonly repo: IdentityRepository;
@@ -168,9 +162,7 @@ export class Importer {
 
     const writeOne = async (w: PlannedWrite) => {
       // Each try builds the document again, with the time of that try (writes are not resent unchanged).
-      const outcome = await withThrottleRetry(() => this.write(tenantId, source, pk, w.id, w.identity, by), {
-        withinMs: THROTTLED_WRITE_WITHIN_MS,
-      });
+      const outcome = await retrying(RETRY.bulkWrite, () => this.write(tenantId, source, pk, w.id, w.identity, by));
       counts[outcome.result === 'unchanged' ? repeatedWriteOutcome(w) : outcome.result]++;
       manifest.entries.set(w.identity.attributes.externalId, { id: outcome.id, hash: w.identity.hash });
     };
@@ -201,7 +193,7 @@ export class Importer {
       });
       await forEachBounded(plan.updates, WRITE_PARALLELISM, writeOne);
       await forEachBounded(plan.deletions, WRITE_PARALLELISM, async ({ externalId, entry }) => {
-        if (await withThrottleRetry(() => this.remove(tenantId, pk, entry.id))) counts.deleted++;
+        if (await retrying(RETRY.background, () => this.remove(tenantId, pk, entry.id))) counts.deleted++;
         manifest.entries.delete(externalId);
       });
     } finally {
@@ -235,28 +227,32 @@ export class Importer {
     }
     // A concurrent association or administrator link may change the identity between read and write:
     // read it again and apply the content to what is stored (the link stays as the other writer left it).
-    for (let attempt = 1; ; attempt++) {
-      if (current.contentHash === v.hash) return { id: current.id, result: 'unchanged' };
-      const { _etag, ...rest } = current;
-      try {
+    let latest = current;
+    return retrying(
+      RETRY.changed,
+      async (tryNumber) => {
+        if (tryNumber > 1) {
+          const reread = await this.repo.get(pk, latest.id);
+          if (!reread)
+            throw new DomainError(
+              CODE.CONCURRENT_CHANGE,
+              'An identity was deleted while the import wrote it; run the import again',
+            );
+          latest = reread;
+        }
+        if (latest.contentHash === v.hash) return { id: latest.id, result: 'unchanged' as const };
+        const { _etag, ...rest } = latest;
         await this.repo.replace(updatedDoc(rest, v, new Date().toISOString(), by), _etag, { retryThrottled: false });
-        return { id: current.id, result: 'updated' };
-      } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed')) throw err;
-        if (attempt >= MAX_CHANGED_ATTEMPTS)
-          throw new DomainError(
+        return { id: latest.id, result: 'updated' as const };
+      },
+      {
+        exhausted: () =>
+          new DomainError(
             CODE.CONCURRENT_CHANGE,
             'Identities kept changing while the import wrote them; run the import again',
-          );
-      }
-      const reread = await this.repo.get(pk, current.id);
-      if (!reread)
-        throw new DomainError(
-          CODE.CONCURRENT_CHANGE,
-          'An identity was deleted while the import wrote it; run the import again',
-        );
-      current = reread;
-    }
+          ),
+      },
+    );
   }
 
   /** Deletes an identity that left the set, and its link. False when it was already gone. */

@@ -18,8 +18,10 @@
  * save compacts them into segments and deletes the shards.
  */
 import type { Store, StoredDoc } from '../store/store';
-import { forEachBounded, withThrottleRetry } from '../util/concurrency';
+import { forEachBounded } from '../util/concurrency';
+import { RETRY, retrying } from '../store/retryPolicy';
 import { uuid7 } from '../util/uuid7';
+import { legacyManifestShards, manifestSegments } from '../store/queries/imports';
 
 /**
  * Documents written at once. A segment is a large item (hundreds of RU to write), and many at once on a
@@ -145,7 +147,9 @@ export class ImportManifest {
 
   static async load(store: Store, pk: string): Promise<ImportManifest> {
     const col = store.collection<SegmentDoc | HeadDoc | LegacyShardDoc>('imports');
-    const head = await withThrottleRetry(() => col.read(pk, HEAD_ID));
+    const segmentDocs = store.collection<SegmentDoc>('imports');
+    const shardDocs = store.collection<LegacyShardDoc>('imports');
+    const head = await retrying(RETRY.background, () => col.read(pk, HEAD_ID));
     const gen = head?.kind === 'manifestHead' ? head.gen : undefined;
     const entries = new Map<string, ManifestEntry>();
     const removed = new Set<string>();
@@ -156,12 +160,8 @@ export class ImportManifest {
     // Newest first: the first entry seen for a key is the one in force.
     let continuationToken: string | undefined;
     do {
-      const page = await withThrottleRetry(() =>
-        col.queryPartitionPage<SegmentDoc>(pk, 'SELECT *', "c.kind = 'manifestSegment'", [], {
-          orderBy: 'c.id DESC',
-          maxItemCount: SEGMENTS_PER_PAGE,
-          continuationToken,
-        }),
+      const page = await retrying(RETRY.background, () =>
+        segmentDocs.page(manifestSegments(pk), { maxItemCount: SEGMENTS_PER_PAGE, continuationToken }),
       );
       for (const doc of page.items) {
         if (doc.gen !== gen) {
@@ -184,8 +184,8 @@ export class ImportManifest {
       // No head: the source is new, or its manifest is in the earlier layout (read as it is, replaced at the first save).
       let legacyToken: string | undefined;
       do {
-        const page = await withThrottleRetry(() =>
-          col.queryPartitionPage<LegacyShardDoc>(pk, 'SELECT *', "c.kind = 'manifestShard'", [], {
+        const page = await retrying(RETRY.background, () =>
+          shardDocs.page(legacyManifestShards(pk), {
             maxItemCount: SEGMENTS_PER_PAGE * 4,
             continuationToken: legacyToken,
           }),
@@ -242,7 +242,7 @@ export class ImportManifest {
     const bodies = segmentBodies(this.entries.keys(), (k) => this.entries.get(k));
     await this.writeSegments(gen, 0, bodies);
     const col = this.store.collection<HeadDoc>('imports');
-    await withThrottleRetry(() => col.upsert({ id: HEAD_ID, pk: this.pk, kind: 'manifestHead', gen }));
+    await retrying(RETRY.background, () => col.upsert({ id: HEAD_ID, pk: this.pk, kind: 'manifestHead', gen }));
     const previous = this.gen;
     const replaced = [
       ...this.obsolete,
@@ -264,7 +264,7 @@ export class ImportManifest {
     const col = this.store.collection<SegmentDoc>('imports');
     await forEachBounded(bodies, MANIFEST_WRITE_PARALLELISM, async (entries, i) => {
       const seq = start + i;
-      await withThrottleRetry(() =>
+      await retrying(RETRY.background, () =>
         col.upsert({ id: segmentId(gen, seq), pk: this.pk, kind: 'manifestSegment', gen, seq, entries }),
       );
     });
@@ -273,7 +273,7 @@ export class ImportManifest {
   private async deleteDocs(ids: string[]): Promise<void> {
     const col = this.store.collection<SegmentDoc>('imports');
     await forEachBounded(ids, MANIFEST_WRITE_PARALLELISM, async (id) => {
-      await withThrottleRetry(() => col.delete(this.pk, id));
+      await retrying(RETRY.background, () => col.delete(this.pk, id));
     });
   }
 }

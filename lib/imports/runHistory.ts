@@ -8,16 +8,17 @@
  * partition its record is in.
  */
 import type { Store, StoredDoc } from '../store/store';
-import { StoreError, isStoreError } from '../store/errors';
+import { StoreError } from '../store/errors';
 import { partitionKey } from '../identities/model';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
-import { withThrottleRetry } from '../util/concurrency';
+import { RETRY, readModifyWrite, retrying } from '../store/retryPolicy';
 import { DirectoryUnavailableError, directoryCallAdvice } from '../directory/directoryTrouble';
 import type { Logger } from '../log/logger';
 import { customSourceKey, type ImportCounts } from './importer';
 import { JOB_LEASE_MS, LEASE_MS, leaseHeldBy } from './importLease';
 import { CODE } from '../util/errorCodes';
+import { runsNewestFirst } from '../store/queries/imports';
 
 export type RunOperation = 'import' | 'association';
 /** `queued`: a staged import accepted by completeImport whose job has not started yet. */
@@ -230,14 +231,16 @@ export class RunHistory {
       aliveAt: now,
       ...(end ? { failure: end.failure, endedAt: now } : {}),
     };
-    await withThrottleRetry(() => this.store.collection<RunPointerDoc>('imports').create(pointer));
-    await withThrottleRetry(() => this.col().create(staged));
+    await retrying(RETRY.background, () => this.store.collection<RunPointerDoc>('imports').create(pointer));
+    await retrying(RETRY.background, () => this.col().create(staged));
   }
 
   /** Removes a staged run recorded by a completeImport that then lost its race (another completed the import). */
   async discardStaged(tenantId: string, source: string, runId: string): Promise<void> {
-    await withThrottleRetry(() => this.col().delete(partitionKey(tenantId, customSourceKey(source)), `run-${runId}`));
-    await withThrottleRetry(() =>
+    await retrying(RETRY.background, () =>
+      this.col().delete(partitionKey(tenantId, customSourceKey(source)), `run-${runId}`),
+    );
+    await retrying(RETRY.background, () =>
       this.store.collection<RunPointerDoc>('imports').delete(pointerPartition(tenantId), runId),
     );
   }
@@ -247,19 +250,18 @@ export class RunHistory {
    * A record that has ended is not changed again.
    */
   async updateStaged(pk: string, runId: string, change: StagedRunChange): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await withThrottleRetry(() => this.col().read(pk, `run-${runId}`));
-      if (current?.kind !== 'run' || current.endedAt !== undefined) return;
-      const { _etag, ...doc } = current;
-      try {
-        await withThrottleRetry(() =>
-          this.col().replace({ ...doc, ...change, aliveAt: new Date(this.now()).toISOString() }, _etag),
-        );
-        return;
-      } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed') || attempt >= 4) throw err;
-      }
-    }
+    await readModifyWrite(
+      this.col(),
+      pk,
+      `run-${runId}`,
+      (current) => {
+        if (current?.kind !== 'run' || current.endedAt !== undefined) return undefined;
+        const { _etag, ...doc } = current;
+        return { ...doc, ...change, aliveAt: new Date(this.now()).toISOString() };
+      },
+      RETRY.changed,
+      { each: RETRY.background },
+    );
   }
 
   /**
@@ -275,8 +277,8 @@ export class RunHistory {
     const runId = uuid7(this.now());
     const { pointer, doc } = this.startDocs(start, runId, 'running');
     // Run records share the source's partition with the manifest, whose writes may use up the container's request units.
-    await withThrottleRetry(() => this.store.collection<RunPointerDoc>('imports').create(pointer));
-    await withThrottleRetry(() => this.col().create(doc));
+    await retrying(RETRY.background, () => this.store.collection<RunPointerDoc>('imports').create(pointer));
+    await retrying(RETRY.background, () => this.col().create(doc));
     const handle: RunHandle = { id: runId, importCounts: { created: 0, updated: 0, deleted: 0, unchanged: 0 } };
     const fields = { tenantId: start.tenantId, runId: handle.id, operation: start.operation };
     let result: R;
@@ -299,7 +301,7 @@ export class RunHistory {
   private async finish(doc: RunDoc, end: Partial<RunDoc>, log: Logger): Promise<void> {
     try {
       const ended = { ...doc, ...end, endedAt: new Date(this.now()).toISOString() };
-      await withThrottleRetry(() => this.col().replace(ended));
+      await retrying(RETRY.background, () => this.col().replace(ended));
     } catch (err) {
       log.warn('run record not updated at the end of the run; it will be reported abandoned', {
         tenantId: doc.pk.split('|')[0],
@@ -312,10 +314,7 @@ export class RunHistory {
   /** The newest runs of a source partition first (at most MAX_LISTED_RUNS). */
   async list(pk: string, first: number): Promise<RunView[]> {
     const top = Math.max(1, Math.min(first, MAX_LISTED_RUNS));
-    const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, "c.kind = 'run'", [], {
-      orderBy: 'c.id DESC',
-      maxItemCount: top,
-    });
+    const page = await this.col().page(runsNewestFirst(pk, top), { maxItemCount: top });
     return Promise.all(page.items.map((d) => this.view(d)));
   }
 
@@ -328,24 +327,12 @@ export class RunHistory {
     options: { beforeId?: string; sinceId?: string; statuses?: readonly ReportedRunStatus[]; limit: number },
   ): Promise<RunView[]> {
     const top = Math.max(1, Math.min(options.limit, MAX_LISTED_RUNS));
-    const where = ["c.kind = 'run'"];
-    const params: Array<{ name: string; value: string }> = [];
-    if (options.beforeId !== undefined) {
-      where.push('c.id < @before');
-      params.push({ name: '@before', value: options.beforeId });
-    }
-    if (options.sinceId !== undefined) {
-      where.push('c.id >= @since');
-      params.push({ name: '@since', value: options.sinceId });
-    }
-    if (options.statuses) {
-      where.push(`c.status IN (${options.statuses.map((_, i) => `@s${i}`).join(', ')})`);
-      options.statuses.forEach((value, i) => params.push({ name: `@s${i}`, value }));
-    }
-    const page = await this.col().queryPartitionPage<RunDoc>(pk, `SELECT TOP ${top} *`, where.join(' AND '), params, {
-      orderBy: 'c.id DESC',
-      maxItemCount: top,
+    const query = runsNewestFirst(pk, top, {
+      beforeId: options.beforeId,
+      sinceId: options.sinceId,
+      statuses: options.statuses,
     });
+    const page = await this.col().page(query, { maxItemCount: top });
     return Promise.all(page.items.map((d) => this.view(d)));
   }
 

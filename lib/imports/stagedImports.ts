@@ -4,6 +4,8 @@
  * Atomicity as for a set in one request: the job checks the whole set before it writes anything.
  */
 import type { Store } from '../store/store';
+import { StoreError } from '../store/errors';
+import { RETRY, retrying } from '../store/retryPolicy';
 import type { WorkQueue } from '../background/workQueue';
 import { partitionKey } from '../identities/model';
 import { DomainError } from '../util/domainError';
@@ -71,8 +73,8 @@ export interface StagedCaller {
   correlationId: string;
 }
 
-/** Writes of the session that lost to another writer (a part added at the same time) are tried again this often. */
-const SESSION_ATTEMPTS = 20;
+/** A write of the session that lost to another writer (a part added at the same time): read again and try again. */
+const sessionChanged = () => new StoreError('preconditionFailed', 'The import changed since it was read');
 
 export function importNotFound(): DomainError {
   return new DomainError(
@@ -86,9 +88,6 @@ function busy(): DomainError {
     retryAfterSeconds: 1,
   });
 }
-
-const pause = (attempt: number) =>
-  new Promise((r) => setTimeout(r, Math.min(200, 5 * attempt) + Math.floor(Math.random() * 10)));
 
 export class StagedImports {
   private readonly docs: StagedStore;
@@ -151,49 +150,53 @@ export class StagedImports {
     let session = await this.open(tenantId, input.importId);
     const part = preparePart(input.identities, this.settings.maxIdentitiesPerPart);
     let stored = false;
-    for (let attempt = 1; ; attempt++) {
-      const known = session.parts.find(([s]) => s === sequence);
-      if (known) {
-        if (known[2] !== part.hash)
+    // Parts of one import added at once race for its session: many tries, spread out (RETRY.contention).
+    return retrying(
+      RETRY.contention,
+      async (tryNumber) => {
+        if (tryNumber > 1) session = await this.open(tenantId, input.importId);
+        const known = session.parts.find(([s]) => s === sequence);
+        if (known) {
+          if (known[2] !== part.hash)
+            throw new DomainError(
+              CODE.IMPORT_PART_CONFLICT,
+              `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
+            );
+          return this.added(session, sequence, known[1]);
+        }
+        if (session.identitiesReceived + part.identities.length > this.settings.maxIdentities)
           throw new DomainError(
-            CODE.IMPORT_PART_CONFLICT,
-            `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
+            CODE.IMPORT_TOO_LARGE,
+            `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
           );
-        return this.added(session, sequence, known[1]);
-      }
-      if (session.identitiesReceived + part.identities.length > this.settings.maxIdentities)
-        throw new DomainError(
-          CODE.IMPORT_TOO_LARGE,
-          `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+        const now = this.now();
+        if (!stored) {
+          // Kept past the import's expiry for the apply window: a completed import's job reads them.
+          const ttl = secondsUntil(session.expiresAt, now) + APPLY_WINDOW_SECONDS;
+          await this.docs.writePart(
+            session.pk,
+            session.importId,
+            sequence,
+            { hash: part.hash, keys: part.keys, identities: part.identities.map((v) => v.attributes) },
+            ttl,
+          );
+          stored = true;
+        }
+        const { _etag, ...doc } = session;
+        const parts = [...doc.parts, [sequence, part.identities.length, part.hash] as [number, number, string]].sort(
+          (a, b) => a[0] - b[0],
         );
-      const now = this.now();
-      if (!stored) {
-        // Kept past the import's expiry for the apply window: a completed import's job reads them.
-        const ttl = secondsUntil(session.expiresAt, now) + APPLY_WINDOW_SECONDS;
-        await this.docs.writePart(
-          session.pk,
-          session.importId,
-          sequence,
-          { hash: part.hash, keys: part.keys, identities: part.identities.map((v) => v.attributes) },
-          ttl,
-        );
-        stored = true;
-      }
-      const { _etag, ...doc } = session;
-      const parts = [...doc.parts, [sequence, part.identities.length, part.hash] as [number, number, string]].sort(
-        (a, b) => a[0] - b[0],
-      );
-      const next: StagedImportDoc = {
-        ...doc,
-        parts,
-        identitiesReceived: doc.identitiesReceived + part.identities.length,
-        ttl: secondsUntil(doc.expiresAt, now),
-      };
-      if (await this.docs.replaceSession(next, _etag)) return this.added(next, sequence, part.identities.length);
-      if (attempt >= SESSION_ATTEMPTS) throw busy();
-      await pause(attempt);
-      session = await this.open(tenantId, input.importId);
-    }
+        const next: StagedImportDoc = {
+          ...doc,
+          parts,
+          identitiesReceived: doc.identitiesReceived + part.identities.length,
+          ttl: secondsUntil(doc.expiresAt, now),
+        };
+        if (await this.docs.replaceSession(next, _etag)) return this.added(next, sequence, part.identities.length);
+        throw sessionChanged();
+      },
+      { exhausted: busy },
+    );
   }
 
   private added(session: StagedImportDoc, sequence: number, identities: number): AddedPart {
@@ -213,27 +216,30 @@ export class StagedImports {
    * REJECTED at once.
    */
   async complete(caller: StagedCaller, importId: unknown): Promise<CompletedImport> {
-    for (let attempt = 1; ; attempt++) {
-      const session = await this.open(caller.tenantId, importId);
-      const missing = missingSequences(session.parts.map(([s]) => s));
-      if (missing.length > 0)
-        throw new DomainError(
-          CODE.IMPORT_PARTS_MISSING,
-          `${missing.length} part(s) between 1 and the highest sequence received are missing (extensions.missing); send them, then complete the import`,
-          [],
-          { missing },
-        );
-      if (session.identitiesReceived > this.settings.maxIdentities)
-        throw new DomainError(
-          CODE.IMPORT_TOO_LARGE,
-          `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
-        );
-      const outcome =
-        session.parts.length === 0 ? await this.rejectEmpty(caller, session) : await this.queueJob(caller, session);
-      if (outcome) return outcome;
-      if (attempt >= SESSION_ATTEMPTS) throw busy();
-      await pause(attempt);
-    }
+    return retrying(
+      RETRY.contention,
+      async () => {
+        const session = await this.open(caller.tenantId, importId);
+        const missing = missingSequences(session.parts.map(([s]) => s));
+        if (missing.length > 0)
+          throw new DomainError(
+            CODE.IMPORT_PARTS_MISSING,
+            `${missing.length} part(s) between 1 and the highest sequence received are missing (extensions.missing); send them, then complete the import`,
+            [],
+            { missing },
+          );
+        if (session.identitiesReceived > this.settings.maxIdentities)
+          throw new DomainError(
+            CODE.IMPORT_TOO_LARGE,
+            `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+          );
+        const outcome =
+          session.parts.length === 0 ? await this.rejectEmpty(caller, session) : await this.queueJob(caller, session);
+        if (outcome) return outcome;
+        throw sessionChanged();
+      },
+      { exhausted: busy },
+    );
   }
 
   private runStart(caller: StagedCaller, session: StagedImportDoc, runId: string) {

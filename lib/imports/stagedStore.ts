@@ -16,10 +16,12 @@
 import type { IdentityAttributes } from '../identities/model';
 import type { Store, StoredDoc, WithEtag } from '../store/store';
 import { partitionKey } from '../identities/model';
-import { withThrottleRetry, forEachBounded } from '../util/concurrency';
+import { forEachBounded } from '../util/concurrency';
+import { RETRY, retrying } from '../store/retryPolicy';
 import { isStoreError } from '../store/errors';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { RunFailure } from './runHistory';
+import { indexedJobs } from '../store/queries/imports';
 
 /** A completed import's parts, session and job are kept this long past its expiry, for its job to apply it. */
 export const APPLY_WINDOW_SECONDS = 24 * 3600;
@@ -144,30 +146,32 @@ export class StagedStore {
       source: session.source,
       ttl: session.ttl,
     };
-    await withThrottleRetry(() => this.col<PointerDoc>().create(pointer));
-    await withThrottleRetry(() => this.col<StagedImportDoc>().create(session));
+    await retrying(RETRY.background, () => this.col<PointerDoc>().create(pointer));
+    await retrying(RETRY.background, () => this.col<StagedImportDoc>().create(session));
   }
 
   /** The session of an import of the tenant, whatever its state; undefined when there is none (any more). */
   async readSession(tenantId: string, importId: string): Promise<WithEtag<StagedImportDoc> | undefined> {
     if (!UUID7.test(importId)) return undefined;
-    const pointer = await withThrottleRetry(() => this.col<PointerDoc>().read(pointerPartition(tenantId), importId));
+    const pointer = await retrying(RETRY.background, () =>
+      this.col<PointerDoc>().read(pointerPartition(tenantId), importId),
+    );
     if (pointer?.kind !== 'stagedImportPointer') return undefined;
-    const session = await withThrottleRetry(() =>
+    const session = await retrying(RETRY.background, () =>
       this.col<StagedImportDoc>().read(partitionKey(tenantId, customSourceKey(pointer.source)), sessionId(importId)),
     );
     return session?.kind === 'stagedImport' && session.tenantId === tenantId ? session : undefined;
   }
 
   async readSessionIn(pk: string, importId: string): Promise<StagedImportDoc | undefined> {
-    const session = await withThrottleRetry(() => this.col<StagedImportDoc>().read(pk, sessionId(importId)));
+    const session = await retrying(RETRY.background, () => this.col<StagedImportDoc>().read(pk, sessionId(importId)));
     return session?.kind === 'stagedImport' ? session : undefined;
   }
 
   /** Replaces the session if it is unchanged since read (its pointer's time to live follows it); false otherwise. */
   async replaceSession(session: StagedImportDoc, etag: string): Promise<boolean> {
     try {
-      await withThrottleRetry(() => this.col<StagedImportDoc>().replace(session, etag));
+      await retrying(RETRY.background, () => this.col<StagedImportDoc>().replace(session, etag));
     } catch (err) {
       if (isPrecondition(err)) return false;
       throw err;
@@ -179,7 +183,7 @@ export class StagedStore {
       source: session.source,
       ttl: session.ttl,
     };
-    await withThrottleRetry(() => this.col<PointerDoc>().upsert(pointer));
+    await retrying(RETRY.background, () => this.col<PointerDoc>().upsert(pointer));
     return true;
   }
 
@@ -212,16 +216,16 @@ export class StagedStore {
       keys: part.keys,
       ttl,
     };
-    await withThrottleRetry(() => this.col<PartBodyDoc>().upsert(body));
-    await withThrottleRetry(() => this.col<PartKeysDoc>().upsert(keys));
+    await retrying(RETRY.background, () => this.col<PartBodyDoc>().upsert(body));
+    await retrying(RETRY.background, () => this.col<PartKeysDoc>().upsert(keys));
   }
 
   async readPartKeys(pk: string, importId: string, sequence: number, hash: string): Promise<PartKeysDoc | undefined> {
-    return withThrottleRetry(() => this.col<PartKeysDoc>().read(pk, keysId(importId, sequence, hash)));
+    return retrying(RETRY.background, () => this.col<PartKeysDoc>().read(pk, keysId(importId, sequence, hash)));
   }
 
   async readPartBody(pk: string, importId: string, sequence: number, hash: string): Promise<PartBodyDoc | undefined> {
-    return withThrottleRetry(() => this.col<PartBodyDoc>().read(pk, bodyId(importId, sequence, hash)));
+    return retrying(RETRY.background, () => this.col<PartBodyDoc>().read(pk, bodyId(importId, sequence, hash)));
   }
 
   /** Deletes the parts of an import (its job has ended; they hold personal data no longer needed). */
@@ -231,19 +235,19 @@ export class StagedStore {
       bodyId(importId, sequence, hash),
     ]);
     await forEachBounded(ids, 8, async (id) => {
-      await withThrottleRetry(() => this.col().delete(pk, id));
+      await retrying(RETRY.background, () => this.col().delete(pk, id));
     });
   }
 
   async readJob(pk: string, importId: string): Promise<WithEtag<ImportJobDoc> | undefined> {
-    const job = await withThrottleRetry(() => this.col<ImportJobDoc>().read(pk, jobId(importId)));
+    const job = await retrying(RETRY.background, () => this.col<ImportJobDoc>().read(pk, jobId(importId)));
     return job?.kind === 'importJob' ? job : undefined;
   }
 
   /** Creates the job; false when one exists already. */
   async createJob(job: ImportJobDoc): Promise<boolean> {
     try {
-      await withThrottleRetry(() => this.col<ImportJobDoc>().create(job));
+      await retrying(RETRY.background, () => this.col<ImportJobDoc>().create(job));
       return true;
     } catch (err) {
       if (isConflict(err)) return false;
@@ -254,7 +258,7 @@ export class StagedStore {
   /** Replaces the job if unchanged since `etag`: its new entity tag, or undefined when another writer came first. */
   async replaceJob(job: ImportJobDoc, etag: string): Promise<string | undefined> {
     try {
-      return (await withThrottleRetry(() => this.col<ImportJobDoc>().replace(job, etag)))._etag;
+      return (await retrying(RETRY.background, () => this.col<ImportJobDoc>().replace(job, etag)))._etag;
     } catch (err) {
       if (isPrecondition(err)) return undefined;
       throw err;
@@ -262,7 +266,7 @@ export class StagedStore {
   }
 
   async deleteJob(pk: string, importId: string): Promise<void> {
-    await withThrottleRetry(() => this.col().delete(pk, jobId(importId)));
+    await retrying(RETRY.background, () => this.col().delete(pk, jobId(importId)));
   }
 
   async addToIndex(job: ImportJobDoc): Promise<void> {
@@ -276,22 +280,16 @@ export class StagedStore {
       partition: job.pk,
       ttl: JOB_TTL_SECONDS,
     };
-    await withThrottleRetry(() => this.col<JobIndexDoc>().upsert(entry));
+    await retrying(RETRY.background, () => this.col<JobIndexDoc>().upsert(entry));
   }
 
   async removeFromIndex(importId: string): Promise<void> {
-    await withThrottleRetry(() => this.col().delete(JOBS_PARTITION, importId));
+    await retrying(RETRY.background, () => this.col().delete(JOBS_PARTITION, importId));
   }
 
   /** The jobs not known to have ended (bounded by the sources importing at once). */
   async indexedJobs(): Promise<JobIndexDoc[]> {
-    return this.col<JobIndexDoc>().queryAll<JobIndexDoc>(
-      {
-        query: "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'importJobIndex'",
-        parameters: [{ name: '@pk', value: JOBS_PARTITION }],
-      },
-      { partitionKey: JOBS_PARTITION, maxItemCount: 100 },
-    );
+    return this.col<JobIndexDoc>().all(indexedJobs(JOBS_PARTITION), { maxItemCount: 100 });
   }
 }
 

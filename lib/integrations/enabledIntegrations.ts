@@ -12,7 +12,7 @@
  * A tenant whose integrations predate the list gets it built from its enabled records on first use.
  */
 import type { Store, StoredDoc } from '../store/store';
-import { isStoreError } from '../store/errors';
+import { RETRY, readModifyWrite } from '../store/retryPolicy';
 import { DomainError } from '../util/domainError';
 import { CODE } from '../util/errorCodes';
 
@@ -20,10 +20,6 @@ import { CODE } from '../util/errorCodes';
 export const ENABLED_LIST_ID = 'enabled-scim-integrations';
 /** A place younger than this is never freed: its integration may be being written. */
 export const PLACE_GRACE_MS = 60_000;
-/** Writes of the list tried before giving up: a tenant's administrator calls rarely race (GraphQL allows 32 at once). */
-const MAX_ATTEMPTS = 50;
-/** Up to this long between two tries, at random, so racing calls spread out. */
-const RETRY_SPREAD_MS = 20;
 
 interface Place {
   id: string;
@@ -95,29 +91,24 @@ export class EnabledIntegrations {
 
   /** Applies `next` to the list with an entity-tag check, reading again when another write came first. */
   private async change(tenantId: string, next: (places: Place[]) => Promise<Place[] | undefined>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.collection.read(tenantId, ENABLED_LIST_ID);
-      const places = current?.places ?? (await this.initialPlaces(tenantId));
-      const changed = await next(places);
-      if (changed === undefined) return;
-      try {
-        if (current) await this.collection.replace({ ...withoutEtag(current), places: changed }, current._etag);
-        else
-          await this.collection.create({
-            id: ENABLED_LIST_ID,
-            pk: tenantId,
-            tenantId,
-            clientIdKey: ENABLED_LIST_ID,
-            places: changed,
-          });
-        return;
-      } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'conflict')) throw err;
-        if (attempt >= MAX_ATTEMPTS)
-          throw new DomainError(CODE.CONCURRENT_CHANGE, 'The SCIM integrations changed during the operation; retry');
-        await new Promise((r) => setTimeout(r, Math.random() * RETRY_SPREAD_MS));
-      }
-    }
+    // A tenant's administrator calls race now and then (GraphQL allows 32 at once): many tries, spread out.
+    await readModifyWrite(
+      this.collection,
+      tenantId,
+      ENABLED_LIST_ID,
+      async (current) => {
+        const changed = await next(current?.places ?? (await this.initialPlaces(tenantId)));
+        if (changed === undefined) return undefined;
+        return current
+          ? { ...withoutEtag(current), places: changed }
+          : { id: ENABLED_LIST_ID, pk: tenantId, tenantId, clientIdKey: ENABLED_LIST_ID, places: changed };
+      },
+      RETRY.contention,
+      {
+        exhausted: () =>
+          new DomainError(CODE.CONCURRENT_CHANGE, 'The SCIM integrations changed during the operation; retry'),
+      },
+    );
   }
 
   /** The list of a tenant that has none yet: its enabled integrations, each old enough to be checked. */

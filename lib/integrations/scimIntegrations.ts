@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
+import { RETRY, retrying } from '../store/retryPolicy';
 import type { AuditLog, Actor } from '../audit/auditLog';
 import { DomainError, badInput, type FieldProblem } from '../util/domainError';
 import { isGuid, normalizeGuid } from '../util/guid';
 import { TtlCache } from '../util/ttlCache';
 import { ENABLED_LIST_ID, EnabledIntegrations } from './enabledIntegrations';
 import { CODE } from '../util/errorCodes';
+import { integrationByClientId, integrationsOf } from '../store/queries/integrations';
 
 export interface ScimIntegrationRecord extends StoredDoc {
   tenantId: string;
@@ -113,7 +115,9 @@ export class ScimIntegrations {
 
   async setEnabled(tenantId: string, id: unknown, enabled: boolean, actor: Actor): Promise<ScimIntegrationRecord> {
     if (typeof id !== 'string' || !id) throw badInput([{ field: 'input.id', problem: 'must be an integration id' }]);
-    for (let attempt = 0; ; attempt++) {
+    // Another administrator changed the record meanwhile: read it again and decide again.
+    let taken = false;
+    return retrying(RETRY.changed, async () => {
       const current = await this.collection.read(tenantId, id);
       if (!isIntegration(current))
         throw new DomainError(CODE.NOT_FOUND, 'No SCIM integration with this id', [
@@ -121,27 +125,23 @@ export class ScimIntegrations {
         ]);
       if (current.enabled === enabled) return current;
       // Enabling counts against the cap: the place is taken before the record says enabled.
-      if (enabled) await this.enabledList.take(tenantId, id);
-      try {
-        const { _etag, ...rest } = current;
-        const saved = await this.collection.replace({ ...rest, enabled, updatedAt: new Date().toISOString() }, _etag);
-        if (!enabled) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
-        this.byClient.delete(`${tenantId}|${current.clientIdKey}`);
-        await this.audit.write(tenantId, {
-          actor,
-          action: enabled ? 'scimIntegration.enable' : 'scimIntegration.disable',
-          target: { type: 'scimIntegration', id },
-          before: { enabled: current.enabled },
-          after: { enabled },
-        });
-        return saved;
-      } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed') || attempt >= 5) {
-          if (enabled) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
-          throw err;
-        }
-      }
-    }
+      if (enabled) taken = await this.enabledList.take(tenantId, id).then(() => true);
+      const { _etag, ...rest } = current;
+      const saved = await this.collection.replace({ ...rest, enabled, updatedAt: new Date().toISOString() }, _etag);
+      if (!enabled) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
+      this.byClient.delete(`${tenantId}|${current.clientIdKey}`);
+      await this.audit.write(tenantId, {
+        actor,
+        action: enabled ? 'scimIntegration.enable' : 'scimIntegration.disable',
+        target: { type: 'scimIntegration', id },
+        before: { enabled: current.enabled },
+        after: { enabled },
+      });
+      return saved;
+    }).catch(async (err: unknown) => {
+      if (taken) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
+      throw err;
+    });
   }
 
   async get(tenantId: string, id: string): Promise<ScimIntegrationRecord | undefined> {
@@ -150,10 +150,7 @@ export class ScimIntegrations {
   }
 
   async list(tenantId: string): Promise<ScimIntegrationRecord[]> {
-    const page = await this.collection.queryPartitionPage<ScimIntegrationRecord>(tenantId, 'SELECT *', '', [], {
-      orderBy: 'c.createdAt',
-      maxItemCount: 1000,
-    });
+    const page = await this.collection.page(integrationsOf(tenantId), { maxItemCount: 1000 });
     return page.items.filter(isIntegration);
   }
 
@@ -162,12 +159,7 @@ export class ScimIntegrations {
     const key = `${tenantId}|${normalizeGuid(clientId)}`;
     const cached = this.byClient.get(key);
     if (cached !== undefined) return cached ?? undefined;
-    const page = await this.collection.queryPartitionPage<ScimIntegrationRecord>(
-      tenantId,
-      'SELECT *',
-      'c.clientIdKey = @k',
-      [{ name: '@k', value: normalizeGuid(clientId) }],
-    );
+    const page = await this.collection.page(integrationByClientId(tenantId, normalizeGuid(clientId)));
     const found = page.items.find(isIntegration);
     this.byClient.set(key, found ?? null);
     return found;

@@ -7,8 +7,11 @@
 import type { Store, StoredDoc } from '../store/store';
 import { RunCursor } from '../store/runCursor';
 import { isStoreError } from '../store/errors';
+import { RETRY, retrying } from '../store/retryPolicy';
 import type { IdentityDoc } from '../identities/model';
 import { withoutBackoff } from './linkBackoff';
+import { conflictsBackingOffOn } from '../store/queries/identities';
+import { claimHolders, claimsOlderThan } from '../store/queries/links';
 
 export interface LinkClaim extends StoredDoc {
   tenantId: string;
@@ -55,15 +58,18 @@ export class LinkClaims {
       identityId: identity.id,
       claimedAt: now.toISOString(),
     };
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Another writer created, released or took over the claim between these steps: decide again.
+    const decide = async (): Promise<'claimed' | 'heldByOther'> => {
+      let raced: unknown;
       try {
         await this.claims.create(doc);
         return 'claimed';
       } catch (err) {
         if (!isStoreError(err, 'conflict')) throw err;
+        raced = err;
       }
       const existing = await this.claims.read(tenantId, userId);
-      if (!existing) continue; // released in the meantime: try again
+      if (!existing) throw raced; // released in the meantime: try again
       if (existing.identityPk === identity.pk && existing.identityId === identity.id) return 'claimed';
       if (!(await this.isOrphan(existing, now))) return 'heldByOther';
       try {
@@ -71,24 +77,21 @@ export class LinkClaims {
         await this.claims.replace({ ...rest, ...doc }, _etag);
         return 'claimed';
       } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
+        if (isStoreError(err, 'notFound')) throw raced; // deleted meanwhile: try again
+        throw err;
       }
-    }
-    return 'heldByOther';
+    };
+    return retrying(RETRY.changed, decide).catch((err: unknown) => {
+      if (isStoreError(err, 'conflict') || isStoreError(err, 'preconditionFailed')) return 'heldByOther';
+      throw err;
+    });
   }
 
   /** Who holds the claims on these users now (one query per call; users without a claim are absent). */
   async holders(tenantId: string, userIds: string[]): Promise<Map<string, { identityPk: string; identityId: string }>> {
     const out = new Map<string, { identityPk: string; identityId: string }>();
     if (userIds.length === 0) return out;
-    const names = userIds.map((_, i) => `@u${i}`);
-    const rows = await this.claims.queryAll<{ id: string; identityPk: string; identityId: string }>(
-      {
-        query: `SELECT c.id, c.identityPk, c.identityId FROM c WHERE c.pk = @pk AND c.id IN (${names.join(', ')})`,
-        parameters: [{ name: '@pk', value: tenantId }, ...userIds.map((value, i) => ({ name: names[i] ?? '', value }))],
-      },
-      { partitionKey: tenantId },
-    );
+    const rows = await this.claims.all(claimHolders(tenantId, userIds));
     for (const r of rows) out.set(r.id, { identityPk: r.identityPk, identityId: r.identityId });
     return out;
   }
@@ -140,14 +143,7 @@ export class LinkClaims {
    * background run instead of after their back-off. One indexed query in the tenant.
    */
   private async wakeConflictsOn(tenantId: string, userId: string): Promise<void> {
-    const waiting = await this.identities.queryAll<{ id: string; pk: string }>({
-      query:
-        "SELECT c.id, c.pk FROM c WHERE c.tenantId = @tenantId AND c.link.status = 'conflict' AND c.link.conflictUserId = @userId AND IS_DEFINED(c.link.nextCheckAt)",
-      parameters: [
-        { name: '@tenantId', value: tenantId },
-        { name: '@userId', value: userId },
-      ],
-    });
+    const waiting = await this.identities.all(conflictsBackingOffOn(tenantId, userId));
     for (const ref of waiting) {
       const current = await this.identities.read(ref.pk, ref.id);
       if (!current || current.link.status !== 'conflict' || current.link.conflictUserId !== userId) continue;
@@ -175,16 +171,7 @@ export class LinkClaims {
   async repairOrphans(limit: number, now = new Date()): Promise<{ examined: number; removed: number }> {
     const cutoff = new Date(now.getTime() - ORPHAN_GRACE_MS).toISOString();
     const after = await this.repairCursor.after();
-    const page = await this.claims.queryPage<LinkClaim & { _etag: string }>(
-      {
-        query: 'SELECT * FROM c WHERE c.claimedAt < @cutoff AND c.id > @after ORDER BY c.id',
-        parameters: [
-          { name: '@cutoff', value: cutoff },
-          { name: '@after', value: after },
-        ],
-      },
-      { maxItemCount: limit },
-    );
+    const page = await this.claims.page(claimsOlderThan(cutoff, after), { maxItemCount: limit });
     let removed = 0;
     for (const claim of page.items) {
       if (!(await this.isOrphan(claim, now))) continue;

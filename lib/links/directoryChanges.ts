@@ -8,6 +8,7 @@ import { forEachBounded } from '../util/concurrency';
 import type { DeltaUser } from '../directory/userDelta';
 import { checkCandidate, type Candidate, type LinkCheckDeps } from './linkCheck';
 import { upnKey } from '../identities/upn';
+import { waitingForUpns } from '../store/queries/identities';
 
 /** UPN keys per matching query (an IN list on an indexed path). */
 export const KEYS_PER_MATCH_QUERY = 50;
@@ -64,16 +65,5 @@ async function waitingFor(
   tenantId: string,
   changed: Array<{ key: string; upn: string }>,
 ): Promise<Candidate[]> {
-  const keys = changed.map((_, i) => `@k${i}`);
-  const upns = changed.map((_, i) => `@u${i}`);
-  return deps.store.collection<IdentityDoc>('identities').queryAll<Candidate>({
-    query:
-      `SELECT * FROM c WHERE c.tenantId = @tenantId AND (c.link.status = 'pending' OR c.link.status = 'conflict')` +
-      ` AND (c.link.upnKey IN (${keys.join(', ')}) OR (NOT IS_DEFINED(c.link.upnKey) AND c.link.lookedUpUpn IN (${upns.join(', ')})))`,
-    parameters: [
-      { name: '@tenantId', value: tenantId },
-      ...changed.map(({ key }, i) => ({ name: keys[i] ?? '', value: key })),
-      ...changed.map(({ upn }, i) => ({ name: upns[i] ?? '', value: upn })),
-    ],
-  });
+  return deps.store.collection<IdentityDoc>('identities').all(waitingForUpns<Candidate>(tenantId, changed));
 }

@@ -20,6 +20,7 @@ import { DeltaStates, type DeltaState } from './deltaState';
 import { matchDirectoryChanges } from './directoryChanges';
 import { checkCandidate, type Candidate, type CheckAnswer, type LinkCheckDeps } from './linkCheck';
 import { upnKey } from '../identities/upn';
+import { conflictsToRecheck, pendingToSweep } from '../store/queries/identities';
 
 export interface TenantCycleDeps extends LinkCheckDeps {
   directory: DirectoryClient;
@@ -49,8 +50,6 @@ export interface TenantCycleResult {
   refused: number;
   directoryRequests: number;
 }
-
-const DUE = '(NOT IS_DEFINED(c.link.nextCheckAt) OR c.link.nextCheckAt <= @now)';
 
 export async function runTenantLinkCycle(
   deps: TenantCycleDeps,
@@ -146,16 +145,9 @@ async function recheckConflicts(
   result: TenantCycleResult,
   now: Date,
 ): Promise<void> {
-  const page = await deps.store.collection<IdentityDoc>('identities').queryPage<Candidate>(
-    {
-      query: `SELECT * FROM c WHERE c.tenantId = @tenantId AND ((c.link.status = 'conflict' AND ${DUE}) OR (c.link.status = 'pending' AND c.link.lookUpOwed = true))`,
-      parameters: [
-        { name: '@tenantId', value: tenantId },
-        { name: '@now', value: now.toISOString() },
-      ],
-    },
-    { maxItemCount: CONFLICT_RECHECK_LIMIT },
-  );
+  const page = await deps.store
+    .collection<IdentityDoc>('identities')
+    .page(conflictsToRecheck<Candidate>(tenantId, now.toISOString()), { maxItemCount: CONFLICT_RECHECK_LIMIT });
   result.rechecked = page.items.length;
   await lookUpAndCheck(deps, tenantId, page.items, result, now);
 }
@@ -168,17 +160,11 @@ async function sweepPending(
   result: TenantCycleResult,
   now: Date,
 ): Promise<void> {
-  const page = await deps.store.collection<IdentityDoc>('identities').queryPage<Candidate>(
-    {
-      query: `SELECT * FROM c WHERE c.tenantId = @tenantId AND c.link.status = 'pending' AND ${DUE} AND c.id > @after ORDER BY c.id`,
-      parameters: [
-        { name: '@tenantId', value: tenantId },
-        { name: '@now', value: now.toISOString() },
-        { name: '@after', value: state.sweepAfter ?? '' },
-      ],
-    },
-    { maxItemCount: SWEEP_LIMIT },
-  );
+  const page = await deps.store
+    .collection<IdentityDoc>('identities')
+    .page(pendingToSweep<Candidate>(tenantId, now.toISOString(), state.sweepAfter ?? ''), {
+      maxItemCount: SWEEP_LIMIT,
+    });
   result.swept = page.items.length;
   await lookUpAndCheck(deps, tenantId, page.items, result, now);
   const last = page.items.at(-1)?.id;

@@ -9,11 +9,10 @@
 import { createHash } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
+import { RETRY, readModifyWrite } from '../store/retryPolicy';
 
 /** Seconds a page cursor lives after the page that wrote it. */
 export const PAGE_CURSOR_TTL_SECONDS = 600;
-/** Writes of one cursor while other readers write the same key at the same moment. */
-const MAX_SAVE_ATTEMPTS = 3;
 
 interface PageCursorDoc extends StoredDoc {
   /** The identities partition (tenant and integration) whose list the cursor belongs to. */
@@ -67,19 +66,14 @@ export class PageCursors {
     } catch (err) {
       if (!isStoreError(err, 'conflict')) throw err;
     }
-    for (let attempt = 1; ; attempt++) {
-      const kept = await this.docs.read(doc.pk, doc.id);
-      try {
-        if (!kept) await this.docs.create(doc);
-        else if (kept.scope === scope && typeof kept.after === 'string' && kept.after < after) return;
-        else await this.docs.replace(doc, kept._etag);
-        return;
-      } catch (err) {
-        // Another reader wrote the key meanwhile: decide again against what it wrote.
-        if (attempt < MAX_SAVE_ATTEMPTS && (isStoreError(err, 'conflict') || isStoreError(err, 'preconditionFailed')))
-          continue;
-        throw err;
-      }
-    }
+    // Another reader wrote the key meanwhile: decide again against what it wrote.
+    await readModifyWrite(
+      this.docs,
+      doc.pk,
+      doc.id,
+      (kept) =>
+        kept && kept.scope === scope && typeof kept.after === 'string' && kept.after < after ? undefined : doc,
+      RETRY.changed,
+    );
   }
 }

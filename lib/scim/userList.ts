@@ -10,10 +10,11 @@
  * from the first page to the last is returned exactly once even while others are created or deleted.
  */
 import type { IdentityDoc } from '../identities/model';
-import type { Store, WithEtag } from '../store/store';
+import type { Store } from '../store/store';
 import { ScimError } from './errors';
 import { FilterError, parseUserFilter, type UserFilter } from './filter';
 import { PageCursors } from './pageCursors';
+import { byUniqueKey, scimListCount, scimListIds, scimListPage, type ModifiedRange } from '../store/queries/identities';
 
 export const MAX_PAGE_SIZE = 100;
 /** Ids a page without a cursor may read to find its start for the price of one request (the rest is charged to the integration's rate limit). */
@@ -53,26 +54,15 @@ export function parseListQuery(query: URLSearchParams): ListQuery {
   return { filter, startIndex, count };
 }
 
-type Param = { name: string; value: string };
-
-function rangeWhere(filter: UserFilter | undefined): { where: string; params: Param[] } {
-  if (!filter || filter.kind !== 'lastModified') return { where: '', params: [] };
-  const parts: string[] = [];
-  const params: Param[] = [];
-  if (filter.lower) {
-    parts.push(`c.lastModified ${filter.lower.inclusive ? '>=' : '>'} @lower`);
-    params.push({ name: '@lower', value: filter.lower.value });
-  }
-  if (filter.upper) {
-    parts.push(`c.lastModified ${filter.upper.inclusive ? '<=' : '<'} @upper`);
-    params.push({ name: '@upper', value: filter.upper.value });
-  }
-  return { where: parts.join(' AND '), params };
+function rangeOf(filter: UserFilter | undefined): ModifiedRange {
+  if (!filter || filter.kind !== 'lastModified') return {};
+  return { lower: filter.lower, upper: filter.upper };
 }
 
 /** What a cursor is kept under inside its integration: the filter and the startIndex it leads to. */
-function listKey(where: string, params: Param[], startIndex: number): string {
-  return JSON.stringify([where, params.map((p) => p.value), startIndex]);
+function listKey(range: ModifiedRange, startIndex: number): string {
+  const bound = (b: ModifiedRange['lower']) => (b ? [b.inclusive, b.value] : null);
+  return JSON.stringify([bound(range.lower), bound(range.upper), startIndex]);
 }
 
 export class UserLister {
@@ -89,18 +79,18 @@ export class UserLister {
   /** `jumped` is told how many ids a page without a cursor had to read to find its start. */
   async list(pk: string, q: ListQuery, jumped: (idsRead: number) => void = () => undefined): Promise<ListResult> {
     if (q.filter?.kind === 'eq') return this.listEq(pk, q.filter, q);
-    const { where, params } = rangeWhere(q.filter);
-    const totalPage = await this.items.queryPartitionPage<number>(pk, 'SELECT VALUE COUNT(1)', where, params);
+    const range = rangeOf(q.filter);
+    const totalPage = await this.items.page(scimListCount(pk, range));
     const totalResults = totalPage.items[0] ?? 0;
     if (q.count === 0 || totalResults === 0) return { totalResults, startIndex: q.startIndex, items: [] };
 
     let after: string | undefined;
     if (q.startIndex > 1) {
       // A kept cursor is followed even past totalResults (Users deleted since the first page shrink it).
-      const key = listKey(where, params, q.startIndex);
+      const key = listKey(range, q.startIndex);
       after = await this.cursors.find(pk, key);
       if (after === undefined && q.startIndex <= totalResults) {
-        const found = await this.findCursor(pk, where, params, q.startIndex);
+        const found = await this.findCursor(pk, range, q.startIndex);
         jumped(found.read);
         after = found.after;
         // Kept, so asking for this page again (a retry, a client that starts here) costs what any page does.
@@ -110,22 +100,11 @@ export class UserLister {
     }
 
     // One item more than the page tells whether a next page exists, so a cursor is written only then.
-    const pageWhere = [where, after !== undefined ? 'c.id > @after' : ''].filter(Boolean).join(' AND ');
-    const pageParams = after !== undefined ? [...params, { name: '@after', value: after }] : params;
-    const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(
-      pk,
-      `SELECT TOP ${q.count + 1} *`,
-      pageWhere,
-      pageParams,
-      {
-        orderBy: 'c.id',
-        maxItemCount: q.count + 1,
-      },
-    );
+    const page = await this.items.page(scimListPage(pk, range, after, q.count), { maxItemCount: q.count + 1 });
     const items = page.items.slice(0, q.count);
     const last = items[items.length - 1];
     if (last && page.items.length > q.count)
-      await this.cursors.save(pk, listKey(where, params, q.startIndex + q.count), last.id);
+      await this.cursors.save(pk, listKey(range, q.startIndex + q.count), last.id);
     return { totalResults, startIndex: q.startIndex, items };
   }
 
@@ -135,13 +114,7 @@ export class UserLister {
     else {
       const field = filter.attribute === 'userName' ? 'userNameKey' : 'externalIdKey';
       const value = filter.attribute === 'userName' ? filter.value.toLowerCase() : filter.value;
-      const page = await this.items.queryPartitionPage<WithEtag<IdentityDoc>>(
-        pk,
-        'SELECT *',
-        `c.${field} = @v`,
-        [{ name: '@v', value }],
-        { maxItemCount: 1 },
-      );
+      const page = await this.items.page(byUniqueKey(pk, field, value), { maxItemCount: 1 });
       found = page.items[0];
     }
     const totalResults = found ? 1 : 0;
@@ -152,19 +125,14 @@ export class UserLister {
   /** The id at position startIndex-1, read as ids only (used when no cursor is kept). */
   private async findCursor(
     pk: string,
-    where: string,
-    params: Param[],
+    range: ModifiedRange,
     startIndex: number,
   ): Promise<{ after: string | undefined; read: number }> {
     const skip = startIndex - 1;
     let seen = 0;
     let continuationToken: string | undefined;
     do {
-      const page = await this.items.queryPartitionPage<string>(pk, 'SELECT VALUE c.id', where, params, {
-        orderBy: 'c.id',
-        maxItemCount: 1000,
-        continuationToken,
-      });
+      const page = await this.items.page(scimListIds(pk, range), { maxItemCount: 1000, continuationToken });
       if (seen + page.items.length >= skip)
         return { after: page.items[skip - seen - 1], read: seen + page.items.length };
       seen += page.items.length;

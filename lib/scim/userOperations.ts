@@ -14,6 +14,7 @@ import { UniquenessError } from '../identities/repository';
 import { isStoreError } from '../store/errors';
 import type { WithEtag } from '../store/store';
 import { writeStamped } from '../store/stampedWrite';
+import { RETRY, retrying } from '../store/retryPolicy';
 import { uuid7 } from '../util/uuid7';
 import { ScimError, notFound } from './errors';
 import { checkIfMatch } from './ifMatch';
@@ -24,12 +25,6 @@ import type { LinkCoordinator } from '../links/linkCoordinator';
 import type { Actor } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import type { UserScope } from './scope';
-
-/** Enough for dozens of concurrent writers to one User; each lost race re-reads and re-applies. */
-const MAX_WRITE_ATTEMPTS = 60;
-
-const backoff = (attempt: number): Promise<void> =>
-  new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
 
 const uniqueness = () => ScimError.uniqueness('Another User of the integration has the same userName or externalId');
 
@@ -113,22 +108,18 @@ export class ScimUsers {
 
   async delete(scope: UserScope, id: string, ifMatch: string | null, actor: Actor): Promise<void> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      const current = await this.get(scope, id);
-      checkIfMatch(ifMatch, current.version);
-      try {
+    // Enough tries for dozens of concurrent writers to one User; each lost race reads again.
+    const current = await retrying(
+      RETRY.contention,
+      async () => {
+        const current = await this.get(scope, id);
+        checkIfMatch(ifMatch, current.version);
         if (!(await this.repo.delete(pk, id, current._etag))) throw notFound();
-      } catch (err) {
-        if (isStoreError(err, 'preconditionFailed')) {
-          await backoff(attempt);
-          continue;
-        }
-        throw err;
-      }
-      await this.links.released(scope.tenantId, current, actor);
-      return;
-    }
-    throw busy();
+        return current;
+      },
+      { exhausted: busy },
+    );
+    await this.links.released(scope.tenantId, current, actor);
   }
 
   /**
@@ -145,42 +136,56 @@ export class ScimUsers {
     log?: Logger,
   ): Promise<IdentityDoc> {
     const pk = partitionKey(scope.tenantId, scope.integrationId);
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      const current = await this.get(scope, id);
-      checkIfMatch(ifMatch, current.version);
-      const next = change(attributesOf(current), current);
-      if (sameAttributes(current, next)) return current;
-      if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
-        await this.assertUnique(pk, next, id);
-      }
-      const candidate = nextIdentityVersion(current, { attributes: next }, new Date().toISOString());
-      const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
-      try {
-        // Stamped again when written (see create).
-        const saved = await writeStamped((now) =>
-          this.repo.replace(
-            withChange(current, nextIdentityVersion(current, { attributes: next, link: planned.link }, now), {
-              actor: byIntegration(scope.integrationId),
-              operation,
-            }),
-            current._etag,
-            { retryThrottled: false },
-          ),
-        );
-        await planned.committed(saved);
-        return saved;
-      } catch (err) {
-        await planned.abandoned();
-        if (err instanceof UniquenessError) throw uniqueness();
-        if (isStoreError(err, 'preconditionFailed')) {
-          if (ifMatch) throw ScimError.preconditionFailed('The User changed after the version in If-Match');
-          await backoff(attempt);
-          continue;
-        }
-        throw err;
-      }
+    // Enough tries for dozens of concurrent writers to one User; each lost race re-reads and re-applies.
+    return retrying(
+      RETRY.contention,
+      async () => this.updateOnce(scope, pk, id, ifMatch, actor, operation, change, log),
+      {
+        exhausted: busy,
+      },
+    );
+  }
+
+  private async updateOnce(
+    scope: UserScope,
+    pk: string,
+    id: string,
+    ifMatch: string | null,
+    actor: Actor,
+    operation: ChangeOperation,
+    change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
+    log?: Logger,
+  ): Promise<IdentityDoc> {
+    const current = await this.get(scope, id);
+    checkIfMatch(ifMatch, current.version);
+    const next = change(attributesOf(current), current);
+    if (sameAttributes(current, next)) return current;
+    if (next.externalId !== current.externalId || next.userName?.toLowerCase() !== current.userName?.toLowerCase()) {
+      await this.assertUnique(pk, next, id);
     }
-    throw busy();
+    const candidate = nextIdentityVersion(current, { attributes: next }, new Date().toISOString());
+    const planned = await this.links.plan(scope.tenantId, candidate, current, actor, log);
+    try {
+      // Stamped again when written (see create).
+      const saved = await writeStamped((now) =>
+        this.repo.replace(
+          withChange(current, nextIdentityVersion(current, { attributes: next, link: planned.link }, now), {
+            actor: byIntegration(scope.integrationId),
+            operation,
+          }),
+          current._etag,
+          { retryThrottled: false },
+        ),
+      );
+      await planned.committed(saved);
+      return saved;
+    } catch (err) {
+      await planned.abandoned();
+      if (err instanceof UniquenessError) throw uniqueness();
+      if (isStoreError(err, 'preconditionFailed') && ifMatch)
+        throw ScimError.preconditionFailed('The User changed after the version in If-Match');
+      throw err;
+    }
   }
 
   /** The 409 of a create the unique keys refused, naming the attribute another User holds. */

@@ -49,7 +49,12 @@ export function toStoreError(err: unknown): unknown {
     case 500:
     case 502:
     case 503:
-      return new StoreError('unavailable', 'Store temporarily unavailable', 1000);
+      // The store's own Retry-After where it sends one (449 and 503 may carry x-ms-retry-after-ms).
+      return new StoreError(
+        'unavailable',
+        'Store temporarily unavailable',
+        e.retryAfterInMs ?? e.retryAfterInMilliseconds ?? 1000,
+      );
     default:
       if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'ETIMEDOUT') {
         return new StoreError('unavailable', 'Store unreachable', 1000);

@@ -56,11 +56,6 @@ export function count(kind: keyof StoreCounters, n = 1): void {
   counters[kind] += n;
 }
 
-/** Adds counts made elsewhere in the process (the bulk thread's store operations). */
-export function addCounters(more: StoreCounters): void {
-  for (const k of Object.keys(counters) as Array<keyof StoreCounters>) counters[k] += more[k];
-}
-
 export function diffCounters(after: StoreCounters, before: StoreCounters): StoreCounters {
   const out = emptyCounters();
   for (const k of Object.keys(out) as Array<keyof StoreCounters>) out[k] = after[k] - before[k];

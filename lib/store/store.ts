@@ -1,6 +1,6 @@
 /**
- * The only module that knows Cosmos DB. Typed collections over the containers,
- * with operation counting, error mapping and a fault-injection seam for tests.
+ * The only module that knows Cosmos DB. Typed collections over the containers, with operation
+ * counting and error mapping. The service's queries are named in lib/store/queries.
  */
 import https from 'node:https';
 import type {
@@ -21,6 +21,7 @@ import { count } from './metrics';
 import { bulkWorkTenant, isLowPriority, priorityOptions } from './priority';
 import { splitForBatches } from './batches';
 import type { Admission, Outcome, RequestUnitPacer } from './requestUnitPacing';
+import type { NamedQuery, Whole } from './queries/namedQuery';
 
 /**
  * Whether an id can name a stored item: Cosmos DB ids are at most 255 characters without / \ ? #,
@@ -40,25 +41,13 @@ export type WithEtag<T> = T & { _etag: string };
 
 export type StoreOperation = 'read' | 'create' | 'replace' | 'upsert' | 'delete' | 'query';
 
-/** The item an operation concerns (absent for queries). */
-export interface FaultTarget {
-  pk: string;
-  id: string;
-}
-
-/** Called before every store operation; throwing simulates a store failure (tests and fault benchmarks only). */
-export type FaultInjector = (op: StoreOperation, container: ContainerName, target?: FaultTarget) => void;
-
-let faultInjector: FaultInjector | undefined;
-
-export function setFaultInjector(injector: FaultInjector | undefined): void {
-  faultInjector = injector;
-}
-
 export interface QueryPage<T> {
   items: T[];
   continuationToken?: string;
 }
+
+/** The rows of a named query run on a collection of `T`: its documents for `SELECT *`. */
+export type RowsOf<R, T> = R extends Whole ? WithEtag<T> : R;
 
 export interface QueryOptions {
   partitionKey?: string;
@@ -92,8 +81,7 @@ export class Collection<T extends StoredDoc> {
     if (this.name === 'identities') count('identityWrites', n);
   }
 
-  private async run<R>(op: StoreOperation, fn: (receipt: Receipt) => Promise<R>, target?: FaultTarget): Promise<R> {
-    faultInjector?.(op, this.name, target);
+  private async run<R>(op: StoreOperation, fn: (receipt: Receipt) => Promise<R>): Promise<R> {
     try {
       return await this.paced(op, 1, fn);
     } catch (err) {
@@ -134,15 +122,11 @@ export class Collection<T extends StoredDoc> {
   async read(pk: string, id: string): Promise<WithEtag<T> | undefined> {
     if (!isPossibleId(id)) return undefined;
     count('pointReads');
-    return this.run(
-      'read',
-      async (receipt) => {
-        const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
-        noteResponse(receipt, res);
-        return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
-      },
-      { pk, id },
-    ).catch((err: unknown) => {
+    return this.run('read', async (receipt) => {
+      const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
+      noteResponse(receipt, res);
+      return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
+    }).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return undefined;
       throw err;
     });
@@ -152,15 +136,11 @@ export class Collection<T extends StoredDoc> {
   async create(doc: T, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    return this.run(
-      'create',
-      async (receipt) => {
-        const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
-        noteResponse(receipt, res);
-        return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-      },
-      doc,
-    );
+    return this.run('create', async (receipt) => {
+      const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
+      noteResponse(receipt, res);
+      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+    });
   }
 
   /**
@@ -220,7 +200,7 @@ export class Collection<T extends StoredDoc> {
 
   /**
    * Sends the items of one partition in transactional batches, one after the other: per item, the
-   * status code its batch answered, or the failure of the fault injector or of the whole batch.
+   * status code its batch answered, or the failure of the whole batch.
    */
   private async sendInBatches<I extends { doc: T }>(
     container: Container,
@@ -230,16 +210,7 @@ export class Collection<T extends StoredDoc> {
     operation: (item: I) => OperationInput,
   ): Promise<Array<number | StoreError>> {
     const outcomes = new Map<I, number | StoreError>();
-    const send: I[] = [];
-    for (const item of items) {
-      try {
-        faultInjector?.(op, this.name, item.doc); // per item, as for single writes
-        send.push(item);
-      } catch (err) {
-        outcomes.set(item, batchFailure(toStoreError(err)));
-      }
-    }
-    for (const group of splitForBatches(send)) {
+    for (const group of splitForBatches(items)) {
       this.countWrites(group.length);
       count('batchRequests');
       count('batchedWrites', group.length);
@@ -270,62 +241,66 @@ export class Collection<T extends StoredDoc> {
   async replace(doc: T, ifMatch?: string, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    return this.run(
-      'replace',
-      async (receipt) => {
-        const res = await container
-          .item(doc.id, doc.pk)
-          .replace<T & ItemDefinition>(
-            doc as T & ItemDefinition,
-            ifMatch
-              ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
-              : priorityOptions(),
-          );
-        noteResponse(receipt, res);
-        return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-      },
-      doc,
-    );
+    return this.run('replace', async (receipt) => {
+      const res = await container
+        .item(doc.id, doc.pk)
+        .replace<T & ItemDefinition>(
+          doc as T & ItemDefinition,
+          ifMatch
+            ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
+            : priorityOptions(),
+        );
+      noteResponse(receipt, res);
+      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+    });
   }
 
   async upsert(doc: T): Promise<WithEtag<T>> {
     this.countWrites(1);
-    return this.run(
-      'upsert',
-      async (receipt) => {
-        const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
-        noteResponse(receipt, res);
-        return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
-      },
-      doc,
-    );
+    return this.run('upsert', async (receipt) => {
+      const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
+      noteResponse(receipt, res);
+      return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
+    });
   }
 
   /** Deletes the item; returns false when it did not exist. */
   async delete(pk: string, id: string, ifMatch?: string): Promise<boolean> {
     if (!isPossibleId(id)) return false;
     this.countWrites(1);
-    return this.run(
-      'delete',
-      async (receipt) => {
-        const res = await this.container
-          .item(id, pk)
-          .delete(
-            ifMatch
-              ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
-              : priorityOptions(),
-          );
-        noteResponse(receipt, res);
-        return true;
-      },
-      { pk, id },
-    ).catch((err: unknown) => {
+    return this.run('delete', async (receipt) => {
+      const res = await this.container
+        .item(id, pk)
+        .delete(
+          ifMatch
+            ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
+            : priorityOptions(),
+        );
+      noteResponse(receipt, res);
+      return true;
+    }).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return false;
       throw err;
     });
   }
 
-  /** One page of a query. With a partition key the query stays inside that partition. */
+  /** One page of a named query (lib/store/queries); one inside a partition stays there. */
+  async page<R>(q: NamedQuery<R>, options: Omit<QueryOptions, 'partitionKey'> = {}): Promise<QueryPage<RowsOf<R, T>>> {
+    this.ownQuery(q);
+    return this.queryPage<RowsOf<R, T>>(q.spec, { ...options, partitionKey: q.partitionKey });
+  }
+
+  /** Every row of a named query, fetched page by page (use only where the result is bounded). */
+  async all<R>(q: NamedQuery<R>, options: Pick<QueryOptions, 'maxItemCount'> = {}): Promise<Array<RowsOf<R, T>>> {
+    this.ownQuery(q);
+    return this.queryAll<RowsOf<R, T>>(q.spec, { ...options, partitionKey: q.partitionKey });
+  }
+
+  private ownQuery(q: NamedQuery<unknown>): void {
+    if (q.container !== this.name) throw new Error(`Query ${q.name} is one of ${q.container}, not ${this.name}`);
+  }
+
+  /** One page of an ad-hoc query (operator tools and tests; the service's queries are named). */
   async queryPage<R = WithEtag<T>>(spec: SqlQuerySpec, options: QueryOptions = {}): Promise<QueryPage<R>> {
     count('queries');
     return this.run('query', async (receipt) => {
@@ -347,8 +322,8 @@ export class Collection<T extends StoredDoc> {
   }
 
   /**
-   * One page of a query inside one logical partition. The partition filter is part of the
-   * SQL as well as the request option, so the query is scoped even on servers that ignore the option.
+   * One page of an ad-hoc query inside one logical partition (operator tools and tests). The partition
+   * filter is part of the SQL as well as the request option.
    */
   async queryPartitionPage<R = WithEtag<T>>(
     pk: string,
@@ -364,7 +339,7 @@ export class Collection<T extends StoredDoc> {
     );
   }
 
-  /** Every result of a query, fetched page by page (use only where the result is bounded). */
+  /** Every result of an ad-hoc query, fetched page by page (operator tools and tests). */
   async queryAll<R = WithEtag<T>>(
     spec: SqlQuerySpec,
     options: Omit<QueryOptions, 'continuationToken'> = {},

@@ -2,6 +2,7 @@ import type { Store, StoredDoc } from '../store/store';
 import { isStoreError } from '../store/errors';
 import { TtlCache } from '../util/ttlCache';
 import { isGuid, normalizeGuid } from '../util/guid';
+import { allTenants } from '../store/queries/tenants';
 
 export interface TenantRecord extends StoredDoc {
   tenantId: string;
@@ -88,6 +89,6 @@ export class TenantRegistry {
   }
 
   async list(): Promise<TenantRecord[]> {
-    return this.collection.queryAll<TenantRecord>({ query: 'SELECT * FROM c ORDER BY c.id' });
+    return this.collection.all(allTenants());
   }
 }

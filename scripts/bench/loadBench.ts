@@ -9,7 +9,7 @@
 import { percentile, printTable, round, startBenchStack, runBench } from './harness';
 import { DEV_TENANT_ID, SERVICE_APP_ID_URI } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { partitionKey } from '../../lib/identities/model';
 import { newIdentityDoc } from '../../lib/identities/rules';

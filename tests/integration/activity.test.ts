@@ -8,7 +8,7 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { expectScimError, userBody } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import { createLogger } from '../../lib/log/logger';

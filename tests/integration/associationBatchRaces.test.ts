@@ -1,7 +1,7 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { scim, userBody } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 import type { AuditEntry } from '../../lib/audit/auditLog';
@@ -171,13 +171,8 @@ describe('batched association under races and store failures', () => {
     let editedBeforeBatch: boolean | undefined;
     let edited = false;
     setFaultInjector((op, container, target) => {
-      // As the batch claims the victim's user, another writer changes the identity.
-      if (
-        container === 'links' &&
-        op === 'create' &&
-        (target as { identityId?: string } | undefined)?.identityId === victim.id &&
-        !edit
-      ) {
+      // After the identities were read, as the batch looks up the users' claims, another writer changes the identity.
+      if (container === 'links' && op === 'query' && !edit) {
         const { _etag, ...rest } = victim as IdentityDoc & { _etag: string };
         edit = identities()
           .replace({ ...rest, givenName: 'Changed' }, _etag)
@@ -187,7 +182,7 @@ describe('batched association under races and store failures', () => {
         container === 'identities' &&
         op === 'replace' &&
         target?.id === victim.id &&
-        (target as IdentityDoc).link.status === 'linked' &&
+        (target as unknown as IdentityDoc).link.status === 'linked' &&
         editedBeforeBatch === undefined
       )
         editedBeforeBatch = edited;

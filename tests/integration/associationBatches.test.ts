@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';

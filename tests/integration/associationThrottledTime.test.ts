@@ -3,7 +3,7 @@ import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { partitionKey } from '../../lib/identities/model';
 import { customSourceKey } from '../../lib/imports/importer';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 
 type Gql = { data?: Record<string, Record<string, unknown>> | null; errors?: Array<{ message: string }> };

@@ -11,7 +11,7 @@ import {
   UsageError,
   type ImportRun,
 } from '../../scripts/importClient';
-import { setFaultInjector, type FaultInjector } from '../../lib/store/store';
+import { setFaultInjector, type FaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 import { partitionKey } from '../../lib/identities/model';

@@ -11,7 +11,7 @@ import { DEV_TENANT_ID } from '../../devhost/devData';
 import { recordOf, writeStackRecord } from '../../devhost/stackRecord';
 import { describeProblem, importCli, runImport } from '../../scripts/importClient';
 
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { DEV_CLIENTS, SERVICE_SCOPE } from '../../devhost/devData';
 import { services } from '../../lib/services';

@@ -1,6 +1,6 @@
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { services } from '../../lib/services';
 import type { Collection, StoredDoc } from '../../lib/store/store';
@@ -392,20 +392,20 @@ describe('custom integration: import and association', () => {
       expect(await audit().read(pk, 'b2')).toBeUndefined();
     });
 
-    it('reports an injected store failure per item and still sends the others', async () => {
-      let n = 0;
-      setFaultInjector((op) => {
-        if (op === 'create' && n++ === 1) throw new StoreError('unavailable', 'injected', 500);
+    it('a store failure of one item fails its whole batch: each item reports a failure, none is written', async () => {
+      setFaultInjector((op, container, target) => {
+        if (container === 'audit' && op === 'create' && target?.id === 'c1')
+          throw new StoreError('unavailable', 'injected', 500);
       });
       try {
         const outcomes = await audit().batchCreate(
           pk,
           [0, 1, 2].map((i) => ({ id: `c${i}`, pk, text: `c${i}` })),
         );
-        expect(outcomes[0]).toBe('created');
-        expect(outcomes[1]).toBeInstanceOf(StoreError);
-        expect(outcomes[2]).toBe('created');
-        expect(await audit().read(pk, 'c1')).toBeUndefined();
+        expect(outcomes[1]).toMatchObject({ failure: 'unavailable' });
+        expect(outcomes[0]).toBeInstanceOf(StoreError);
+        expect(outcomes[2]).toBeInstanceOf(StoreError);
+        for (const id of ['c0', 'c1', 'c2']) expect(await audit().read(pk, id)).toBeUndefined();
       } finally {
         setFaultInjector(undefined);
       }

@@ -3,7 +3,7 @@ import { EXT, scim, userBody, type ScimUser } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services, workDeps } from '../../lib/services';
 import { runTenantLinkCycle } from '../../lib/links/tenantLinkCycle';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 
 /**

@@ -4,7 +4,8 @@
  * replaced at the first save, and a compaction that stopped before it moved the head left without effect.
  */
 import { startLocalCosmos, LOCAL_COSMOS_KEY, type LocalCosmos } from '../../devhost/cosmosServer';
-import { createStore, setFaultInjector, type Store, type StoredDoc } from '../../lib/store/store';
+import { createStore, type Store, type StoredDoc } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { ImportManifest } from '../../lib/imports/manifest';
 

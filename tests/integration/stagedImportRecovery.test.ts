@@ -10,7 +10,7 @@ import path from 'node:path';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { importJobDeps, services } from '../../lib/services';
-import { setFaultInjector } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 import { resumeImportJobs } from '../../lib/imports/importJob';
 import { customSourceKey } from '../../lib/imports/importer';

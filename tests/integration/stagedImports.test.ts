@@ -10,7 +10,8 @@ import { customSourceKey } from '../../lib/imports/importer';
 import { partitionKey } from '../../lib/identities/model';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setFaultInjector, type StoredDoc } from '../../lib/store/store';
+import type { StoredDoc } from '../../lib/store/store';
+import { setFaultInjector } from '../../devhost/cosmos/faults';
 import { StoreError } from '../../lib/store/errors';
 
 type Problem = { index?: number; field: string; problem: string };

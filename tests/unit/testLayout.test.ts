@@ -25,6 +25,17 @@ const NOT_MODULES = ['infra/', 'docs/', 'lint/', 'package.test.ts', 'testLayout.
 const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   /** Builds the service objects from the settings: every integration test starts the stack through it. */
   'composition root': ['lib/services.ts'],
+  /** The named queries: tests/unit/store/queries/index.test.ts checks each one's SQL against the indexes it declares and its container's policy. */
+  'named queries': [
+    'lib/store/queries/activity.ts',
+    'lib/store/queries/audit.ts',
+    'lib/store/queries/identities.ts',
+    'lib/store/queries/imports.ts',
+    'lib/store/queries/integrations.ts',
+    'lib/store/queries/links.ts',
+    'lib/store/queries/namedQuery.ts',
+    'lib/store/queries/tenants.ts',
+  ],
   /** Interfaces only: the type checker is their test. */
   'types only': ['lib/config/settingsShape.ts', 'lib/links/linkCoordinator.ts', 'lib/scim/scope.ts'],
   /** Asserted through the unit tests of the modules that use them (named after each). */
@@ -36,7 +47,7 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/identities/repository.ts', // imports/importer, scim/userOperations
     'lib/imports/associationBatches.ts', // imports/association
     'lib/imports/importLease.ts', // imports/importer
-    'lib/imports/transientRetry.ts', // imports/association
+    'lib/util/concurrency.ts', // imports/importer, links/tenantLinkCycle
     'lib/links/claims.ts', // imports/association, scim/userOperations, links/tenantLinkCycle
     'lib/links/deltaState.ts', // links/tenantLinkCycle
     'lib/links/directoryChanges.ts', // links/tenantLinkCycle

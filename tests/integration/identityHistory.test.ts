@@ -106,10 +106,10 @@ describe('identity history', () => {
         changedAttributes: [
           'externalId',
           'userName',
+          'affiliationType',
           'name.givenName',
           'name.familyName',
           'active',
-          'affiliationType',
           'personalNumbers',
         ],
       },
@@ -274,10 +274,10 @@ describe('identity history', () => {
         operation: 'IMPORT_CREATE',
         changedAttributes: [
           'externalId',
+          'affiliationType',
           'name.givenName',
           'name.familyName',
           'active',
-          'affiliationType',
           'personalNumbers',
         ],
       },
@@ -348,7 +348,7 @@ describe('identity history', () => {
         at: doc?.lastModified,
         actor: { kind: 'importRun', id: runId },
         operation: 'IMPORT_CREATE',
-        changedAttributes: ['externalId', 'name.givenName', 'name.familyName', 'active', 'affiliationType'],
+        changedAttributes: ['externalId', 'affiliationType', 'name.givenName', 'name.familyName', 'active'],
       },
     ]);
   });
@@ -377,7 +377,7 @@ describe('identity history', () => {
       ['DEACTIVATE', ['active'], adminActor],
       [
         'CREATE',
-        ['externalId', 'name.givenName', 'name.familyName', 'active', 'affiliationType', 'personalNumbers'],
+        ['externalId', 'affiliationType', 'name.givenName', 'name.familyName', 'active', 'personalNumbers'],
         adminActor,
       ],
     ]);

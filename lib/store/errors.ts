@@ -17,6 +17,11 @@ export function isStoreError(err: unknown, failure?: StoreFailure): err is Store
   return err instanceof StoreError && (failure === undefined || err.failure === failure);
 }
 
+function statusOf(err: object): number | undefined {
+  const e = err as CosmosLikeError;
+  return typeof e.code === 'number' ? e.code : e.statusCode;
+}
+
 interface CosmosLikeError {
   code?: number | string;
   statusCode?: number;
@@ -24,9 +29,18 @@ interface CosmosLikeError {
   retryAfterInMilliseconds?: number;
 }
 
-/** Maps an @azure/cosmos error to a StoreError; other errors pass through unchanged. */
+/**
+ * Maps an @azure/cosmos error to a StoreError; other errors pass through unchanged. A transactional batch the
+ * store refused as a whole reaches us wrapped (the SDK throws `Error('Batch request error: …', { cause })`):
+ * its cause carries the store's status, so a throttled batch is `throttled` with the store's wait.
+ */
 export function toStoreError(err: unknown): unknown {
   if (err instanceof StoreError || typeof err !== 'object' || err === null) return err;
+  const cause = (err as { cause?: unknown }).cause;
+  if (statusOf(err) === undefined && typeof cause === 'object' && cause !== null && statusOf(cause) !== undefined) {
+    const mapped = toStoreError(cause);
+    if (mapped instanceof StoreError) return mapped;
+  }
   const e = err as CosmosLikeError;
   const status = typeof e.code === 'number' ? e.code : e.statusCode;
   switch (status) {

@@ -55,7 +55,6 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/links/linkService.ts', // scim/userOperations, links/tenantLinkCycle
     'lib/scim/ifMatch.ts', // scim/userOperations
     'lib/scim/userResource.ts', // scim/patch, scim/userOperations
-    'lib/store/errors.ts', // support/memoryStore (each Cosmos status mapped) and every test over it
     'lib/util/domainError.ts', // imports/importer, imports/association
     'lib/util/uuid7.ts', // imports/importer, scim/userOperations
   ],

@@ -161,11 +161,11 @@ describe('memory store', () => {
     expect(memory.documents('identities').map((d) => d.id)).toEqual(['1', '2', '4']);
   });
 
-  it('reports a batch that fails as a whole as the SDK does (a plain error: unavailable)', async () => {
+  it('reports a batch that fails as a whole as the SDK does (wrapped, its cause the store status: throttled)', async () => {
     const memory = createMemoryStore({ sdkRetries: 0 });
     memory.faults.add({ ops: ['batch'], status: 429, retryAfterMs: 1 });
     const outcomes = await memory.store.collection<Person>('identities').batchCreate('t1|a', [person('t1|a', '1')]);
-    expect(outcomes).toEqual([expect.objectContaining({ failure: 'unavailable' })]);
+    expect(outcomes).toEqual([expect.objectContaining({ failure: 'throttled' })]);
   });
 
   it('lets items with a time to live expire', async () => {

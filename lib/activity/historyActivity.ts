@@ -9,6 +9,7 @@
 import type { Store } from '../store/store';
 import type { IdentityDoc } from '../identities/model';
 import { changedIdentities } from '../store/queries/identities';
+import { readHistory } from '../identities/history';
 import { entryKey, type ActivityEntry, type ActivityQuery, type ActivityStream, type StreamEntries } from './entries';
 
 /** Identities read for one page at most. */
@@ -35,8 +36,8 @@ const TAIL = /^[A-Za-z0-9._-]{1,60}$/;
  * among all its changes (dropped ones counted), which stays the same as newer changes are added.
  */
 export function historyEntries(identity: ChangedIdentity): ActivityEntry[] {
-  const history = identity.history ?? [];
   if (!TAIL.test(identity.id)) return [];
+  const history = readHistory(identity);
   const total = (identity.historyOmitted ?? 0) + history.length;
   return history.map((change, i) => ({
     key: entryKey(Date.parse(change.at), `${identity.id}.${total - i}`),
@@ -49,7 +50,7 @@ export function historyEntries(identity: ChangedIdentity): ActivityEntry[] {
     detail: null,
     externalId: identity.externalId,
     identityId: identity.id,
-    changedAttributes: [...change.changedAttributes],
+    changedAttributes: change.changedAttributes,
     correlationId: null,
   }));
 }

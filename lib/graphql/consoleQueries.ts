@@ -4,6 +4,7 @@ import { partitionKey, type IdentityDoc, type LinkStatus } from '../identities/m
 import { MANUAL_SOURCE_KEY } from '../identities/manualIdentities';
 import { customSourceKey } from '../imports/importer';
 import { IdentityRepository } from '../identities/repository';
+import { readHistory } from '../identities/history';
 import { historyView, identityView, type LinkEventView } from './identityView';
 import { countByLinkStatus } from '../store/queries/identities';
 import { runPointerSources } from '../store/queries/imports';
@@ -86,8 +87,7 @@ const BACKGROUND_NAMES: Record<string, string> = {
  * administrator's name is not known to the service (its id is its object or client id).
  */
 async function actorNames(services: Services, tenantId: string, doc: IdentityDoc, label: string) {
-  const history = doc.history ?? [];
-  const integrations = history.some((e) => e.actor.kind === 'integration')
+  const integrations = readHistory(doc).some((e) => e.actor.kind === 'integration')
     ? new Map((await services.integrations.list(tenantId)).map((i) => [i.id, i.displayName]))
     : new Map<string, string>();
   return (actor: { kind: string; id: string }): string | null => {

@@ -1,5 +1,6 @@
 import { IDENTITY_ATTRIBUTES, graphqlEnumName, type AttributeRow } from '../identities/attributes';
 import type { ChangeActorKind, IdentityDoc, IdentityHistoryEntry } from '../identities/model';
+import { readHistory } from '../identities/history';
 
 export interface LinkEventView {
   at: string;
@@ -29,11 +30,11 @@ export function historyView(
   doc: Pick<IdentityDoc, 'history'>,
   displayName: (actor: IdentityHistoryEntry['actor']) => string | null,
 ): IdentityChangeView[] {
-  return (doc.history ?? []).map((e) => ({
+  return readHistory(doc).map((e) => ({
     at: e.at,
     actor: { kind: ACTOR_KIND[e.actor.kind], id: e.actor.id, displayName: displayName(e.actor) },
     operation: e.operation,
-    changedAttributes: [...e.changedAttributes],
+    changedAttributes: e.changedAttributes,
   }));
 }
 

@@ -52,6 +52,14 @@ export interface IdentityHistoryEntry {
   changedAttributes: string[];
 }
 
+/**
+ * An identity's history as it is stored: written and read only by lib/identities/history.ts (`readHistory`).
+ * Its compact form: the actors (`<kind letter>:<id>`) and attribute names the changes refer to, once each, and
+ * the changes, newest first, each one string `<time> <actor> <operation> <names>`. Identities last changed
+ * before that form hold the readable entries themselves.
+ */
+export type StoredHistory = { a: string[]; n: string[]; e: string[] } | IdentityHistoryEntry[];
+
 export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   tenantId: string;
   sourceKind: SourceKind;
@@ -70,8 +78,8 @@ export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   hasSensitive: boolean;
   /** Import content hash (custom sources). */
   contentHash?: string;
-  /** Its changes, newest first, at most MAX_HISTORY (lib/identities/history.ts); absent before the first recorded one. */
-  history?: IdentityHistoryEntry[];
+  /** Its changes, newest first, at most MAX_HISTORY; absent before the first recorded one. Read with `readHistory` (lib/identities/history.ts). */
+  history?: StoredHistory;
   /** Older changes dropped from `history`. */
   historyOmitted?: number;
 }

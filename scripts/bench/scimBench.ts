@@ -22,6 +22,7 @@ import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../devhost/devDat
 import { services } from '../../lib/services';
 import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { newIdentityDoc } from '../../lib/identities/rules';
+import { appendEntry, byIntegration, changedAttributeNames, MAX_HISTORY } from '../../lib/identities/history';
 import { uuid7 } from '../../lib/util/uuid7';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -31,10 +32,10 @@ const LOG = (m: string) => console.error(`[${new Date().toISOString().slice(11, 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,20000,100000').split(',').map(Number);
 const MB = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDoc {
+function seedDoc(tenantId: string, integrationId: string, i: number, prefix = 'seed'): IdentityDoc {
   const attributes = {
-    externalId: `seed-${i}`,
-    userName: `seed.user.${i}@corp.example`,
+    externalId: `${prefix}-${i}`,
+    userName: `${prefix}.user.${i}@corp.example`,
     givenName: 'Seed',
     familyName: `User${i}`,
     active: true,
@@ -52,21 +53,54 @@ function seedDoc(tenantId: string, integrationId: string, i: number): IdentityDo
   });
 }
 
+/**
+ * A seeded User whose history is full: created, then patched (name.familyName) by the integration an hour
+ * apart until it holds MAX_HISTORY changes, as a User changed often by its connector looks.
+ */
+function fullHistoryDoc(tenantId: string, integrationId: string, i: number): IdentityDoc {
+  const doc = seedDoc(tenantId, integrationId, i, 'full');
+  let history: Pick<IdentityDoc, 'history' | 'historyOmitted'> = {};
+  const start = Date.now() - MAX_HISTORY * 3_600_000;
+  for (let k = 0; k < MAX_HISTORY; k++)
+    history = appendEntry(history, {
+      at: new Date(start + k * 3_600_000 + (i % 1000)).toISOString(),
+      actor: byIntegration(integrationId),
+      operation: k === 0 ? 'CREATE' : 'PATCH',
+      changedAttributes: k === 0 ? changedAttributeNames(undefined, doc) : ['name.familyName'],
+    });
+  return { ...doc, ...history };
+}
+
 interface Grown {
   integrationId: string;
   pk: string;
   seededIds: string[];
+  /** Users with a full history (seeded once, counted in `users`). */
+  fullIds: string[];
   users: number;
 }
 
 async function grown(clientId: string): Promise<Grown> {
   const integration = (await services().integrations.findByClientId(DEV_TENANT_ID, clientId))!;
-  return { integrationId: integration.id, pk: partitionKey(DEV_TENANT_ID, integration.id), seededIds: [], users: 0 };
+  return {
+    integrationId: integration.id,
+    pk: partitionKey(DEV_TENANT_ID, integration.id),
+    seededIds: [],
+    fullIds: [],
+    users: 0,
+  };
 }
 
 /** Grows the integration to n Users (the POSTs of the previous size count too), then measures every request kind. */
 async function measureAt(stack: Stack & { base: string }, client: DevClient, g: Grown, n: number): Promise<Measured[]> {
   const seeded = Date.now();
+  if (g.fullIds.length === 0) {
+    const full = Array.from({ length: SAMPLES }, (_, k) => fullHistoryDoc(DEV_TENANT_ID, g.integrationId, k));
+    const outcomes = await services().identities.batchCreate(g.pk, full);
+    if (outcomes.some((o) => o !== 'created')) throw new Error('seeding failed');
+    g.fullIds.push(...full.map((d) => d.id));
+    g.users += full.length;
+  }
   const start = g.seededIds.length;
   const docs = Array.from({ length: Math.max(0, n - g.users) }, (_, k) =>
     seedDoc(DEV_TENANT_ID, g.integrationId, start + k),
@@ -113,6 +147,15 @@ async function measureAt(stack: Stack & { base: string }, client: DevClient, g: 
         Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }],
       }),
     });
+  const patchFull = (i: number) =>
+    fetch(url(`/Users/${g.fullIds[i % g.fullIds.length]}`), {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'Replace', path: 'name.familyName', value: `Patched${n}-${i}` }],
+      }),
+    });
   const lastModifiedPage2 = `/Users?filter=${encodeURIComponent('meta.lastModified gt "2000-01-01T00:00:00Z"')}&startIndex=101&count=100`;
   rows.push(
     ...(await measureInterleaved(SAMPLES, [
@@ -140,6 +183,10 @@ async function measureAt(stack: Stack & { base: string }, client: DevClient, g: 
       },
       { name: 'POST /Users', fn: async (i) => expectStatus(await post(i), 201) },
       { name: 'PATCH /Users/{id}', fn: async (i) => expectStatus(await patch(i), 200) },
+      {
+        name: `PATCH /Users/{id}, history full (${MAX_HISTORY})`,
+        fn: async (i) => expectStatus(await patchFull(i), 200),
+      },
       {
         name: 'last page via cursor (count=100)',
         fn: async () => expectStatus(await fetch(url(`/Users?startIndex=${lastStart}&count=100`), { headers }), 200),

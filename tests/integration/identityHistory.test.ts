@@ -7,8 +7,8 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { scim, userBody, EXT } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
-import { partitionKey } from '../../lib/identities/model';
-import { MAX_HISTORY } from '../../lib/identities/history';
+import { partitionKey, type IdentityDoc, type IdentityHistoryEntry } from '../../lib/identities/model';
+import { MAX_HISTORY, readHistory } from '../../lib/identities/history';
 import { purgePartitionExpiredSensitiveData } from '../../lib/identities/retention';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import { historyStream } from '../../lib/activity/historyActivity';
@@ -237,6 +237,78 @@ describe('identity history', () => {
     expect(found.history.every((c) => c.operation === 'PATCH')).toBe(true);
     const times = found.history.map((c) => c.at);
     expect([...times].sort().reverse()).toEqual(times);
+    // Stored compactly: the full history adds about 1 KB to the identity (the readable form took 8.5 KB).
+    const pk = partitionKey(DEV_TENANT_ID, integrationId);
+    const stored = await services().store.collection<IdentityDoc>('identities').read(pk, created.id);
+    expect(Buffer.byteLength(JSON.stringify(stored?.history))).toBeLessThan(MAX_HISTORY * 22);
+  });
+
+  it('a PATCH of a User with a full history costs at most about 2 RU more than one of a new User', async () => {
+    const patchCost = async (id: string, value: string) => {
+      const counters = storeCounters();
+      const res = await api.patch(id, {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'name.familyName', value }],
+      });
+      expect(res.status).toBe(200);
+      return diffCounters(storeCounters(), counters).requestCharge;
+    };
+    const fresh = (await api.create(userBody({ externalId: 'HIST-COST-NEW' }))).body;
+    const full = (await api.create(userBody({ externalId: 'HIST-COST-FULL' }))).body;
+    for (let i = 0; i < MAX_HISTORY; i++) await patchCost(full.id, `Berg${i}`);
+    const atFirst = await patchCost(fresh.id, 'Dahl');
+    const atFull = await patchCost(full.id, 'Dahl');
+    expect(atFull - atFirst).toBeLessThanOrEqual(2.5);
+  });
+
+  it('reads a history stored in the readable form, and stores it compactly with the next change', async () => {
+    const created = (await api.create(userBody({ externalId: 'HIST-READABLE' }))).body;
+    const pk = partitionKey(DEV_TENANT_ID, integrationId);
+    const identities = services().store.collection<IdentityDoc>('identities');
+    const doc = (await identities.read(pk, created.id))!;
+    const readable: IdentityHistoryEntry[] = [
+      {
+        at: doc.lastModified,
+        actor: { kind: 'administrator', id: 'admin-old' },
+        operation: 'ADMIN_UPDATE',
+        changedAttributes: ['nationality'],
+      },
+      {
+        at: doc.created,
+        actor: { kind: 'integration', id: integrationId },
+        operation: 'CREATE',
+        changedAttributes: ['externalId'],
+      },
+    ];
+    await identities.replace({ ...doc, history: readable, historyOmitted: 2 });
+    const shown = [
+      { ...readable[0]!, actor: { kind: 'ADMINISTRATOR', id: 'admin-old', displayName: null } },
+      { ...readable[1]!, actor: { kind: 'INTEGRATION', id: integrationId, displayName: 'Dev SCIM' } },
+    ];
+    expect((await identity(integrationId, created.id)).identity).toMatchObject({ history: shown, historyOmitted: 2 });
+    const listed = await activity({ s: integrationId, f: { externalId: 'HIST-READABLE' } });
+    expect(listed.page.nodes.map((n) => [n.at, n.operation, n.changedAttributes])).toEqual([
+      [doc.lastModified, 'ADMIN_UPDATE', ['nationality']],
+      [doc.created, 'CREATE', ['externalId']],
+    ]);
+
+    const patched = await api.patch(created.id, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'name.givenName', value: 'Alma' }],
+    });
+    expect(patched.status).toBe(200);
+    const after = (await identities.read(pk, created.id))!;
+    expect(Array.isArray(after.history)).toBe(false);
+    expect(readHistory(after)).toEqual([
+      {
+        at: patched.body.meta.lastModified,
+        actor: { kind: 'integration', id: integrationId },
+        operation: 'PATCH',
+        changedAttributes: ['name.givenName'],
+      },
+      ...readable,
+    ]);
+    expect((await identity(integrationId, created.id)).identity.historyOmitted).toBe(2);
   });
 
   it('records an import run as the actor of creates and updates; an unchanged import writes nothing and adds no history', async () => {
@@ -343,7 +415,7 @@ describe('identity history', () => {
     await stack.host.queuesIdle(30_000);
     const pk = partitionKey(DEV_TENANT_ID, 'src:HR-staged-history');
     const doc = await services().identities.findOne(pk, 'externalIdKey', 'S-1');
-    expect(doc?.history).toEqual([
+    expect(readHistory(doc ?? {})).toEqual([
       {
         at: doc?.lastModified,
         actor: { kind: 'importRun', id: runId },

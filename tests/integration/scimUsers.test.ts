@@ -248,6 +248,15 @@ describe('SCIM Users: create, read, replace, delete', () => {
     const same = await api.put(created.id, replacement);
     expect(same.headers.get('etag')).toBe('W/"2"');
     expect(same.body.meta.lastModified).toBe(res.body.meta.lastModified);
+    // The User now has a history of two changes: no SCIM answer carries it, not even when asked for by name.
+    const got = await api.get(created.id);
+    const listed = await api.list(`?filter=${encodeURIComponent(`externalId eq "${created.externalId}"`)}`);
+    const asked = await api.get(created.id, '?attributes=history,historyOmitted');
+    expect(listed.body.Resources).toHaveLength(1);
+    for (const answer of [res, same, got, listed, asked]) {
+      expect(answer.status).toBe(200);
+      expect(answer.text).not.toMatch(/history/i);
+    }
   });
 
   it('PUT to a userName of another User is 409; If-Match mismatch is 412, the current tag and * pass', async () => {

@@ -6,6 +6,8 @@ import {
   type StreamEntries,
 } from '../../../lib/activity/entries';
 import { historyEntries } from '../../../lib/activity/historyActivity';
+import { appendEntry } from '../../../lib/identities/history';
+import type { IdentityDoc, IdentityHistoryEntry } from '../../../lib/identities/model';
 
 const T = (s: number) => new Date(Date.parse('2026-03-01T08:00:00.000Z') + s * 1000).toISOString();
 const ID = '0190f5a2-1111-7000-8000-000000000001';
@@ -50,6 +52,34 @@ describe('historyEntries', () => {
       historyOmitted: 4,
     });
     expect(later[1]!.key).toBe(entries[0]!.key);
+  });
+
+  it('reads the compact stored form as the readable one', () => {
+    let stored: Pick<IdentityDoc, 'history' | 'historyOmitted'> = { historyOmitted: 3 };
+    const changes: IdentityHistoryEntry[] = [
+      {
+        at: T(1),
+        actor: { kind: 'integration', id: 'i' },
+        operation: 'CREATE',
+        changedAttributes: ['personalNumbers'],
+      },
+      { at: T(2), actor: { kind: 'integration', id: 'i' }, operation: 'PATCH', changedAttributes: ['name.givenName'] },
+    ];
+    for (const change of changes) stored = appendEntry(stored, change);
+    expect(Array.isArray(stored.history)).toBe(false);
+    const compact = historyEntries({ id: ID, externalId: 'E1', lastModified: T(2), ...stored });
+    const readable = historyEntries({
+      id: ID,
+      externalId: 'E1',
+      lastModified: T(2),
+      history: [...changes].reverse(),
+      historyOmitted: 3,
+    });
+    expect(compact).toEqual(readable);
+    expect(compact.map((e) => [e.key, e.operation, e.changedAttributes])).toEqual([
+      [`${T(2)}|${ID}.5`, 'PATCH', ['name.givenName']],
+      [`${T(1)}|${ID}.4`, 'CREATE', ['personalNumbers']],
+    ]);
   });
 
   it('has none for an identity without history', () => {

@@ -9,6 +9,7 @@ import {
   changedAttributeNames,
   linkChanged,
   MAX_HISTORY,
+  readHistory,
   updateOperation,
   withChange,
 } from '../../../lib/identities/history';
@@ -125,16 +126,126 @@ describe('appendEntry', () => {
   it('keeps changes newest first', () => {
     const one = appendEntry({}, entry(1));
     const two = appendEntry(one, entry(2));
-    expect(two).toEqual({ history: [entry(2), entry(1)], historyOmitted: 0 });
+    expect(two.historyOmitted).toBe(0);
+    expect(readHistory(two)).toEqual([entry(2), entry(1)]);
   });
 
   it(`keeps the last ${MAX_HISTORY} and counts the ones it drops`, () => {
     let doc: Pick<IdentityDoc, 'history' | 'historyOmitted'> = {};
     for (let n = 1; n <= MAX_HISTORY + 7; n++) doc = appendEntry(doc, entry(n));
-    expect(doc.history).toHaveLength(MAX_HISTORY);
+    const history = readHistory(doc);
+    expect(history).toHaveLength(MAX_HISTORY);
     expect(doc.historyOmitted).toBe(7);
-    expect(doc.history?.[0]).toEqual(entry(MAX_HISTORY + 7));
-    expect(doc.history?.[MAX_HISTORY - 1]).toEqual(entry(8));
+    expect(history[0]).toEqual(entry(MAX_HISTORY + 7));
+    expect(history[MAX_HISTORY - 1]).toEqual(entry(8));
+  });
+});
+
+describe('the stored form', () => {
+  const INTEGRATION = '0190f5a2-2222-7000-8000-000000000002';
+  const change = (n: number, over: Partial<IdentityHistoryEntry> = {}): IdentityHistoryEntry => ({
+    at: new Date(Date.parse(T0) + n * 3_600_000 + 123).toISOString(),
+    actor: { kind: 'integration', id: INTEGRATION },
+    operation: 'PATCH',
+    changedAttributes: ['name.familyName'],
+    ...over,
+  });
+
+  it('keeps each actor and attribute name once and each change as one short string', () => {
+    let doc: Pick<IdentityDoc, 'history' | 'historyOmitted'> = {};
+    doc = appendEntry(doc, change(0, { operation: 'CREATE', changedAttributes: ['externalId', 'personalNumbers'] }));
+    doc = appendEntry(doc, change(1, { changedAttributes: ['personalNumbers', 'name.familyName'] }));
+    doc = appendEntry(
+      doc,
+      change(2, {
+        actor: { kind: 'background', id: 'directory-links' },
+        operation: 'LINK_CHECK',
+        changedAttributes: ['directoryLink'],
+      }),
+    );
+    const t = (n: number) => (Date.parse(T0) + n * 3_600_000 + 123).toString(36);
+    expect(doc.history).toEqual({
+      a: ['b:directory-links', `i:${INTEGRATION}`],
+      n: ['directoryLink', 'personalNumbers', 'name.familyName', 'externalId'],
+      e: [`${t(2)} 0 K 0`, `${t(1)} 1 P 1.2`, `${t(0)} 1 C 3.1`],
+    });
+    expect(readHistory(doc)).toEqual([
+      change(2, {
+        actor: { kind: 'background', id: 'directory-links' },
+        operation: 'LINK_CHECK',
+        changedAttributes: ['directoryLink'],
+      }),
+      change(1, { changedAttributes: ['personalNumbers', 'name.familyName'] }),
+      change(0, { operation: 'CREATE', changedAttributes: ['externalId', 'personalNumbers'] }),
+    ]);
+  });
+
+  it('reads back every actor kind, operation and time exactly; an unknown operation or an inexact time as written', () => {
+    const entries: IdentityHistoryEntry[] = [
+      change(9, { actor: { kind: 'importRun', id: 'run 1:a' }, operation: 'IMPORT_CREATE', changedAttributes: [] }),
+      change(8, { actor: { kind: 'administrator', id: 'admin-1' }, operation: 'ADMIN_UPDATE' }),
+      ...['REPLACE', 'IMPORT_UPDATE', 'IMPORT_DEACTIVATE', 'DEACTIVATE', 'LINK', 'UNLINK', 'RETENTION'].map(
+        (operation, n) => change(n, { operation }),
+      ),
+      change(7, { operation: 'SOMETHING_NEW', at: '2026-01-01T00:00:00Z', changedAttributes: ['a b', 'c.d'] }),
+      change(7, { at: '1969-12-31T23:59:59.999Z' }),
+    ];
+    let doc: Pick<IdentityDoc, 'history' | 'historyOmitted'> = {};
+    for (const e of [...entries].reverse()) doc = appendEntry(doc, e);
+    expect(readHistory(doc)).toEqual(entries);
+  });
+
+  it(`holds a full history of ${MAX_HISTORY} changes in about 1 KB (the readable form took 8.5 KB)`, () => {
+    let doc: Pick<IdentityDoc, 'history' | 'historyOmitted'> = {};
+    doc = appendEntry(
+      doc,
+      change(0, {
+        operation: 'CREATE',
+        changedAttributes: ['externalId', 'userName', 'name.givenName', 'name.familyName', 'active', 'affiliationType'],
+      }),
+    );
+    for (let n = 1; n < MAX_HISTORY; n++) doc = appendEntry(doc, change(n));
+    expect(readHistory(doc)).toHaveLength(MAX_HISTORY);
+    expect(Buffer.byteLength(JSON.stringify(doc.history))).toBeLessThan(1100);
+  });
+
+  it('reads a history stored in the readable form, and writes the compact form with the next change', () => {
+    const stored: IdentityHistoryEntry[] = [
+      change(2),
+      change(1, { operation: 'CREATE', changedAttributes: ['externalId'] }),
+    ];
+    const doc = { history: JSON.parse(JSON.stringify(stored)) as IdentityHistoryEntry[], historyOmitted: 4 };
+    expect(readHistory(doc)).toEqual(stored);
+    const next = appendEntry(doc, change(3));
+    expect(Array.isArray(next.history)).toBe(false);
+    expect(next.historyOmitted).toBe(4);
+    expect(readHistory(next)).toEqual([change(3), ...stored]);
+    // A full readable history is bounded as before: the oldest change dropped and counted.
+    const full = { history: Array.from({ length: MAX_HISTORY }, (_, n) => change(MAX_HISTORY - 1 - n)) };
+    const after = appendEntry(full, change(MAX_HISTORY));
+    expect(after.historyOmitted).toBe(1);
+    expect(readHistory(after)).toEqual([change(MAX_HISTORY), ...full.history.slice(0, MAX_HISTORY - 1)]);
+  });
+
+  it('has no changes without a history, and leaves out a change it cannot read', () => {
+    expect(readHistory({})).toEqual([]);
+    const t = (Date.parse(T0) + 123).toString(36);
+    expect(
+      readHistory({
+        history: {
+          a: ['i:x', 'z:y', 'ix'],
+          n: ['name.givenName'],
+          e: [`${t} 0 P 0`, `${t} 1 P 0`, `${t} 2 P 0`, `${t} 5 P 0`, `${t} 0 P 7`, `${t} 0 P`, `${t} 0 P 0 extra`],
+        },
+      }),
+    ).toEqual([
+      {
+        at: new Date(Date.parse(T0) + 123).toISOString(),
+        actor: { kind: 'integration', id: 'x' },
+        operation: 'PATCH',
+        changedAttributes: ['name.givenName'],
+      },
+    ]);
   });
 });
 
@@ -145,7 +256,7 @@ describe('withChange', () => {
       link: { status: 'pending' as const },
     };
     const recorded = withChange(undefined, doc, { actor: byIntegration('int-1'), operation: 'CREATE' });
-    expect(recorded.history).toEqual([
+    expect(readHistory(recorded)).toEqual([
       {
         at: T0,
         actor: { kind: 'integration', id: 'int-1' },
@@ -165,20 +276,21 @@ describe('withChange', () => {
     expect(recorded.historyOmitted).toBe(0);
     expect(JSON.stringify(recorded.history)).not.toContain(CPR);
     expect(JSON.stringify(recorded.history)).not.toContain('Anna');
+    expect(JSON.stringify(readHistory(recorded))).not.toContain(CPR);
   });
 
   it('records an update at the new version’s lastModified, naming what changed; the history goes on with the next version', () => {
     const first = withChange(undefined, created(), { actor: byIntegration('int-1'), operation: 'CREATE' });
     const next = nextIdentityVersion(first, { attributes: { ...attributes(), givenName: 'Ann' } }, T1);
     const recorded = withChange(first, next, { actor: byIntegration('int-1'), operation: 'PATCH' });
-    expect(recorded.history?.map((e) => [e.at, e.operation, e.changedAttributes])).toEqual([
+    expect(readHistory(recorded).map((e) => [e.at, e.operation, e.changedAttributes])).toEqual([
       [T1, 'PATCH', ['name.givenName']],
       [T0, 'CREATE', ['externalId', 'userName', 'affiliationType', 'name.givenName', 'name.familyName', 'active']],
     ]);
     // A link-only version names the link.
     const linked = nextIdentityVersion(recorded, { link: { status: 'linked', source: 'manual', userId: 'u1' } }, T1);
     expect(
-      withChange(recorded, linked, { actor: byAdministrator({ id: 'admin-1' }), operation: 'LINK' }).history?.[0],
+      readHistory(withChange(recorded, linked, { actor: byAdministrator({ id: 'admin-1' }), operation: 'LINK' }))[0],
     ).toEqual({
       at: T1,
       actor: { kind: 'administrator', id: 'admin-1' },

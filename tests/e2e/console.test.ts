@@ -492,8 +492,11 @@ describe('administrator console (browser)', () => {
     expect(await marked.nth(1).innerText()).toMatch(
       /^⚠ .+: Refused by the delete guard \(IMPORT_DELETE_LIMIT_EXCEEDED\)/,
     );
-    await chart.evaluate((e) => e.closest('.fui-Card')?.scrollIntoView({ block: 'end' }));
+    // The whole overview in one picture: a tall window for the screenshot only.
+    await page.setViewportSize({ width: DESKTOP.width, height: 1600 });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'console-overview');
+    await page.setViewportSize(DESKTOP);
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspViolations).toEqual([]);
     // The card's link, from the keyboard, opens the full chart and its table.

@@ -44,6 +44,8 @@ export const useStyles = makeStyles({
   mono: { fontFamily: tokens.fontFamilyMonospace, wordBreak: 'break-all' },
   trend: { display: 'flex', flexDirection: 'column', gap: '8px', alignItems: 'stretch' },
   chart: { width: '100%', maxWidth: '60rem', minHeight: '260px' },
+  // The chart takes the height of its frame.
+  smallChart: { width: '100%', height: '130px' },
   standsOut: { margin: 0, paddingLeft: '20px' },
   dl: { display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 16px', margin: 0 },
 });

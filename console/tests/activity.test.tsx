@@ -101,4 +101,31 @@ describe('ActivityPage', () => {
     inFluent(<ActivityPage send={sender({}) as unknown as Send} source={undefined} />);
     expect(screen.getByText(/Choose a SCIM integration or a custom source/)).toBeTruthy();
   });
+
+  it('names the attributes a succeeded change changed, never a value', async () => {
+    const changed = entry({
+      outcome: 'SUCCEEDED',
+      operation: 'PATCH',
+      httpStatus: null,
+      scimType: null,
+      detail: null,
+      identityId: USER,
+      changedAttributes: ['name.givenName', 'personalNumbers'],
+      correlationId: null,
+    });
+    const send = sender({ '': { nodes: [changed], endCursor: null, hasNextPage: false } });
+    inFluent(<ActivityPage send={send as unknown as Send} source={SOURCE} />);
+    const table = await screen.findByRole('table', { name: 'Activity' });
+    const cells = within(within(table).getAllByRole('row')[1]!).getAllByRole('cell');
+    expect(cells.map((c) => c.textContent)).toEqual([
+      expect.any(String),
+      'Succeeded',
+      'PATCH',
+      '—',
+      'E-1001',
+      USER,
+      'Changed name.givenName, personalNumbers',
+      '—',
+    ]);
+  });
 });

@@ -5,6 +5,7 @@ import type { ReactElement } from 'react';
 import type { ImportRun, Send } from '../src/api';
 import { RunsPage } from '../src/pages/RunsPage';
 import { CHART_TITLE } from '../src/pages/RunChart';
+import { OverviewPage } from '../src/pages/OverviewPage';
 
 const inFluent = (ui: ReactElement) => render(<FluentProvider theme={webLightTheme}>{ui}</FluentProvider>);
 const DAY = 86_400_000;
@@ -71,5 +72,36 @@ describe('the runs chart', () => {
   it('says when the source had no import in the last 90 days', async () => {
     inFluent(<RunsPage send={sender([{ ...run(1, 0), startedAt: daysAgo(120) }])} source="HR" />);
     expect(await screen.findByText('No import run in the last 90 days.')).toBeTruthy();
+  });
+
+  it("draws the runs small on the source's card on the overview, the run that stands out named in text, linked to the Runs page", async () => {
+    const runs = [run(1, 1), run(2, 1), run(3, 300), run(4, 1)].reverse();
+    const send = sender(runs);
+    inFluent(<OverviewPage send={send} />);
+    const chart = await screen.findByRole('img', { name: `${CHART_TITLE}, HR` });
+    // The picture takes no focus: its runs are named in the text beside it and one by one on the Runs page.
+    expect(chart.firstElementChild?.hasAttribute('inert')).toBe(true);
+    expect(chart.getAttribute('aria-describedby')).toBeTruthy();
+    expect(document.getElementById(chart.getAttribute('aria-describedby')!)?.textContent).toBe(
+      '4 import runs; median deleted share 0.1 %; 1 stands out (marked ⚠).',
+    );
+    const marked = within(screen.getByRole('list', { name: 'Runs of HR that stand out' })).getAllByRole('listitem');
+    expect(marked).toHaveLength(1);
+    expect(marked[0]!.textContent).toMatch(
+      /^⚠ .+: Deleted 30 % of the source \(300 of 1000\), more than 3 times the median of 0\.1 % over the last 90 days\.$/,
+    );
+    expect(screen.getByRole('link', { name: 'Runs of HR, with their chart' }).getAttribute('href')).toBe(
+      '/console/runs?source=HR',
+    );
+    // One list of runs serves the chart and the recent runs.
+    expect(vi.mocked(send).mock.calls.filter(([op]) => op === 'runs')).toEqual([
+      ['runs', { source: 'HR', first: 100 }],
+    ]);
+  });
+
+  it('says on the card when the source had no import in the last 90 days, and draws nothing', async () => {
+    inFluent(<OverviewPage send={sender([{ ...run(1, 0), startedAt: daysAgo(120) }])} />);
+    expect(await screen.findByText('No import run in the last 90 days.')).toBeTruthy();
+    expect(screen.queryByRole('img')).toBeNull();
   });
 });

@@ -250,7 +250,10 @@ describe('administrator console (browser)', () => {
     await screenshot(page, 'console-runs');
     await go(page, 'Overview');
     await page.getByRole('link', { name: 'Payroll', exact: true }).waitFor();
-    await screenshot(page, 'console-overview');
+    const chart = page.getByRole('img', { name: /per import run, last 90 days, Payroll$/ });
+    await chart.locator('svg rect').first().waitFor();
+    const summary = await chart.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${summary}"]`).innerText()).toBe('1 import run; none stands out.');
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
@@ -325,7 +328,10 @@ describe('administrator console (browser)', () => {
     await screenshot(page, 'console-activity');
     expect(await seriousViolations(page)).toEqual([]);
     // The refused PATCH names its User: the entry links to the identity.
-    await table.getByRole('link', { name: `Identity ${kept.body.id}` }).click();
+    await table
+      .getByRole('row', { name: /PATCH \/Users\/\{id\} 412/ })
+      .getByRole('link', { name: `Identity ${kept.body.id}` })
+      .click();
     await page.getByRole('heading', { level: 1, name: 'Anna Berg' }).waitFor();
     await page.close();
   });
@@ -349,9 +355,15 @@ describe('administrator console (browser)', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor({ state: 'detached' });
     await table.getByRole('row', { name: /409 uniqueness/ }).waitFor();
-    expect(await table.getByRole('row').count()).toBe(2); // the header and the duplicate POST
+    // The header, the duplicate POST and the create of the User it duplicated.
+    expect(await table.getByRole('row').count()).toBe(3);
+    // The kept ACT-DUP's create is recorded in its history: the one succeeded entry of that externalId.
     await page.getByLabel('Outcome').selectOption('SUCCEEDED');
-    await page.getByText('No activity matches.').waitFor();
+    const created = table.getByRole('row', { name: /Succeeded/ });
+    await created.waitFor();
+    expect(await table.getByRole('row').count()).toBe(2);
+    expect(await created.innerText()).toMatch(/Succeeded\s+CREATE[\s\S]*ACT-DUP[\s\S]*Changed [\s\S]*personalNumbers/);
+    await table.getByRole('row', { name: /409 uniqueness/ }).waitFor({ state: 'detached' });
     await page.getByLabel('Outcome').selectOption('REFUSED');
     await page.getByLabel('externalId').fill('');
     await page.getByLabel('Since').fill('2099-01-01T00:00');
@@ -385,18 +397,14 @@ describe('administrator console (browser)', () => {
     await page.getByRole('heading', { level: 1, name: 'Annika Berg' }).waitFor();
     await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
     const table = page.getByRole('table', { name: 'History', exact: true });
-    const empty = page.getByText('No changes recorded.');
-    await table.or(empty).waitFor();
-    if (await table.isVisible()) {
-      // Recorded history: the PATCH first, naming the attribute; the create naming the personal numbers by name.
-      const rows = table.getByRole('row');
-      await rows.nth(2).waitFor();
-      expect(await rows.nth(1).innerText()).toMatch(/Dev SCIM[\s\S]*name\.givenName/);
-      expect(await rows.nth(2).innerText()).toMatch(/Dev SCIM[\s\S]*personalNumbers/);
-    } else {
-      // Until the service records changes, the section says there are none.
-      expect(await empty.isVisible()).toBe(true);
-    }
+    // Newest first: the PATCH naming the attribute it changed, then the create naming the personal numbers by
+    // name; both by the integration, named.
+    const rows = table.getByRole('row');
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(1).innerText()).toMatch(/^.+\s+SCIM integration: Dev SCIM\s+PATCH\s+name\.givenName$/);
+    expect(await rows.nth(2).innerText()).toMatch(/^.+\s+SCIM integration: Dev SCIM\s+CREATE\s+[\s\S]*personalNumbers/);
+    expect(await page.getByText('No changes recorded.').count()).toBe(0);
     const text = await page.locator('main').innerText();
     for (const s of SECRETS) expect(text).not.toContain(s);
     await page.getByRole('heading', { level: 2, name: 'History', exact: true }).evaluate((e) => e.scrollIntoView());
@@ -461,6 +469,42 @@ describe('administrator console (browser)', () => {
     expect(width).toBeLessThanOrEqual(DESKTOP.width);
     // Fluent's chart draws and styles under the console's CSP (the browser reports any refusal on the console).
     expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it("draws each custom source's runs small on its overview card, the runs that stand out named in text, linked to the full chart", async () => {
+    const page = await signIn('Dev Admin');
+    const chart = page.getByRole('img', {
+      name: 'Created, updated and deleted identities per import run, last 90 days, Trend-HR',
+    });
+    await chart.locator('svg rect').first().waitFor();
+    // The picture takes no focus (its bars are on the Runs page); its summary and the runs that stand out are text.
+    expect(await chart.locator('[inert]').count()).toBe(1);
+    const summary = await chart.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${summary}"]`).innerText()).toBe(
+      '5 import runs; median deleted share 5 %; 2 stand out (marked ⚠).',
+    );
+    const marked = page.getByRole('list', { name: 'Runs of Trend-HR that stand out' }).getByRole('listitem');
+    expect(await marked.count()).toBe(2);
+    expect(await marked.nth(0).innerText()).toMatch(
+      /^⚠ .+: Deleted 47\.4 % of the source \(9 of 19\), more than 3 times the median of 5 % over the last 90 days\.$/,
+    );
+    expect(await marked.nth(1).innerText()).toMatch(
+      /^⚠ .+: Refused by the delete guard \(IMPORT_DELETE_LIMIT_EXCEEDED\)/,
+    );
+    // The whole overview in one picture: a tall window for the screenshot only.
+    await page.setViewportSize({ width: DESKTOP.width, height: 1600 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'console-overview');
+    await page.setViewportSize(DESKTOP);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    // The card's link, from the keyboard, opens the full chart and its table.
+    await page.getByRole('link', { name: 'Runs of Trend-HR, with their chart' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+    expect(new URL(page.url()).search).toBe('?source=Trend-HR');
+    await page.getByRole('figure', { name: /Created, updated and deleted identities per import run/ }).waitFor();
     await page.close();
   });
 

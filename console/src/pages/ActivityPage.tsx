@@ -1,6 +1,6 @@
 /**
- * What happened to a source, newest first: a SCIM integration's refused requests, a custom source's run
- * outcomes. Filters: outcome, externalId, since; 25 entries a page; an entry naming a User links to it.
+ * What happened to a source, newest first: the changes of its identities (the attributes they changed, by
+ * name), a SCIM integration's refused requests, a custom source's run outcomes. Filters: outcome, externalId, since; 25 entries a page; an entry naming a User links to it.
  */
 import { useState } from 'react';
 import {
@@ -54,6 +54,12 @@ const useColumns = makeStyles({
   code: { fontFamily: tokens.fontFamilyMonospace },
 });
 
+/** The detail column: the service's detail of a refusal or failure, else the attributes a change named. */
+function detailOf(e: ActivityEntry): string {
+  if (e.detail) return e.detail;
+  return e.changedAttributes?.length ? `Changed ${e.changedAttributes.join(', ')}` : '—';
+}
+
 /** The status column: HTTP status and scimType of a SCIM refusal, else the service's code. */
 function statusOf(e: ActivityEntry): string {
   if (e.httpStatus !== null) return [e.httpStatus, e.scimType].filter(Boolean).join(' ');
@@ -84,8 +90,9 @@ export function ActivityPage({ send, source }: { send: Send; source: string | un
     <>
       <Title2 as="h1">Activity</Title2>
       <Body1>
-        What happened to a source, newest first: the requests of a SCIM integration that the service refused, and the
-        outcomes of a custom source&apos;s imports and associations.
+        What happened to a source, newest first: the changes of its identities (which attributes, by name), the requests
+        of a SCIM integration that the service refused, and the outcomes of a custom source&apos;s imports and
+        associations.
       </Body1>
       <form
         className={styles.row}
@@ -191,7 +198,7 @@ export function ActivityTable({ source, items }: { source: string; items: Activi
                   '—'
                 )}
               </TableCell>
-              <TableCell className={mergeClasses(columns.cell, columns.wrap)}>{e.detail ?? '—'}</TableCell>
+              <TableCell className={mergeClasses(columns.cell, columns.wrap)}>{detailOf(e)}</TableCell>
               <TableCell className={mergeClasses(columns.cell, styles.mono)}>{e.correlationId ?? '—'}</TableCell>
             </TableRow>
           ))}

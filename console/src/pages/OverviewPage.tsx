@@ -1,19 +1,48 @@
-import { Card, CardHeader, Link, Text, Title2, Title3, Badge } from '@fluentui/react-components';
-import type { ImportRun, Send } from '../api';
-import { Show, useLoad, when } from '../data';
+import { lazy, Suspense } from 'react';
+import { Card, CardHeader, Link, Spinner, Text, Title2, Title3, Badge } from '@fluentui/react-components';
+import type { ImportRun, Send, SourceSummary } from '../api';
+import { Show, useLoad, when, type Loaded } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { RouteLink } from '../RouteLink';
+import { runTrend, TREND_DAYS } from '../runTrend';
+
+// The chart library loads only when a custom source has an import run to draw, not with the console.
+const SmallRunChart = lazy(() => import('./RunChart').then((m) => ({ default: m.SmallRunChart })));
+
+/** A custom source's import runs of the last 90 days as a small chart, once its runs are loaded. */
+function SourceTrend({ source, runs }: { source: SourceSummary; runs: Loaded<Map<string, ImportRun[]>> }) {
+  if (runs.state !== 'done') return null;
+  const trend = runTrend(runs.value.get(source.name) ?? [], new Date());
+  if (trend.runs.length === 0) return <Text size={200}>No import run in the last {TREND_DAYS} days.</Text>;
+  return (
+    <Suspense fallback={<Spinner size="tiny" label="Loading the chart…" />}>
+      <SmallRunChart trend={trend} displayName={source.displayName} />
+    </Suspense>
+  );
+}
 
 export function OverviewPage({ send }: { send: Send }) {
   const styles = useStyles();
   const [sources] = useLoad(async () => (await send('sources')).sources, [send]);
-  const [runs] = useLoad(async () => {
+  // Each custom source's runs (kept 90 days, at most 100 listed): its card's chart, and the recent runs below.
+  const [runsBySource] = useLoad(async () => {
     const custom = (await send('sources')).sources.filter((s) => s.kind === 'CUSTOM');
-    const all: ImportRun[] = [];
-    for (const s of custom) all.push(...(await send('runs', { source: s.name, first: 5 })).importRuns);
-    return all.sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, 10);
+    const lists = await Promise.all(
+      custom.map(async (s) => [s.name, (await send('runs', { source: s.name, first: 100 })).importRuns] as const),
+    );
+    return new Map<string, ImportRun[]>(lists);
   }, [send]);
+  const runs: Loaded<ImportRun[]> =
+    runsBySource.state === 'done'
+      ? {
+          state: 'done',
+          value: [...runsBySource.value.values()]
+            .flat()
+            .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
+            .slice(0, 10),
+        }
+      : runsBySource;
   return (
     <>
       <Title2 as="h1">Overview</Title2>
@@ -50,6 +79,7 @@ export function OverviewPage({ send }: { send: Send }) {
                   <dt>Not asserted</dt>
                   <dd>{s.counts.notAsserted}</dd>
                 </dl>
+                {s.kind === 'CUSTOM' && <SourceTrend source={s} runs={runsBySource} />}
                 {s.kind === 'CUSTOM' && (
                   <RouteLink to={{ page: 'runs', source: s.name }} label={`Runs of ${s.displayName}, with their chart`}>
                     Runs

@@ -1,7 +1,8 @@
 /**
  * The created, updated and deleted identities of a custom source's import runs over the last 90 days, as a
  * stacked bar chart (Fluent's charts), with the runs whose deleted share stands out named and explained in
- * text beside it and a table of every run for keyboard and screen-reader users.
+ * text beside it and a table of every run for keyboard and screen-reader users; and the same chart small, for
+ * the source's card on the overview.
  */
 import { useId, useState } from 'react';
 import {
@@ -38,13 +39,9 @@ function labels(runs: TrendRun[]): string[] {
   });
 }
 
-export function RunChart({ trend }: { trend: RunTrend }) {
-  const styles = useStyles();
-  const headingId = useId();
-  const [asTable, setAsTable] = useState(false);
-  const names = labels(trend.runs);
-  const marked = trend.runs.flatMap((r, n) => (r.standsOut ? [{ run: r, label: names[n]! }] : []));
-  const data: VerticalStackedChartProps[] = trend.runs.map((r, n) => ({
+/** The bars of the chart, each named with its run and counts (and why it stands out). */
+function bars(runs: TrendRun[], names: string[]): VerticalStackedChartProps[] {
+  return runs.map((r, n) => ({
     xAxisPoint: names[n]!,
     stackCallOutAccessibilityData: {
       ariaLabel: `${names[n]}: created ${r.created}, updated ${r.updated}, deleted ${r.deleted}${r.standsOut ? `. Stands out: ${r.standsOut}` : ''}`,
@@ -56,6 +53,28 @@ export function RunChart({ trend }: { trend: RunTrend }) {
       callOutAccessibilityData: { ariaLabel: `${names[n]}: ${k} ${r[k]}` },
     })),
   }));
+}
+
+/** The runs that stand out, with their labels. */
+const standingOut = (runs: TrendRun[], names: string[]) =>
+  runs.flatMap((r, n) => (r.standsOut ? [{ run: r, label: names[n]! }] : []));
+
+function Summary({ trend, marked }: { trend: RunTrend; marked: number }) {
+  return (
+    <>
+      {trend.runs.length} import {trend.runs.length === 1 ? 'run' : 'runs'}
+      {trend.medianShare !== null ? `; median deleted share ${percent(trend.medianShare)}` : ''};{' '}
+      {marked === 0 ? 'none stands out.' : `${marked} ${marked === 1 ? 'stands' : 'stand'} out (marked ⚠).`}
+    </>
+  );
+}
+
+export function RunChart({ trend }: { trend: RunTrend }) {
+  const styles = useStyles();
+  const headingId = useId();
+  const [asTable, setAsTable] = useState(false);
+  const names = labels(trend.runs);
+  const marked = standingOut(trend.runs, names);
   return (
     <section aria-labelledby={headingId} className={styles.trend}>
       <Title3 as="h2" id={headingId}>
@@ -66,15 +85,11 @@ export function RunChart({ trend }: { trend: RunTrend }) {
       ) : (
         <>
           <Text role="status">
-            {trend.runs.length} import {trend.runs.length === 1 ? 'run' : 'runs'}
-            {trend.medianShare !== null ? `; median deleted share ${percent(trend.medianShare)}` : ''};{' '}
-            {marked.length === 0
-              ? 'none stands out.'
-              : `${marked.length} ${marked.length === 1 ? 'stands' : 'stand'} out (marked ⚠).`}
+            <Summary trend={trend} marked={marked.length} />
           </Text>
           <div className={styles.chart} role="figure" aria-label={CHART_TITLE}>
             <VerticalStackedBarChart
-              data={data}
+              data={bars(trend.runs, names)}
               chartTitle={CHART_TITLE}
               height={260}
               barWidth="auto"
@@ -133,5 +148,49 @@ export function RunChart({ trend }: { trend: RunTrend }) {
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The chart small, on a source's card: a picture of the runs (named by its summary; the bars take no focus,
+ * the Runs page has them one by one and as a table), the summary and the runs that stand out in words.
+ * Only drawn when the source has an import run in the window.
+ */
+export function SmallRunChart({ trend, displayName }: { trend: RunTrend; displayName: string }) {
+  const styles = useStyles();
+  const summaryId = useId();
+  const names = labels(trend.runs);
+  const marked = standingOut(trend.runs, names);
+  return (
+    <div className={styles.trend}>
+      <div role="img" aria-label={`${CHART_TITLE}, ${displayName}`} aria-describedby={summaryId}>
+        <div inert className={styles.smallChart}>
+          <VerticalStackedBarChart
+            data={bars(trend.runs, names)}
+            height={130}
+            barWidth="auto"
+            maxBarWidth={16}
+            hideLegend
+            hideTooltip
+            hideLabels
+            hideTickOverlap
+          />
+        </div>
+      </div>
+      <Text size={200} id={summaryId}>
+        <Summary trend={trend} marked={marked.length} />
+      </Text>
+      {marked.length > 0 && (
+        <ul aria-label={`Runs of ${displayName} that stand out`} className={styles.standsOut}>
+          {marked.map(({ run, label }) => (
+            <li key={run.id}>
+              <Text size={200}>
+                <strong>{label}</strong>: {run.standsOut}
+              </Text>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }

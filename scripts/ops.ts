@@ -1,5 +1,11 @@
-/* Operator commands: tenants, SCIM integrations, the run history and the activity of a source (`npm run ops -- --help`). */
+/*
+ * Operator commands: tenants, SCIM integrations, the run history and the activity of a source, upgrade
+ * backfills (`npm run ops -- --help`).
+ */
 import { createStore, type Store } from '../lib/store/store';
+import { RequestUnitPacer } from '../lib/store/requestUnitPacing';
+import { integerDefault } from '../lib/config/settings';
+import { backfillUpnKeys } from '../lib/identities/upnKeysBackfill';
 import { AuditLog } from '../lib/audit/auditLog';
 import { ScimIntegrations, type ScimIntegrationRecord } from '../lib/integrations/scimIntegrations';
 import { DomainError } from '../lib/util/domainError';
@@ -28,6 +34,9 @@ export const USAGE = [
   '  activity <tenantId> <source> [--refused] [count]   what happened to a source, newest first (default 100):',
   '                                                     refused SCIM requests of an integration, run outcomes,',
   '                                                     changes of its identities',
+  '  backfill-upn-keys <tenantId> [max]                 once after upgrading: give the identities stored before',
+  '                                                     UPN keys existed their keys (at most max writes a run,',
+  '                                                     default 10000; paced bulk work; run again until done)',
   '  --help                                             this text',
   '',
   'target: COSMOS_ENDPOINT (+ COSMOS_KEY, or the signed-in Azure identity) for an Azure account; without it the',
@@ -153,6 +162,39 @@ function activityArgs(argv: string[]): ActivityArgs | string {
   return { tenantId: tenantId.toLowerCase(), source, refused: flags.includes('--refused'), count };
 }
 
+export const MAX_BACKFILL_WRITES = 100_000;
+
+/** The arguments of `backfill-upn-keys`, or why they are refused. */
+function backfillArgs(argv: string[]): { tenantId: string; maxWrites: number } | string {
+  const [, tenantId, maxText, ...rest] = argv;
+  if (rest.length > 0) return 'usage: npm run ops -- backfill-upn-keys <tenantId> [max]';
+  if (!isGuid(tenantId)) return 'The tenant id must be a GUID';
+  const maxWrites = maxText === undefined ? 10_000 : Number(maxText);
+  if (!Number.isInteger(maxWrites) || maxWrites < 1 || maxWrites > MAX_BACKFILL_WRITES)
+    return `The max must be a whole number from 1 to ${MAX_BACKFILL_WRITES}`;
+  return { tenantId: tenantId.toLowerCase(), maxWrites };
+}
+
+/**
+ * The pace of an operator's bulk work: the service's default budget of one tenant's bulk work on an
+ * instance (it runs beside the service's instances, at low priority).
+ */
+function operatorPacer(): RequestUnitPacer {
+  return new RequestUnitPacer({
+    tenantRequestUnitsPerSecond: integerDefault('BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'),
+    instanceRequestUnitsPerSecond: integerDefault('BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'),
+  });
+}
+
+async function backfillCommand(store: Store, a: { tenantId: string; maxWrites: number }): Promise<string[]> {
+  const r = await backfillUpnKeys(store, a.tenantId, a.maxWrites);
+  return [
+    `read ${r.read} identities, gave ${r.written} their UPN keys` +
+      (r.changedMeanwhile > 0 ? ` (${r.changedMeanwhile} changed meanwhile: written by the service)` : ''),
+    r.more ? `stopped after ${a.maxWrites} writes: run the command again` : 'done: every identity has its UPN keys',
+  ];
+}
+
 /** A field of a tab-separated line: `-` when empty, no tab or line break of its own. */
 const field = (v: string | number | null): string =>
   v === null || v === '' ? '-' : String(v).replace(/[\t\r\n]/g, ' ');
@@ -218,14 +260,17 @@ export async function runOps(
   if (typeof integration === 'string') return { code: 2, out: [integration] };
   const activity = area === 'activity' ? activityArgs(argv) : undefined;
   if (typeof activity === 'string') return { code: 2, out: [activity] };
+  const backfill = area === 'backfill-upn-keys' ? backfillArgs(argv) : undefined;
+  if (typeof backfill === 'string') return { code: 2, out: [backfill] };
   if (
     !runs &&
     !integration &&
     !activity &&
+    !backfill &&
     (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb) || argv.length > 3)
   )
     return { code: 2, out: [`${area === undefined ? 'A command is needed' : 'Unknown command'}\n${USAGE}`] };
-  if (!runs && !integration && !activity && verb !== 'list' && !isGuid(arg))
+  if (!runs && !integration && !activity && !backfill && verb !== 'list' && !isGuid(arg))
     return { code: 2, out: ['The tenant id must be a GUID'] };
   let target;
   try {
@@ -235,7 +280,7 @@ export async function runOps(
     throw err;
   }
   const notes = target.note ? [target.note] : undefined;
-  const store = createStore(target.store);
+  const store = createStore(target.store, backfill ? operatorPacer() : undefined);
   try {
     if (env.OPS_ENSURE_SCHEMA === 'true') await store.ensureSchema();
     const tenants = new TenantRegistry(store);
@@ -243,7 +288,9 @@ export async function runOps(
       const done = await integrationCommand(store, integration);
       return notes ? { ...done, notes } : done;
     }
-    if (activity) {
+    if (backfill) {
+      out.push(...(await backfillCommand(store, backfill)));
+    } else if (activity) {
       const lines = await activityCommand(store, activity);
       out.push(...(lines.length ? lines : ['no activity of that source']));
     } else if (runs) {

@@ -8,6 +8,7 @@
  *   (filtered path first, ordered path last): without it the engine walks the ordered index and reads
  *   every document to filter it. A query whose equality filters have no such composite is a gap too.
  * `id` and `_ts` are always indexed; the partition-key filter selects the partition and needs no index.
+ * `ARRAY_CONTAINS(c.path, value)` reads the elements of the array: it is served by an index on `/path/[]/?`.
  */
 import type { Json } from './library';
 import { memberPath, shapeOf } from './queryShape';
@@ -39,6 +40,15 @@ function isNode(x: unknown): x is Json {
 
 const pathText = (path: readonly string[]) => '/' + path.join('/');
 
+/** The elements' path (`[…path, '[]']`) of `ARRAY_CONTAINS(<root path>, …)`, else undefined. */
+function arrayElementsPath(node: Json, root: string): string[] | undefined {
+  if (node.type !== 'scalar_function_expression' || !isNode(node.name) || !Array.isArray(node.arguments))
+    return undefined;
+  if (String(node.name.name).toUpperCase() !== 'ARRAY_CONTAINS') return undefined;
+  const array = memberPath(node.arguments[0], root);
+  return array && array.length > 0 ? [...array, '[]'] : undefined;
+}
+
 export function queryIndexNeeds(ast: Json, partitionKeyPath: readonly string[]): QueryIndexNeeds {
   const body = ast.body;
   const needs: QueryIndexNeeds = { filtered: [], equality: [], orderBy: [] };
@@ -61,13 +71,14 @@ export function queryIndexNeeds(ast: Json, partitionKeyPath: readonly string[]):
       return;
     }
     if (!isNode(node)) return;
-    const path = memberPath(node, root);
+    const path = memberPath(node, root) ?? arrayElementsPath(node, root);
     if (path && path.length > 0) {
       const key = path.join('/');
       if (!seen.has(key)) {
         seen.add(key);
         needs.filtered.push(path);
       }
+      if (path[path.length - 1] === '[]' && Array.isArray(node.arguments)) walk(node.arguments.slice(1));
       return;
     }
     for (const value of Object.values(node)) walk(value);

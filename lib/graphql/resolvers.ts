@@ -137,7 +137,7 @@ export const resolvers = {
         pk,
         {
           externalIdKey: filter.externalId || undefined,
-          search: filter.search ? { text: filter.search, folded: upnKey(filter.search) } : undefined,
+          search: filter.search ? { text: filter.search, key: upnKey(filter.search) } : undefined,
           linkStatus: filter.linkStatus || undefined,
           after: typeof args.after === 'string' && args.after ? args.after : undefined,
         },

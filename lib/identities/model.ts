@@ -74,6 +74,12 @@ export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   version: number;
   /** When the identity last became inactive; drives the retention of sensitive data. */
   inactiveSince?: string;
+  /**
+   * The keys (lib/identities/upn.ts) of its asserted, linked and looked-up UPNs, set by every write
+   * (lib/identities/rules.ts): the console's search compares them. Absent on identities stored before
+   * the field existed until `npm run ops -- backfill-upn-keys` has run (docs/operations.md).
+   */
+  upnKeys?: string[];
   /** True while personalNumbers or identityDocumentReferences hold anything (indexed, for retention). */
   hasSensitive: boolean;
   /** Import content hash (custom sources). */

@@ -7,6 +7,7 @@
 import type { DirectoryLink, IdentityAttributes, IdentityDoc, SourceKind } from './model';
 import { partitionKey } from './model';
 import { IDENTITY_ATTRIBUTES, OPTIONAL_ATTRIBUTES, SENSITIVE_ATTRIBUTES } from './attributes';
+import { upnKeysOf } from './upn';
 
 export { IDENTITY_LIMITS, OPTIONAL_ATTRIBUTES } from './attributes';
 
@@ -24,6 +25,19 @@ export function withoutSensitiveData(a: IdentityAttributes): IdentityAttributes 
 /** The userName unique key: case-insensitive for SCIM; identities without userName get a key that cannot collide. */
 export function userNameKeyOf(userName: string | undefined, externalId: string): string {
   return userName !== undefined ? userName.toLowerCase() : `\u0000ext:${externalId}`;
+}
+
+/**
+ * The keys of the UPNs an identity is found by (lib/identities/upn.ts): the asserted one, the linked user's
+ * and the one last looked up. Stored on every version, so a search compares them as they are, by index.
+ */
+export function upnKeysFor(doc: Pick<IdentityDoc, 'directoryUserPrincipalName' | 'link'>): string[] {
+  return upnKeysOf([doc.directoryUserPrincipalName, doc.link.userPrincipalName, doc.link.lookedUpUpn]);
+}
+
+/** The identity with its UPN keys as its UPNs now are. */
+export function withUpnKeys<T extends IdentityDoc>(doc: T): T {
+  return { ...doc, upnKeys: upnKeysFor(doc) };
 }
 
 /**
@@ -52,7 +66,7 @@ export function newIdentityDoc(o: {
 }): IdentityDoc {
   const a = o.attributes;
   const inactiveSince = inactiveSinceAfter(undefined, a.active, o.now);
-  return {
+  return withUpnKeys({
     id: o.id,
     pk: partitionKey(o.tenantId, o.sourceKey),
     tenantId: o.tenantId,
@@ -68,7 +82,7 @@ export function newIdentityDoc(o: {
     ...(inactiveSince !== undefined ? { inactiveSince } : {}),
     hasSensitive: hasSensitiveData(a),
     ...(o.contentHash !== undefined ? { contentHash: o.contentHash } : {}),
-  };
+  });
 }
 
 /** The attributes a source wrote, as stored (absent optional attributes are undefined). */
@@ -89,7 +103,7 @@ export interface IdentityChange {
  * The next version of a stored identity, written at `now`: the version counts up and lastModified is
  * the time of the write. New attributes replace the old ones (an optional attribute they leave out is
  * removed) together with the unique keys, the sensitive-data flag and inactiveSince; a link-only change
- * keeps the attributes as they are. The entity tag of `current` is not carried over.
+ * keeps the attributes as they are. The UPN keys follow both. The entity tag of `current` is not carried over.
  */
 export function nextIdentityVersion(current: IdentityDoc, change: IdentityChange, now: string): IdentityDoc {
   const { _etag: _ignored, ...rest } = current as IdentityDoc & { _etag?: string };
@@ -108,5 +122,14 @@ export function nextIdentityVersion(current: IdentityDoc, change: IdentityChange
   }
   if (change.link !== undefined) next.link = change.link;
   if (change.contentHash !== undefined) next.contentHash = change.contentHash;
-  return next;
+  return withUpnKeys(next);
+}
+
+/**
+ * The stored identity with the link's bookkeeping changed (back-off, look-up marks): not a change of the
+ * resource, so version and lastModified stay. The entity tag of `current` is not carried over.
+ */
+export function withLinkBookkeeping(current: IdentityDoc, link: DirectoryLink): IdentityDoc {
+  const { _etag: _ignored, ...rest } = current as IdentityDoc & { _etag?: string };
+  return withUpnKeys({ ...rest, link });
 }

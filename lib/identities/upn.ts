@@ -30,6 +30,11 @@ export function upnKey(upn: string): string {
   return upn.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
+/** The distinct keys of the UPNs given (absent ones skipped), in their order: what searches by UPN compare. */
+export function upnKeysOf(upns: ReadonlyArray<string | undefined>): string[] {
+  return [...new Set(upns.filter((u): u is string => u !== undefined).map(upnKey))];
+}
+
 export function sameUpn(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && b !== undefined && upnKey(a) === upnKey(b);
 }

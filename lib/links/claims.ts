@@ -9,6 +9,7 @@ import { RunCursor } from '../store/runCursor';
 import { isStoreError } from '../store/errors';
 import { RETRY, retrying } from '../store/retryPolicy';
 import type { IdentityDoc } from '../identities/model';
+import { withLinkBookkeeping } from '../identities/rules';
 import { withoutBackoff } from './linkBackoff';
 import { conflictsBackingOffOn } from '../store/queries/identities';
 import { claimHolders, claimsOlderThan } from '../store/queries/links';
@@ -147,9 +148,8 @@ export class LinkClaims {
     for (const ref of waiting) {
       const current = await this.identities.read(ref.pk, ref.id);
       if (!current || current.link.status !== 'conflict' || current.link.conflictUserId !== userId) continue;
-      const { _etag, ...rest } = current;
       try {
-        await this.identities.replace({ ...rest, link: withoutBackoff(current.link) }, _etag);
+        await this.identities.replace(withLinkBookkeeping(current, withoutBackoff(current.link)), current._etag);
       } catch (err) {
         if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
       }

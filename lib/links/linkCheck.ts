@@ -13,7 +13,7 @@ import type { LinkClaims } from './claims';
 import { afterBackgroundCheck, type DirectoryAnswer } from './linkStateMachine';
 import { afterUnchangedCheck, type BackoffPolicy } from './linkBackoff';
 import { upnKey } from '../identities/upn';
-import { nextIdentityVersion } from '../identities/rules';
+import { nextIdentityVersion, withLinkBookkeeping } from '../identities/rules';
 import { byBackground, withChange } from '../identities/history';
 
 export interface LinkCheckDeps {
@@ -107,9 +107,8 @@ async function writeLink(store: Store, c: Candidate, link: DirectoryLink): Promi
 
 /** Bookkeeping of the check only (back-off, marks): not a change of the resource, so version and lastModified stay. */
 async function markOnly(store: Store, c: Candidate, link: DirectoryLink): Promise<CheckOutcome> {
-  const { _etag, ...rest } = c;
   try {
-    await store.collection<IdentityDoc>('identities').replace({ ...rest, link }, _etag);
+    await store.collection<IdentityDoc>('identities').replace(withLinkBookkeeping(c, link), c._etag);
   } catch (err) {
     if (isStoreError(err, 'preconditionFailed') || isStoreError(err, 'notFound')) return 'skipped';
     throw err;

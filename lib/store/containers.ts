@@ -36,11 +36,12 @@ export const CONTAINERS = {
     /**
      * Queried: the unique keys (eq filters, imports), lastModified (SCIM range filters), the link
      * (admin page filter, pending checks, conflicts, directory changes matched by UPN key, owed look-ups,
-     * the console's search by UPN), the asserted UPN (the console's search), retention (hasSensitive, inactiveSince) and
+     * the console's search by exact UPN), the asserted UPN (the console's search by exact UPN), the UPN keys
+     * (each element: the console's search by UPN in any case), retention (hasSensitive, inactiveSince) and
      * tenantId (per-tenant background units). Composites serve "filter on link status, ORDER BY id"
      * (admin page, pending checks) and the retention planner's walk over partitions. Every term
-     * costs 0.2 RU per write: a new SCIM User has ten (7 RU to create). Personal numbers,
-     * documents and the identity's history (`history`, up to 50 changes: lib/identities/history.ts) are never
+     * costs 0.2 RU per write: a new SCIM User has ten, and one per distinct UPN key (7.75 RU to create).
+     * Personal numbers, documents and the identity's history (`history`, up to 50 changes: lib/identities/history.ts) are never
      * indexed (`/*` is excluded): a change adds its bytes to a write, never an index term.
      */
     indexingPolicy: onlyPaths(
@@ -57,6 +58,7 @@ export const CONTAINERS = {
         '/link/lookUpOwed/?',
         '/link/userPrincipalName/?',
         '/directoryUserPrincipalName/?',
+        '/upnKeys/[]/?',
         '/hasSensitive/?',
         '/inactiveSince/?',
       ],

@@ -6,6 +6,9 @@ import { startTestStack, call, type TestStack } from '../support/stack';
 import { scim, userBody } from '../support/scim';
 import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
+import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
+import { runOps } from '../../scripts/ops';
+import { customSourceKey } from '../../lib/imports/importer';
 
 type Gql = {
   // Each test reads the shape of its own operation.
@@ -44,6 +47,18 @@ describe('GraphQL for the console', () => {
     });
   });
   afterAll(async () => stack?.stop());
+
+  const search = async (source: string, text: string): Promise<Array<{ externalId: string }>> =>
+    (
+      await gql(
+        'query($s: String!, $f: BusinessIdentityFilter) { businessIdentities(source: $s, filter: $f) { nodes { externalId } } }',
+        {
+          s: source,
+          f: { search: text },
+        },
+      )
+    ).businessIdentities.nodes;
+  const identities = () => services().store.collection<IdentityDoc>('identities');
 
   it("gives a custom-source identity the linked user's UPN after an association, and finds it by that UPN", async () => {
     const associated = await gql(
@@ -116,5 +131,66 @@ describe('GraphQL for the console', () => {
       status: 'notAsserted',
     });
     expect((await gql(ONE, { s: integrationId, id: 'no-such-id' })).businessIdentity).toBeNull();
+  });
+
+  it('finds an identity by its asserted UPN written in another case, by the UPN keys stored with it', async () => {
+    const client = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    const created = await client.create(
+      userBody({ externalId: 'S-ASSERT' }, { directoryUserPrincipalName: 'Kai.Waiting@Dev.Example.com' }),
+    );
+    expect(created.status).toBe(201);
+    const stored = await identities().read(partitionKey(DEV_TENANT_ID, integrationId), created.body.id);
+    expect(stored?.upnKeys).toEqual(['kai.waiting@dev.example.com']);
+    for (const text of ['kai.waiting@dev.example.com', 'KAI.WAITING@DEV.EXAMPLE.COM', 'Kai.Waiting@Dev.Example.com'])
+      expect(await search(integrationId, text)).toEqual([{ externalId: 'S-ASSERT' }]);
+    // Only A-Z fold: the Kelvin sign is not a K.
+    expect(await search(integrationId, '\u212Aai.waiting@dev.example.com')).toEqual([]);
+  });
+
+  it('finds an identity stored before UPN keys existed by its UPN as stored, and in any case after the backfill', async () => {
+    const client = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    const created = await client.create(
+      userBody({ externalId: 'S-OLD' }, { directoryUserPrincipalName: 'Carol@Dev.Example.COM' }),
+    );
+    expect(created.status).toBe(201);
+    const pk = partitionKey(DEV_TENANT_ID, integrationId);
+    const current = (await identities().read(pk, created.body.id))!;
+    expect(current.link.status).toBe('linked');
+    // As an earlier version of the service stored it: no upnKeys.
+    const { _etag, upnKeys: _keys, ...older } = current;
+    await identities().replace(older, _etag);
+
+    expect(await search(integrationId, 'carol@dev.example.com')).toEqual([]);
+    expect(await search(integrationId, 'Carol@Dev.Example.COM')).toEqual([{ externalId: 'S-OLD' }]);
+
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
+    const run = await runOps(['backfill-upn-keys', DEV_TENANT_ID], env);
+    expect(run.code).toBe(0);
+    expect(run.out[0]).toMatch(/^read \d+ identities, gave 1 their UPN keys$/);
+    expect(run.out[1]).toBe('done: every identity has its UPN keys');
+
+    const after = (await identities().read(pk, created.body.id))!;
+    expect(after.upnKeys).toEqual(['carol@dev.example.com']);
+    // Not a change of the resource: SCIM clients see the same version and lastModified.
+    expect({ version: after.version, lastModified: after.lastModified }).toEqual({
+      version: current.version,
+      lastModified: current.lastModified,
+    });
+    expect(await search(integrationId, 'carol@dev.example.com')).toEqual([{ externalId: 'S-OLD' }]);
+    expect(await search(integrationId, 'CAROL@DEV.EXAMPLE.COM')).toEqual([{ externalId: 'S-OLD' }]);
+
+    const again = await runOps(['backfill-upn-keys', DEV_TENANT_ID], env);
+    expect(again.out[0]).toMatch(/, gave 0 their UPN keys$/);
+  });
+
+  it('stores the keys of a linked UPN with the identity the association linked', async () => {
+    const page = await gql('{ businessIdentities(source: "HR", filter: { externalId: "A" }) { nodes { id } } }');
+    const id = page.businessIdentities.nodes[0].id as string;
+    const stored = await identities().read(partitionKey(DEV_TENANT_ID, customSourceKey('HR')), id);
+    expect(stored?.upnKeys).toEqual(['alice@dev.example.com']);
   });
 });

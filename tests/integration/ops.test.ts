@@ -3,6 +3,10 @@ import { runOps } from '../../scripts/ops';
 import { opsTarget } from '../../scripts/opsTarget';
 import { DEV_CLIENTS, DEV_TENANT_ID, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
 import { services } from '../../lib/services';
+import type { IdentityDoc } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
+import { customSourceKey } from '../../lib/imports/importer';
+import { tenantIdentities } from '../../lib/store/queries/identities';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -230,5 +234,60 @@ describe('operator commands: tenants and runs', () => {
   it('refuses bad arguments with exit code 2', async () => {
     expect((await runOps(['tenant', 'register', 'not-a-guid'], {})).code).toBe(2);
     expect((await runOps(['nonsense'], {})).code).toBe(2);
+    expect(await runOps(['backfill-upn-keys', 'not-a-guid'], {})).toEqual({
+      code: 2,
+      out: ['The tenant id must be a GUID'],
+    });
+    for (const max of ['0', '100001', '1.5', 'many'])
+      expect(await runOps(['backfill-upn-keys', DEV_TENANT_ID, max], {})).toEqual({
+        code: 2,
+        out: ['The max must be a whole number from 1 to 100000'],
+      });
+    expect((await runOps(['backfill-upn-keys', DEV_TENANT_ID, '5', 'x'], {})).code).toBe(2);
+  });
+
+  it('backfills UPN keys of a tenant in bounded runs, each run going on with what is left', async () => {
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+    };
+    const identities = services().store.collection<IdentityDoc>('identities');
+    const tenantId = '0b5e1c4a-3f7d-4e2b-9a61-7c8d9e0f1a2b';
+    for (let i = 0; i < 3; i++) {
+      const { upnKeys: _keys, ...older } = newIdentityDoc({
+        id: `old-${i}`,
+        tenantId,
+        sourceKind: 'custom',
+        sourceKey: customSourceKey('HR'),
+        attributes: {
+          externalId: `old-${i}`,
+          givenName: 'Old',
+          familyName: 'Doc',
+          active: true,
+          affiliationType: 'employment',
+          personalNumbers: [],
+          identityDocumentReferences: [],
+          directoryUserPrincipalName: `Old.${i}@Corp.Example`,
+        },
+        now: '2026-01-01T00:00:00.000Z',
+      });
+      await identities.create(older);
+    }
+    expect(await runOps(['backfill-upn-keys', tenantId.toUpperCase(), '2'], env)).toEqual({
+      code: 0,
+      out: ['read 3 identities, gave 2 their UPN keys', 'stopped after 2 writes: run the command again'],
+    });
+    expect(await runOps(['backfill-upn-keys', tenantId, '2'], env)).toEqual({
+      code: 0,
+      out: ['read 3 identities, gave 1 their UPN keys', 'done: every identity has its UPN keys'],
+    });
+    const stored = await identities.all(tenantIdentities(tenantId));
+    expect(stored.map((d) => d.upnKeys).sort()).toEqual([
+      ['old.0@corp.example'],
+      ['old.1@corp.example'],
+      ['old.2@corp.example'],
+    ]);
+    expect(stored.every((d) => d.version === 1 && d.lastModified === '2026-01-01T00:00:00.000Z')).toBe(true);
   });
 });

@@ -123,8 +123,11 @@ export function countByLinkStatus(pk: string, status: string): NamedQuery<number
 
 export interface ConsoleFilter {
   externalIdKey?: string;
-  /** An externalId, or a UPN asserted or linked (compared folded: `folded` is the search's UPN key). */
-  search?: { text: string; folded: string };
+  /**
+   * An externalId, or a UPN asserted, linked or looked up: `key` (its upnKey) is compared with the stored
+   * UPN keys, `text` with the externalId and, as stored, the UPNs of identities written before they had keys.
+   */
+  search?: { text: string; key: string };
   linkStatus?: string;
   after?: string;
 }
@@ -138,11 +141,12 @@ export function consolePage(pk: string, filter: ConsoleFilter, first: number): N
     parameters.push({ name: '@e', value: filter.externalIdKey });
   }
   if (filter.search) {
-    // LOWER() of the stored UPNs folds only A-Z: they hold Entra's ASCII set.
+    // The stored keys are folded once, where they are written; the query folds nothing. The exact-UPN terms
+    // find identities stored before `upnKeys` existed until the backfill (docs/operations.md) has run.
     where.push(
-      '(c.externalIdKey = @q OR LOWER(c.directoryUserPrincipalName) = @ql OR LOWER(c.link.userPrincipalName) = @ql OR LOWER(c.link.lookedUpUpn) = @ql)',
+      '(c.externalIdKey = @q OR ARRAY_CONTAINS(c.upnKeys, @k) OR c.directoryUserPrincipalName = @q OR c.link.userPrincipalName = @q OR c.link.lookedUpUpn = @q)',
     );
-    parameters.push({ name: '@q', value: filter.search.text }, { name: '@ql', value: filter.search.folded });
+    parameters.push({ name: '@q', value: filter.search.text }, { name: '@k', value: filter.search.key });
   }
   if (filter.linkStatus !== undefined) {
     where.push('c.link.status = @s');
@@ -162,6 +166,7 @@ export function consolePage(pk: string, filter: ConsoleFilter, first: number): N
           '/directoryUserPrincipalName/?',
           '/link/userPrincipalName/?',
           '/link/lookedUpUpn/?',
+          '/upnKeys/[]/?',
           '/link/status/?',
         ],
         composites: [[asc('/link/status'), asc('/id')]],
@@ -298,7 +303,18 @@ export function waitingForUpns<R>(
   );
 }
 
-/** Every query of this container with example arguments, each variant once (read by the index-coverage test). */
+/**
+ * Every identity of a tenant, page by page (the UPN-key backfill: it writes only those without keys; an
+ * unindexed filter on the missing field would read every document all the same).
+ */
+export function tenantIdentities(tenantId: string): NamedQuery<Whole> {
+  return acrossPartitions(
+    { name: 'tenantIdentities', container, index: { paths: ['/tenantId/?'] } },
+    'SELECT * FROM c WHERE c.tenantId = @tenantId',
+    [{ name: '@tenantId', value: tenantId }],
+  );
+}
+
 /**
  * A source's identities with their history, most recently changed first (served by the lastModified range
  * index; an externalId is the unique key, so it needs no order), of those changed at or after `since`.
@@ -324,6 +340,7 @@ export function changedIdentities<R>(pk: string, filter: { since?: string; exter
   );
 }
 
+/** Every query of this container with example arguments, each variant once (read by the index-coverage test). */
 export function examples(): Array<NamedQuery<unknown>> {
   const pk = 't|s';
   const range = { lower: { value: 'a', inclusive: true }, upper: { value: 'b', inclusive: false } };
@@ -339,7 +356,7 @@ export function examples(): Array<NamedQuery<unknown>> {
     scimListIds(pk, range),
     countByLinkStatus(pk, 'linked'),
     consolePage(pk, { externalIdKey: 'e' }, 10),
-    consolePage(pk, { search: { text: 'x', folded: 'x' }, linkStatus: 'pending', after: 'a' }, 10),
+    consolePage(pk, { search: { text: 'X', key: 'x' }, linkStatus: 'pending', after: 'a' }, 10),
     consolePage(pk, {}, 10),
     nextPartitionDueForRetention('c', ''),
     nextPartitionDueForRetention('c', '', 't'),
@@ -348,6 +365,7 @@ export function examples(): Array<NamedQuery<unknown>> {
     conflictsToRecheck('t', 'n'),
     pendingToSweep('t', 'n', ''),
     waitingForUpns('t', [{ key: 'k', upn: 'U' }]),
+    tenantIdentities('t'),
     changedIdentities(pk, {}),
     changedIdentities(pk, { since: '2026-01-01' }),
     changedIdentities(pk, { externalId: 'e', since: '2026-01-01' }),

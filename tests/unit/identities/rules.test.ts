@@ -6,7 +6,9 @@ import {
   inactiveSinceAfter,
   newIdentityDoc,
   nextIdentityVersion,
+  withLinkBookkeeping,
   withoutSensitiveData,
+  withUpnKeys,
 } from '../../../lib/identities/rules';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -181,5 +183,69 @@ describe('nextIdentityVersion', () => {
     const copy = structuredClone(current);
     nextIdentityVersion(current, { attributes: attributes({ givenName: 'X', active: false }) }, T1);
     expect(current).toEqual(copy);
+  });
+});
+
+describe('UPN keys', () => {
+  it('every new identity has the keys of its asserted and linked UPNs, deduplicated; none without a UPN', () => {
+    expect(created({ directoryUserPrincipalName: 'Anna.Berg@Corp.Example' }).upnKeys).toEqual([
+      'anna.berg@corp.example',
+    ]);
+    expect(created({ directoryUserPrincipalName: undefined }).upnKeys).toEqual([]);
+    const linked = newIdentityDoc({
+      id: 'id-1',
+      tenantId: 't',
+      sourceKind: 'custom',
+      sourceKey: 'hr',
+      attributes: attributes({ directoryUserPrincipalName: undefined }),
+      now: T0,
+      link: { status: 'linked', source: 'manual', userId: 'u-1', userPrincipalName: 'Anna.B@Corp.Example' },
+    });
+    expect(linked.upnKeys).toEqual(['anna.b@corp.example']);
+  });
+
+  it('each next version has the keys of its UPNs as they are now (new attributes, a new link, both)', () => {
+    const current = created({ directoryUserPrincipalName: 'Anna@Corp.Example' });
+    const renamed = nextIdentityVersion(
+      current,
+      { attributes: attributes({ directoryUserPrincipalName: 'AB@X.Example' }) },
+      T1,
+    );
+    expect(renamed.upnKeys).toEqual(['ab@x.example']);
+    const link = {
+      status: 'pending',
+      source: 'asserted',
+      lookedUpUpn: 'AB@X.Example',
+      upnKey: 'ab@x.example',
+    } as const;
+    expect(nextIdentityVersion(renamed, { link }, T2).upnKeys).toEqual(['ab@x.example']);
+    const linked = { status: 'linked', source: 'manual', userId: 'u', userPrincipalName: 'Other@X.Example' } as const;
+    expect(nextIdentityVersion(renamed, { link: linked }, T2).upnKeys).toEqual(['ab@x.example', 'other@x.example']);
+    const dropped = nextIdentityVersion(
+      renamed,
+      { attributes: attributes({ directoryUserPrincipalName: undefined }) },
+      T2,
+    );
+    expect(dropped.upnKeys).toEqual([]);
+  });
+
+  it('folds only A-Z: a look-alike letter stays as it is', () => {
+    expect(created({ directoryUserPrincipalName: '\u212Aarl@Corp.Example' }).upnKeys).toEqual([
+      '\u212Aarl@corp.example',
+    ]);
+  });
+
+  it('a stored identity without keys gets them, nothing else changes; bookkeeping of the link keeps the version', () => {
+    const { upnKeys: _none, ...stored } = created({ directoryUserPrincipalName: 'Anna@Corp.Example' });
+    expect(withUpnKeys(stored)).toEqual({ ...stored, upnKeys: ['anna@corp.example'] });
+    const marked = withLinkBookkeeping({ ...stored, _etag: 'e' } as IdentityDoc, {
+      status: 'pending',
+      lookUpOwed: true,
+    });
+    expect(marked).toEqual({
+      ...stored,
+      link: { status: 'pending', lookUpOwed: true },
+      upnKeys: ['anna@corp.example'],
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { isUpnShaped, sameUpn, upnKey } from '../../../lib/identities/upn';
+import { isUpnShaped, sameUpn, upnKey, upnKeysOf } from '../../../lib/identities/upn';
 
 const KELVIN = '\u212A';
 
@@ -91,5 +91,15 @@ describe('upnKey and sameUpn: ASCII case only', () => {
     expect(sameUpn(undefined, 'a@b.c')).toBe(false);
     expect(sameUpn('a@b.c', undefined)).toBe(false);
     expect(sameUpn(undefined, undefined)).toBe(false);
+  });
+});
+
+describe('upnKeysOf', () => {
+  it('keys the UPNs given, skips absent ones and keeps each key once, in order', () => {
+    expect(upnKeysOf(['Anna@Corp.Example', undefined, 'anna@corp.example', 'B@Corp.Example'])).toEqual([
+      'anna@corp.example',
+      'b@corp.example',
+    ]);
+    expect(upnKeysOf([undefined, undefined])).toEqual([]);
   });
 });

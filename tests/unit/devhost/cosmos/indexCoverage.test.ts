@@ -30,6 +30,20 @@ describe('index coverage of a query', () => {
     ]);
   });
 
+  it('serves ARRAY_CONTAINS by an index on the array elements (/path/[]/?), and names it when missing', () => {
+    expect(gapsOf('SELECT * FROM c WHERE c.pk = @pk AND ARRAY_CONTAINS(c.upnKeys, @k)')).toEqual([]);
+    const withoutElements: IndexingPolicy = {
+      ...identities,
+      includedPaths: (identities.includedPaths ?? []).filter((p) => p.path !== '/upnKeys/[]/?'),
+    };
+    expect(gapsOf('SELECT * FROM c WHERE c.pk = @pk AND ARRAY_CONTAINS(c.upnKeys, @k)', withoutElements)).toEqual([
+      'filter on /upnKeys/[] is not indexed (the query scans its partitions)',
+    ]);
+    expect(gapsOf('SELECT * FROM c WHERE c.pk = @pk AND ARRAY_CONTAINS(c.upnKeys, c.givenName)')).toEqual([
+      'filter on /givenName is not indexed (the query scans its partitions)',
+    ]);
+  });
+
   it('asks for a range index to order by a path, and a composite for ORDER BY with an equality filter', () => {
     expect(gapsOf('SELECT * FROM c ORDER BY c.familyName')).toEqual([
       'ORDER BY /familyName needs a range index on that path',

@@ -1,4 +1,5 @@
-import { StoreError, isStoreError, toStoreError } from '../../../lib/store/errors';
+import type { StoreError } from '../../../lib/store/errors';
+import { isStoreError, toStoreError } from '../../../lib/store/errors';
 
 describe('toStoreError', () => {
   it('maps the store statuses to their failures, with the store wait', () => {

@@ -255,15 +255,31 @@ export class Importer {
     );
   }
 
-  /** Deletes an identity that left the set, and its link. False when it was already gone. */
+  /**
+   * Deletes an identity that left the set, and its link. False when it was already gone. The delete holds the
+   * version read (If-Match): an association linking the identity in between changes it, so the identity is read
+   * again and the claim of the link it really had is released (without the tag, that claim would stay behind).
+   */
   private async remove(tenantId: string, pk: string, id: string): Promise<boolean> {
-    const current = await this.repo.get(pk, id);
-    if (!current) return false;
-    // Identity first, claim after: a failure in between leaves an orphan claim (repaired), never a linked identity without its claim.
-    const deleted = await this.repo.delete(pk, id);
-    if (current.link.status === 'linked' && current.link.userId)
-      await this.claims.release(tenantId, current.link.userId, current);
-    return deleted;
+    return retrying(
+      RETRY.changed,
+      async () => {
+        const current = await this.repo.get(pk, id);
+        if (!current) return false;
+        // Identity first, claim after: a failure in between leaves an orphan claim (repaired), never a linked identity without its claim.
+        const deleted = await this.repo.delete(pk, id, current._etag);
+        if (current.link.status === 'linked' && current.link.userId)
+          await this.claims.release(tenantId, current.link.userId, current);
+        return deleted;
+      },
+      {
+        exhausted: () =>
+          new DomainError(
+            CODE.CONCURRENT_CHANGE,
+            'An identity kept changing while the import deleted it; run the import again',
+          ),
+      },
+    );
   }
 }
 

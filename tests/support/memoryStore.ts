@@ -226,6 +226,14 @@ export class MemoryStore {
       .map((doc) => withoutSystem(doc) as T & { _etag: string });
   }
 
+  /**
+   * Writes a document at once, as another writer would (a new entity tag), outside any request: a test changes
+   * the store between two requests of the code under test, e.g. from a fault's `match` hook.
+   */
+  writeNow(container: ContainerName, doc: Json): void {
+    this.state(container).docs.upsert(clone(doc) as Json);
+  }
+
   /** One stored document, or undefined. */
   document<T = Json>(container: ContainerName, pk: string, id: string): (T & { _etag: string }) | undefined {
     const doc = this.state(container).docs.get(pk, id);

@@ -1,10 +1,11 @@
 import { lazy, Suspense } from 'react';
-import { Card, CardHeader, Link, Spinner, Text, Title2, Title3, Badge } from '@fluentui/react-components';
+import { Card, CardHeader, Link, Spinner, Text, Title2, Title3 } from '@fluentui/react-components';
 import type { ImportRun, Send, SourceSummary } from '../api';
 import { Show, useLoad, when, type Loaded } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { RouteLink } from '../RouteLink';
+import { RunStatusBadge } from './RunStatusBadge';
 import { runTrend, TREND_DAYS } from '../runTrend';
 
 // The chart library loads only when a custom source has an import run to draw, not with the console.
@@ -101,19 +102,7 @@ export function OverviewPage({ send }: { send: Send }) {
           <ul>
             {items.map((r) => (
               <li key={r.id}>
-                {when(r.startedAt)} · {r.source} · {r.operation.toLowerCase()} ·{' '}
-                <Badge
-                  appearance="tint"
-                  color={
-                    r.status === 'COMPLETED'
-                      ? 'success'
-                      : r.status === 'RUNNING' || r.status === 'QUEUED'
-                        ? 'informative'
-                        : 'danger'
-                  }
-                >
-                  {r.status}
-                </Badge>
+                {when(r.startedAt)} · {r.source} · {r.operation.toLowerCase()} · <RunStatusBadge status={r.status} />
                 {r.failure ? ` · ${r.failure.code}` : ''}
               </li>
             ))}

@@ -1,6 +1,5 @@
 import { lazy, Suspense } from 'react';
 import {
-  Badge,
   Spinner,
   Table,
   TableBody,
@@ -18,6 +17,7 @@ import { useStyles } from '../styles';
 import { TableWrap } from '../TableWrap';
 import { SourcePicker } from './SourcePicker';
 import { RouteLink } from '../RouteLink';
+import { RunStatusBadge } from './RunStatusBadge';
 import { runTrend } from '../runTrend';
 
 // The chart library is a large part of the console's code: it loads with the first Runs page, not with the console.
@@ -82,18 +82,7 @@ export function RunsPage({ send, source }: { send: Send; source: string | undefi
                         <TableCell>{when(r.startedAt)}</TableCell>
                         <TableCell>{r.operation.toLowerCase()}</TableCell>
                         <TableCell>
-                          <Badge
-                            appearance="tint"
-                            color={
-                              r.status === 'COMPLETED'
-                                ? 'success'
-                                : r.status === 'RUNNING' || r.status === 'QUEUED'
-                                  ? 'informative'
-                                  : 'danger'
-                            }
-                          >
-                            {r.status}
-                          </Badge>
+                          <RunStatusBadge status={r.status} />
                         </TableCell>
                         <TableCell>{r.submitted}</TableCell>
                         <TableCell>{counts(r)}</TableCell>

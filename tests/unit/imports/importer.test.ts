@@ -106,6 +106,37 @@ describe('Importer', () => {
     expect((await ImportManifest.load(memory.store, PK)).entries.has('H2')).toBe(false);
   });
 
+  it("deletes an identity linked after it was read: the delete holds the version read, so the new link's claim is released too", async () => {
+    const claims = new LinkClaims(memory.store);
+    await importer.import(TENANT, 'HR', people(3));
+    const leaving = byExternalId().get('H2');
+    if (!leaving) throw new Error('not imported');
+    // An association links H2 between the importer's read and its delete (its claim first, then the identity).
+    expect(await claims.claim(TENANT, 'user-2', leaving)).toBe('claimed');
+    const { _etag, ...unlinked } = leaving;
+    let linkedMeanwhile = false;
+    memory.faults.add({
+      ops: ['delete'],
+      container: 'identities',
+      match: (target) => {
+        if (target.id !== leaving.id || linkedMeanwhile) return false;
+        linkedMeanwhile = true;
+        memory.writeNow('identities', {
+          ...unlinked,
+          link: { status: 'linked', source: 'asserted', userId: 'user-2' },
+        });
+        return false; // the request itself goes on, against the changed identity
+      },
+      status: 412,
+    });
+
+    const counts = await importer.import(TENANT, 'HR', people(2));
+    expect(linkedMeanwhile).toBe(true);
+    expect(counts).toEqual({ created: 0, updated: 0, deleted: 1, unchanged: 2 });
+    expect([...byExternalId().keys()].sort()).toEqual(['H0', 'H1']);
+    expect(await claims.get(TENANT, 'user-2')).toBeUndefined();
+  });
+
   it('refuses a set that would delete more of the source than allowed, and changes nothing', async () => {
     importer = new Importer(memory.store, new LinkClaims(memory.store), 0.5);
     await importer.import(TENANT, 'HR', people(4));

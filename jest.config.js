@@ -2,15 +2,6 @@
 const shared = {
   preset: 'ts-jest',
   testEnvironment: 'node',
-  transform: {
-    '^.+\\.ts$': ['ts-jest', {}],
-    // jose (jwks-rsa's key import) ships ES modules only; Node loads them with require(), Jest needs them compiled.
-    '/node_modules/jose/.+\\.js$': [
-      'ts-jest',
-      { isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs' } },
-    ],
-  },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   // The dev host provides the Functions host's core API, as the real host does.
   moduleNameMapper: { '^@azure/functions-core$': '<rootDir>/devhost/functionsCore.ts' },
 };

@@ -39,8 +39,7 @@ function categoryOf(url: string, fn: string): string | undefined {
   if (fn === '(program)') return 'runtime: other (program)';
   if (!url) return undefined;
   const u = url.replace(/\\/g, '/');
-  if (/\/node_modules\/(jsonwebtoken|jws|jwa|jwks-rsa)\//.test(u) || u.includes('/lib/auth/'))
-    return 'product: token check';
+  if (/\/node_modules\/(jsonwebtoken|jws|jwa)\//.test(u) || u.includes('/lib/auth/')) return 'product: token check';
   if (u.includes('/lib/limits/rateLimiter')) return 'product: rate limit';
   if (u.includes('/lib/log/')) return 'product: logging';
   // Admission (lib/limits, apart from the token buckets) stays counted with the request handling it was part of.

@@ -28,6 +28,17 @@ import type { UserScope } from './scope';
 
 const uniqueness = () => ScimError.uniqueness('Another User of the integration has the same userName or externalId');
 
+/** A replace or PATCH of one User: who asks, which version they hold, and the change to apply to the stored one. */
+interface UserUpdate {
+  scope: UserScope;
+  id: string;
+  ifMatch: string | null;
+  actor: Actor;
+  operation: ChangeOperation;
+  change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes;
+  log?: Logger;
+}
+
 export class ScimUsers {
   constructor(
     private readonly repo: IdentityRepository,
@@ -84,7 +95,7 @@ export class ScimUsers {
   ): Promise<IdentityDoc> {
     const attrs = parseScimUser(body);
     checkUserSchemas(body);
-    return this.update(scope, id, ifMatch, actor, 'REPLACE', () => attrs, log);
+    return this.update({ scope, id, ifMatch, actor, operation: 'REPLACE', change: () => attrs, log });
   }
 
   async patch(
@@ -95,15 +106,16 @@ export class ScimUsers {
     actor: Actor,
     log?: Logger,
   ): Promise<IdentityDoc> {
-    return this.update(
+    return this.update({
       scope,
       id,
       ifMatch,
       actor,
-      'PATCH',
-      (current, doc) => toIdentityAttributes(applyPatch(identityToScimInput(current), body, toScimUser(doc, ''))),
+      operation: 'PATCH',
+      change: (current, doc) =>
+        toIdentityAttributes(applyPatch(identityToScimInput(current), body, toScimUser(doc, ''))),
       log,
-    );
+    });
   }
 
   async delete(scope: UserScope, id: string, ifMatch: string | null, actor: Actor): Promise<void> {
@@ -126,35 +138,15 @@ export class ScimUsers {
    * Read-modify-write with the store's entity tag. With If-Match the client's version must be
    * the current one; without it a concurrent change makes us re-read and re-apply, so no update is lost.
    */
-  private async update(
-    scope: UserScope,
-    id: string,
-    ifMatch: string | null,
-    actor: Actor,
-    operation: ChangeOperation,
-    change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
-    log?: Logger,
-  ): Promise<IdentityDoc> {
-    const pk = partitionKey(scope.tenantId, scope.integrationId);
+  private async update(request: UserUpdate): Promise<IdentityDoc> {
+    const pk = partitionKey(request.scope.tenantId, request.scope.integrationId);
     // Enough tries for dozens of concurrent writers to one User; each lost race re-reads and re-applies.
-    return retrying(
-      RETRY.contention,
-      async () => this.updateOnce(scope, pk, id, ifMatch, actor, operation, change, log),
-      {
-        exhausted: busy,
-      },
-    );
+    return retrying(RETRY.contention, async () => this.updateOnce(pk, request), { exhausted: busy });
   }
 
   private async updateOnce(
-    scope: UserScope,
     pk: string,
-    id: string,
-    ifMatch: string | null,
-    actor: Actor,
-    operation: ChangeOperation,
-    change: (current: IdentityAttributes, doc: IdentityDoc) => IdentityAttributes,
-    log?: Logger,
+    { scope, id, ifMatch, actor, operation, change, log }: UserUpdate,
   ): Promise<IdentityDoc> {
     const current = await this.get(scope, id);
     checkIfMatch(ifMatch, current.version);

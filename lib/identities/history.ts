@@ -57,13 +57,6 @@ export const byAdministrator = (actor: Pick<Actor, 'id'>): ChangeActor => ({ kin
 /** The background work by its name: `directory-links` or `retention`. */
 export const byBackground = (name: 'directory-links' | 'retention'): ChangeActor => ({ kind: 'background', id: name });
 
-/**
- * The names of the attributes that differ between two versions; for a new identity (`before` undefined), the
- * names of those it has. The attribute table names them (their SCIM path) and decides what counts as a change.
- */
-export const changedAttributeNames: (before: IdentityAttributes | undefined, after: IdentityAttributes) => string[] =
-  changedAttributes;
-
 /** Whether the link changed in what an administrator sees: status, source, the linked user, the conflicting user. */
 export function linkChanged(before: DirectoryLink | undefined, after: DirectoryLink): boolean {
   if (before === undefined) return after.status !== 'notAsserted';
@@ -191,13 +184,13 @@ export function readHistory(doc: Pick<IdentityDoc, 'history'>): IdentityHistoryE
  * that differ from `before` (undefined for a new identity) and `directoryLink` when the link changed.
  */
 export function withChange<T extends IdentityDoc>(before: IdentityDoc | undefined, after: T, record: ChangeRecord): T {
-  const changedAttributes = changedAttributeNames(before && attributesOf(before), attributesOf(after));
-  if (linkChanged(before?.link, after.link)) changedAttributes.push(LINK_ATTRIBUTE);
+  const changed = changedAttributes(before && attributesOf(before), attributesOf(after));
+  if (linkChanged(before?.link, after.link)) changed.push(LINK_ATTRIBUTE);
   const entry: IdentityHistoryEntry = {
     at: after.lastModified,
     actor: { kind: record.actor.kind, id: record.actor.id },
     operation: record.operation,
-    changedAttributes,
+    changedAttributes: changed,
   };
   return { ...after, ...appendEntry(after, entry) };
 }

@@ -22,7 +22,8 @@ import { DEV_CLIENTS, DEV_TENANT_ID, type DevClient } from '../../devhost/devDat
 import { services } from '../../lib/services';
 import { partitionKey, type IdentityDoc } from '../../lib/identities/model';
 import { newIdentityDoc } from '../../lib/identities/rules';
-import { appendEntry, byIntegration, changedAttributeNames, MAX_HISTORY } from '../../lib/identities/history';
+import { appendEntry, byIntegration, MAX_HISTORY } from '../../lib/identities/history';
+import { changedAttributes } from '../../lib/identities/attributes';
 import { uuid7 } from '../../lib/util/uuid7';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -66,7 +67,7 @@ function fullHistoryDoc(tenantId: string, integrationId: string, i: number): Ide
       at: new Date(start + k * 3_600_000 + (i % 1000)).toISOString(),
       actor: byIntegration(integrationId),
       operation: k === 0 ? 'CREATE' : 'PATCH',
-      changedAttributes: k === 0 ? changedAttributeNames(undefined, doc) : ['name.familyName'],
+      changedAttributes: k === 0 ? changedAttributes(undefined, doc) : ['name.familyName'],
     });
   return { ...doc, ...history };
 }

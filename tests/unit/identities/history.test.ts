@@ -6,7 +6,6 @@ import {
   byBackground,
   byIntegration,
   byRun,
-  changedAttributeNames,
   linkChanged,
   MAX_HISTORY,
   readHistory,
@@ -45,63 +44,6 @@ const entry = (n: number): IdentityHistoryEntry => ({
   actor: { kind: 'integration', id: 'int-1' },
   operation: 'PATCH',
   changedAttributes: [`a${n}`],
-});
-
-describe('changedAttributeNames', () => {
-  it('names what a new identity has, by its SCIM path without the URN', () => {
-    expect(
-      changedAttributeNames(
-        undefined,
-        attributes({
-          birthDate: '1990-01-01',
-          nationality: 'DK',
-          personalEmail: 'a@mail.example',
-          personalPhone: '+4512345678',
-          personalNumbers: [{ type: 'DkCpr', value: CPR }],
-          identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: 'P1' }],
-          directoryUserPrincipalName: 'anna@corp.example',
-        }),
-      ),
-    ).toEqual([
-      'externalId',
-      'userName',
-      'affiliationType',
-      'name.givenName',
-      'name.familyName',
-      'active',
-      'birthDate',
-      'nationality',
-      'personalEmail',
-      'personalPhone',
-      'personalNumbers',
-      'identityDocumentReferences',
-      'directoryUserPrincipalName',
-    ]);
-    // Absent and empty attributes are not named.
-    expect(changedAttributeNames(undefined, attributes({ userName: undefined }))).toEqual([
-      'externalId',
-      'affiliationType',
-      'name.givenName',
-      'name.familyName',
-      'active',
-    ]);
-  });
-
-  it('names only what differs between two versions; an empty list and an absent attribute are the same', () => {
-    const before = attributes({ personalNumbers: [{ type: 'DkCpr', value: CPR }] });
-    expect(changedAttributeNames(before, before)).toEqual([]);
-    expect(changedAttributeNames(before, { ...before, givenName: 'Ann' })).toEqual(['name.givenName']);
-    expect(changedAttributeNames(before, { ...before, userName: 'ANNA@corp.example', active: false })).toEqual([
-      'userName',
-      'active',
-    ]);
-    expect(
-      changedAttributeNames(before, { ...before, personalNumbers: [{ type: 'DkCpr', value: '0101901235' }] }),
-    ).toEqual(['personalNumbers']);
-    expect(changedAttributeNames(before, { ...before, personalNumbers: [] })).toEqual(['personalNumbers']);
-    expect(changedAttributeNames(before, { ...before, nationality: 'SE' })).toEqual(['nationality']);
-    expect(changedAttributeNames({ ...before, nationality: 'SE' }, before)).toEqual(['nationality']);
-  });
 });
 
 describe('linkChanged', () => {

@@ -9,7 +9,6 @@ import {
   Button,
   Field,
   Input,
-  Select,
   Table,
   TableBody,
   TableCell,
@@ -27,6 +26,7 @@ import { navigate } from '../route';
 import { RouteLink } from '../RouteLink';
 import { useStyles } from '../styles';
 import { SourcePicker } from './SourcePicker';
+import { AnyOfField } from './AnyOfField';
 
 const OUTCOME_LABEL: Record<ActivityOutcome, string> = {
   SUCCEEDED: 'Succeeded',
@@ -112,19 +112,12 @@ export function ActivityPage({ send, source }: { send: Send; source: string | un
           kinds={['SCIM', 'CUSTOM']}
           onChange={(s) => (setCursors([null]), navigate({ page: 'activity', source: s }))}
         />
-        <Field label="Outcome">
-          <Select
-            value={outcome}
-            onChange={(_e, d) => (setCursors([null]), setOutcome(d.value as ActivityOutcome | ''))}
-          >
-            <option value="">Any</option>
-            {(Object.keys(OUTCOME_LABEL) as ActivityOutcome[]).map((o) => (
-              <option key={o} value={o}>
-                {OUTCOME_LABEL[o]}
-              </option>
-            ))}
-          </Select>
-        </Field>
+        <AnyOfField
+          label="Outcome"
+          labels={OUTCOME_LABEL}
+          value={outcome}
+          onChange={(v) => (setCursors([null]), setOutcome(v))}
+        />
         <Field label="externalId">
           <Input value={externalIdText} onChange={(_e, d) => setExternalIdText(d.value)} />
         </Field>

@@ -5,7 +5,6 @@ import {
   Field,
   Input,
   Link,
-  Select,
   Table,
   TableBody,
   TableCell,
@@ -19,6 +18,7 @@ import { Show, useLoad } from '../data';
 import { navigate } from '../route';
 import { useStyles } from '../styles';
 import { SourcePicker } from './SourcePicker';
+import { AnyOfField } from './AnyOfField';
 import { RouteLink } from '../RouteLink';
 
 export const STATUS_LABEL: Record<LinkStatus, string> = {
@@ -73,16 +73,12 @@ export function IdentitiesPage({ send, source }: { send: Send; source: string | 
           value={source}
           onChange={(s) => (setCursors([null]), navigate({ page: 'identities', source: s }))}
         />
-        <Field label="Link status">
-          <Select value={status} onChange={(_e, d) => (setCursors([null]), setStatus(d.value as LinkStatus | ''))}>
-            <option value="">Any</option>
-            {(Object.keys(STATUS_LABEL) as LinkStatus[]).map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABEL[s]}
-              </option>
-            ))}
-          </Select>
-        </Field>
+        <AnyOfField
+          label="Link status"
+          labels={STATUS_LABEL}
+          value={status}
+          onChange={(v) => (setCursors([null]), setStatus(v))}
+        />
         <Field label="externalId or UPN">
           <Input value={searchText} onChange={(_e, d) => setSearchText(d.value)} />
         </Field>

@@ -17,6 +17,7 @@ import { StoreError } from '../store/errors';
 import { partitionKey } from '../identities/model';
 import { ATTRIBUTE } from '../identities/attributes';
 import { isGuid } from '../util/guid';
+import { maskNumberRuns } from '../util/numberRuns';
 import type { Logger } from '../log/logger';
 import { entryKey, type ActivityEntry, type ActivityStream } from './entries';
 import { refusalsNewestFirst } from '../store/queries/activity';
@@ -84,12 +85,13 @@ export function operationOf(method: string, namedUser: boolean): string {
   return `${verb} /Users${namedUser ? '/{id}' : ''}`;
 }
 
-/** The externalId of a SCIM body when it is a string of 1 to MAX_EXTERNAL_ID_BYTES bytes. */
+/** The externalId of a SCIM body when it is a string of 1 to MAX_EXTERNAL_ID_BYTES bytes, its number runs masked. */
 export function recordableExternalId(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const value = (body as Record<string, unknown>).externalId;
   if (typeof value !== 'string' || value === '') return undefined;
-  return Buffer.byteLength(value, 'utf8') <= MAX_EXTERNAL_ID_BYTES ? value : undefined;
+  // Repeated under the service's number rule, as every echo is: a six-digit run (a CPR number sent as the key) is masked.
+  return Buffer.byteLength(value, 'utf8') <= MAX_EXTERNAL_ID_BYTES ? maskNumberRuns(value) : undefined;
 }
 
 /** The text cut to MAX_DETAIL_BYTES at a character boundary, an ellipsis marking the cut. */

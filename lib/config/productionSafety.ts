@@ -88,6 +88,7 @@ export function productionRefusal(s: Settings): Refusal | undefined {
     return ['GRAPH_CLIENT_SECRET', 'is for the local stack only: use managedIdentity or certificate in production'];
   if (!isHttps(s.publicBaseUrl)) return ['PUBLIC_BASE_URL', 'must be an https URL in production'];
   if (s.graphqlIntrospection) return ['GRAPHQL_INTROSPECTION', 'must be false in production'];
+  if (!s.auth.requireTokenType) return ['AUTH_ALLOW_UNTYPED_TOKENS', 'must be false in production'];
   for (const [name, value, max] of PRODUCTION_MAXIMA)
     if (value(s) > max) return [name, `must be at most ${max} in production`];
   return undefined;

@@ -200,7 +200,7 @@ export function loadSettings(env: Env = process.env): Settings {
     auth: {
       authority: url(env, 'AUTH_AUTHORITY'),
       audiences: audiences(env, inAzure),
-      requireTokenType: inAzure,
+      requireTokenType: !bool(env, 'AUTH_ALLOW_UNTYPED_TOKENS'),
     },
     graph: {
       baseUrl: url(env, 'GRAPH_BASE_URL'),
@@ -403,6 +403,14 @@ export const SETTINGS: readonly SettingDescription[] = [
     meaning: 'token issuer authority (`<authority>/<tenant>/v2.0`)',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'AUTH_ALLOW_UNTYPED_TOKENS',
+    parse: { type: 'boolean', default: false },
+    meaning:
+      'accept a token without `idtyp` (telling app from user by `scp`, as before the claim existed); off, such a token is refused `401`. For a development identity provider that cannot send the claim; refused in production',
+    appliesTo: 'local',
+    deployed: false,
   },
   {
     name: 'SERVICE_APP_ID_URI',

@@ -16,7 +16,7 @@ export interface Settings {
      * In Azure: the service's client id (the `aud` of every v2 token), plus a tenant-unique App ID URI only when one is configured.
      */
     audiences: string[];
-    /** Production (Azure, or NODE_ENV=production): a token without `idtyp` (app or user) is refused. */
+    /** A token without `idtyp` (app or user) is refused, unless AUTH_ALLOW_UNTYPED_TOKENS (never in production). */
     requireTokenType: boolean;
   };
   graph: {

@@ -6,14 +6,18 @@ import { configuredLogLevel } from '../services';
 import { hasNumberRun } from '../util/numberRuns';
 
 const CORRELATION = /^[A-Za-z0-9._:-]{1,64}$/;
+/** 8-4-4-4-12 hex: what Entra's provisioning sends as client-request-id; kept even where digits run across its dashes. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Whether a caller-chosen correlation id may be used as is (and so be logged and sent back): a safe shape
- * and no run of six or more digits, whatever separates them (a caller could send a personal number as its
- * id, written 010190-1234, 010190.1234 or 010190_1234; it would reach the logs and the answer).
+ * Whether a caller-chosen correlation id may be used as is (and so be logged and sent back): a canonical UUID,
+ * or a safe shape with no run of six or more digits, whatever separates them (a caller could send a personal
+ * number as its id, written 010190-1234, 010190.1234 or 010190_1234; it would reach the logs and the answer).
+ * About half of random UUIDs hold such a run across their dashes; support needs them (Entra's
+ * client-request-id), and the fixed 8-4-4-4-12 hex shape holds no free text; that its digits may run is accepted.
  */
 export function isSafeCorrelationId(value: string): boolean {
-  return CORRELATION.test(value) && !hasNumberRun(value);
+  return CANONICAL_UUID.test(value) || (CORRELATION.test(value) && !hasNumberRun(value));
 }
 
 /** The caller's correlation id when it is of a safe shape, otherwise the invocation id. */

@@ -10,3 +10,11 @@ const NUMBER_RUN = /\p{Nd}(?:[^\p{L}\p{Nd}]*\p{Nd}){5}/u;
 export function hasNumberRun(text: string): boolean {
   return NUMBER_RUN.test(text);
 }
+
+const NUMBER_RUNS = /\p{Nd}(?:[^\p{L}\p{Nd}]*\p{Nd}){5,}/gu;
+const DIGIT = /\p{Nd}/gu;
+
+/** The text with every digit of every such run replaced by `*` (`E-010190-1234` → `E-******-****`); other characters kept. */
+export function maskNumberRuns(text: string): string {
+  return text.replace(NUMBER_RUNS, (run) => run.replace(DIGIT, '*'));
+}

@@ -115,6 +115,11 @@ describe('authentication and SCIM integrations', () => {
       expectScimError(await users(stack.idp.signRaw({ ...payload, scp: undefined })), 403, undefined);
     });
 
+    it('401 for a token that does not say whether it is an app or a user token (no idtyp)', async () => {
+      const token = stack.idp.signRaw({ ...claims(), idtyp: undefined });
+      expectScimError(await users(token), 401, undefined, token);
+    });
+
     it('401 for an app-only token (idtyp app) that carries delegated scopes', async () => {
       const token = stack.idp.signRaw({ ...claims(), idtyp: 'app', scp: 'user_impersonation' });
       expectScimError(await users(token), 401, undefined, token);

@@ -64,6 +64,14 @@ describe('refused request records', () => {
     expect(operationOf('TRACE', true)).toBe('OTHER /Users/{id}');
   });
 
+  it('masks a six-digit run in the externalId it keeps, as every echo of the service does', () => {
+    expect(recordableExternalId({ externalId: '010190-4321' })).toBe('******-****');
+    expect(recordableExternalId({ externalId: 'E-1001' })).toBe('E-1001');
+    const doc = refusalDoc(refusal({ body: { externalId: 'emp 0101904321' } }), NOW, 30);
+    expect(JSON.stringify(doc)).not.toContain('0101904321');
+    expect(doc.externalId).toBe('emp **********');
+  });
+
   it('keeps an externalId only when it is a string of bounded length, and an identity id only when it is an id', () => {
     expect(recordableExternalId({ externalId: 'x'.repeat(256) })).toBe('x'.repeat(256));
     expect(recordableExternalId({ externalId: 'x'.repeat(257) })).toBeUndefined();

@@ -1,7 +1,8 @@
 /**
  * App or user token, decided by the token's `idtyp` claim (Entra: `app` in app-only tokens, `user` in user
  * tokens when the resource application asks for the optional claim with `include_user_token`). Where
- * production rules apply, a token without `idtyp` is refused.
+ * production rules apply, and everywhere unless a named development setting allows it, a token without `idtyp`
+ * is refused.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
@@ -106,18 +107,30 @@ describe('app or user token, by idtyp', () => {
     }
   });
 
-  it('locally, a token without idtyp is told apart by scp as before', async () => {
+  it('where untyped tokens are allowed, a token without idtyp is told apart by scp as before', async () => {
     expect((await validator(false).validate(token({}))).kind).toBe('app');
     expect((await validator(false).validate(token({ scp: 'Console.Admin' }))).kind).toBe('user');
   });
 });
 
 describe('which settings require idtyp', () => {
-  it('production (Azure, or NODE_ENV=production) requires it; the local stack does not', () => {
+  it('every deployment requires it: Azure, NODE_ENV=production and the local stack alike', () => {
     expect(loadSettings(azure).auth.requireTokenType).toBe(true);
     const { WEBSITE_INSTANCE_ID: _i, WEBSITE_SITE_NAME: _n, ...elsewhere } = azure;
     expect(loadSettings({ ...elsewhere, NODE_ENV: 'production' }).auth.requireTokenType).toBe(true);
-    expect(loadSettings(local).auth.requireTokenType).toBe(false);
+    expect(loadSettings(local).auth.requireTokenType).toBe(true);
+  });
+
+  it('only the named development setting allows a token without idtyp, and production refuses that setting', () => {
+    expect(loadSettings({ ...local, AUTH_ALLOW_UNTYPED_TOKENS: 'true' }).auth.requireTokenType).toBe(false);
+    expect(() => loadSettings({ ...azure, AUTH_ALLOW_UNTYPED_TOKENS: 'true' })).toThrow(/AUTH_ALLOW_UNTYPED_TOKENS/);
+  });
+
+  it('the validator built from local settings refuses a token without idtyp', async () => {
+    const v = validator(loadSettings(local).auth.requireTokenType);
+    const err = await refusal(v.validate(token({})));
+    expect(err.failure).toBe('malformed');
+    expect((await v.validate(token({ idtyp: 'app' }))).kind).toBe('app');
   });
 
   it('the validator built from production settings refuses a token without idtyp and accepts one with it', async () => {

@@ -26,6 +26,8 @@ param autoscaleMaxThroughput int
 param containerAutoscaleMaxThroughput int
 @description('Private networking: public network access off (the private endpoint is in network.bicep).')
 param vnetEnabled bool
+@description('Replicas spread over the availability zones of the region (both modes; serverless too, in the regions Azure lists). Fixed when the account is created.')
+param zoneRedundant bool
 
 var containers = loadJsonContent('../cosmos-containers.json')
 // Read and written by SCIM and by bulk work (imports, associations, background units).
@@ -47,7 +49,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2025-10-15' = {
         {
           locationName: location
           failoverPriority: 0
-          isZoneRedundant: false
+          isZoneRedundant: zoneRedundant
         }
       ]
       consistencyPolicy: {

@@ -10,7 +10,8 @@
 //   serverless accounts); fairness between tenants comes from the service's per-tenant pacing of bulk work;
 // - autoscale: provisioned throughput with priority-based execution. The containers bulk work shares with
 //   SCIM (identities, imports, links) each get autoscale throughput of their own, because Azure documents
-//   priority-based execution as non-deterministic on a database's shared throughput; the small containers
+//   priority-based execution as non-deterministic on a database's shared throughput (learn.microsoft.com/azure/
+//   cosmos-db/priority-based-execution, "Limitations"); the small containers
 //   share the database's. A container's own throughput is set when it is created: an account created
 //   before this layout keeps its shared containers (a new environment and a copy change them).
 param location string

@@ -20,7 +20,8 @@ const ORPHAN_CLAIMS_PER_RUN = 1000;
 export async function doBackgroundWork(message: unknown, context: InvocationContext): Promise<void> {
   const log = loggerForQueueMessage(context);
   const started = Date.now();
-  // Since the unit was enqueued (or last put back): the alert on the oldest background message reads it.
+  // Since the unit was enqueued (or last put back): how long it waited, for investigations (the stall alert reads
+  // the queue measurement, measureBackgroundQueueRun).
   const queuedMs = queuedMsOf(context, started);
   const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 0);
   let work;

@@ -470,3 +470,33 @@ describe('the production preset', () => {
     expect(paramOfEnv('NOT_A_TEMPLATE_VALUE')).toBeUndefined();
   });
 });
+
+describe('docs/operations.md says it', () => {
+  const operations = fs.readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+
+  it('the provider step, the production preset, RPO/RTO per mode, the log volume and the cost tables', () => {
+    expect(operations).toMatch(/\*\*Resource providers\.\*\*[\s\S]*`Microsoft\.App`[\s\S]*preprovision hook/);
+    expect(operations).toContain('### The production preset');
+    expect(operations).toContain('infra/presets/production.env');
+    expect(operations).toContain('### Recovery targets (RPO, RTO)');
+    expect(operations).toMatch(
+      /\| failure \| trial \(serverless, one zone\) \| production preset \(autoscale, `ZONE_REDUNDANT=true`\) \|/,
+    );
+    expect(operations).toMatch(/\*\*about 2 GB a day at 10 requests a second, about 20 GB a day at 100\*\*/);
+    expect(operations).toContain('<!-- cost-model:start (npm run cost) -->');
+    expect(operations).toContain('### Edge: Front Door and WAF');
+    expect(operations).toContain('`EXTRA_APP_SETTINGS`');
+  });
+
+  it('no longer says what the issue found stale', () => {
+    expect(operations).not.toMatch(/five or six/);
+    expect(operations).not.toMatch(/removes nothing by itself/);
+    expect(operations).not.toMatch(/40 to 1000|40–1000/);
+    expect(operations).not.toMatch(/every trace is kept/i);
+    expect(operations).not.toMatch(/the containers share the \*\*database's\*\* throughput/);
+    const security = fs.readFileSync(path.join(ROOT, 'docs', 'security.md'), 'utf8');
+    expect(security).not.toMatch(/about a third/);
+    expect(security).not.toMatch(/fixed 5,000 RU\/s/);
+    expect(security).toContain('https://learn.microsoft.com/azure/cosmos-db/priority-based-execution#limitations');
+  });
+});

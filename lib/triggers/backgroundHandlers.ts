@@ -1,7 +1,7 @@
 /** The handlers of the timers that plan background work and of the queue trigger that does it. */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { importJobDeps, services, workDeps } from '../services';
-import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgroundWork';
+import { BACKGROUND_POISON_QUEUE_NAME, BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgroundWork';
 import { runBackgroundWork } from '../background/runWork';
 import { planPendingLinks, planRetention } from '../background/planner';
 import { resumeImportJobs } from '../imports/importJob';
@@ -106,7 +106,7 @@ export async function measureBackgroundQueueRun(_timer: Timer, context: Invocati
   const queueSettings = svc.settings.backgroundQueue;
   const now = new Date();
   const [work, poison] = await Promise.all(
-    [BACKGROUND_QUEUE_NAME, `${BACKGROUND_QUEUE_NAME}-poison`].map(async (name) => {
+    [BACKGROUND_QUEUE_NAME, BACKGROUND_POISON_QUEUE_NAME].map(async (name) => {
       const peeked = await connect(queueSettings, name)
         .peekMessages({ numberOfMessages: PEEK_MAX })
         .catch((err: unknown) => {

@@ -13,8 +13,9 @@ import path from 'node:path';
 
 /**
  * Unit prices, USD list prices (pay as you go, a US/EU region, single region, no reservation), converted to € at
- * EUR_PER_USD. Checked 2026-12-01 against the sources named; prices change and differ by region: check the
- * pricing pages before relying on a figure.
+ * eurPerUsd, as of 2026-12-01: the Cosmos DB RU and storage prices are those Microsoft's documentation quotes
+ * (named below); the others are the pricing pages' list prices as known then, not re-read for this table. Prices
+ * change and differ by region: check the pricing pages before relying on a figure.
  */
 export const PRICES = {
   /** Microsoft, "Understand your Azure Cosmos DB bill" (serverless example): $0.25 per million RU. */

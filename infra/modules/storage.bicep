@@ -9,7 +9,7 @@ param name string
 param deploymentContainerName string
 @description('Private networking: public network access off.')
 param vnetEnabled bool
-@description('Zone-redundant storage (three copies in three availability zones of the region) instead of locally redundant; Flex Consumption supports both for host and deployment storage.')
+@description('Zone-redundant storage (three copies in three availability zones of the region) instead of locally redundant. Fixed when the account is created (a later change is a conversion).')
 param zoneRedundant bool
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {

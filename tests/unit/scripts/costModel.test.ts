@@ -114,7 +114,7 @@ describe('docs/operations.md', () => {
   it('states the prices with their source and date', () => {
     const doc = fs.readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
     expect(doc).toMatch(/Understand your Azure Cosmos DB bill/);
-    expect(doc).toMatch(/checked 2026-12-01/);
+    expect(doc).toMatch(/as\s+of 2026-12-01/);
     expect(doc).toContain(`1 USD = ${PRICES.eurPerUsd} EUR`);
   });
 });

@@ -278,6 +278,21 @@ export function renderCostTables(ru: MeasuredRu): string {
     out.push('');
   }
   const day = tenantDay(ru);
+  const production = PRESETS.find((p) => p.mode === 'autoscale');
+  if (production) {
+    const pool = production.sharedMaxRu + 3 * production.containerMaxRu;
+    const peaks = TENANT_COUNTS.map((t) => Math.round((2 * t * day.importRu) / (4 * 3600)));
+    out.push(
+      `Autoscale peak at night (imports at twice their mean over 4 hours): ${peaks
+        .map(
+          (p, i) => `${p.toLocaleString('en-US')} RU/s for ${(TENANT_COUNTS[i] ?? 0).toLocaleString('en-US')} tenants`,
+        )
+        .join(', ')}; the preset's maxima add up to ${pool.toLocaleString('en-US')} RU/s, ` +
+        `${production.containerMaxRu.toLocaleString('en-US')} for each busy container: raise ` +
+        '`COSMOS_CONTAINER_AUTOSCALE_MAX_THROUGHPUT` where one container must take more (imports write mostly to `identities`).',
+    );
+    out.push('');
+  }
   out.push(
     `Measured request units: PATCH ${ru.scimPatch}, lookup by externalId ${ru.scimLookup} (bench:scim); ` +
       `re-import with 1 % changed ${ru.importUploadPerIdentity} + ${ru.importJobPerIdentity} per identity, ` +

@@ -128,5 +128,8 @@ export async function measureBackgroundQueueRun(_timer: Timer, context: Invocati
     await publishMetric(target, credential, fetch, 'PoisonMessages', poisonMessages, now);
     published = true;
   }
-  log.info('background queue measured', { visible: work?.visible ?? 0, oldestAgeSeconds, poisonMessages, published });
+  // A line a minute while work waits; an empty queue only at debug (the metrics carry the numbers either way).
+  const fields = { visible: work?.visible ?? 0, oldestAgeSeconds, poisonMessages, published };
+  if (fields.visible > 0 || poisonMessages > 0) log.info('background queue measured', fields);
+  else log.debug('background queue measured', fields);
 }

@@ -132,7 +132,8 @@ module frontDoor 'frontdoor.bicep' = if (frontDoorEnabled) {
   name: 'frontdoor'
   params: {
     tags: tags
-    sku: frontDoorEnabled ? frontDoorSku : 'Standard_AzureFrontDoor'
+    // Literals the module's @allowed accepts (frontDoorSku's type includes 'None').
+    sku: frontDoorSku == 'Premium_AzureFrontDoor' ? 'Premium_AzureFrontDoor' : 'Standard_AzureFrontDoor'
     profileName: '${abbrs.cdnProfiles}${resourceToken}'
     endpointName: '${abbrs.cdnProfilesEndpoints}${resourceToken}'
     wafPolicyName: '${abbrs.networkFrontDoorWebApplicationFirewallPolicies}${resourceToken}'

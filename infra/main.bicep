@@ -152,6 +152,9 @@ param zoneRedundant bool = false
 @description('Azure Front Door in front of the app, with a WAF policy (rate limit per client address; Premium adds the managed rule sets): None (default), Standard or Premium. The app then accepts only this Front Door, and PUBLIC_BASE_URL is its endpoint unless publicBaseUrl is set.')
 param frontDoorSku string = 'None'
 
+@description('An availability test of GET /health on the public address from three locations every 5 minutes, with an alert when two fail: it sees a host that does not run at all. Off for a trial (billed per run), on in the production preset.')
+param availabilityTest bool = false
+
 @minValue(100)
 @maxValue(100000)
 @description('Front Door WAF: requests per minute one client address may send before it is blocked for the rest of the minute.')
@@ -197,6 +200,7 @@ module resources 'modules/resources.bicep' = {
     zoneRedundant: zoneRedundant
     frontDoorSku: frontDoorSku
     frontDoorRateLimitPerMinute: frontDoorRateLimitPerMinute
+    availabilityTest: availabilityTest
   }
 }
 

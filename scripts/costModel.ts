@@ -43,6 +43,8 @@ export const PRICES = {
   frontDoorStandardBaseMonth: 35,
   frontDoorPremiumBaseMonth: 330,
   frontDoorStandardPer10kRequests: 0.009,
+  /** Azure Monitor pricing page: Application Insights standard availability test, per execution. */
+  availabilityTestPerRun: 0.0012,
   /** Azure Private Link pricing page: $0.01 an hour per private endpoint; Azure DNS: $0.50 a month per zone. */
   privateEndpointPerHour: 0.01,
   privateDnsZonePerMonth: 0.5,
@@ -166,6 +168,7 @@ export interface Preset {
   frontDoor: 'None' | 'Standard' | 'Premium';
   alwaysReadyHttp: number;
   privateEndpoints: number;
+  availabilityTest: boolean;
   /** Autoscale maxima: the shared database's and each of the three dedicated containers'. */
   sharedMaxRu: number;
   containerMaxRu: number;
@@ -180,6 +183,7 @@ export const PRESETS: readonly Preset[] = [
     frontDoor: 'None',
     alwaysReadyHttp: 0,
     privateEndpoints: 0,
+    availabilityTest: false,
     sharedMaxRu: 1000,
     containerMaxRu: 4000,
     instanceMemoryGb: 2,
@@ -191,6 +195,7 @@ export const PRESETS: readonly Preset[] = [
     frontDoor: 'Standard',
     alwaysReadyHttp: 1,
     privateEndpoints: 4,
+    availabilityTest: true,
     sharedMaxRu: 1000,
     containerMaxRu: 4000,
     instanceMemoryGb: 2,
@@ -245,12 +250,15 @@ export function monthlyUsd(preset: Preset, tenants: number, ru: MeasuredRu): Lin
       : (preset.frontDoor === 'Premium' ? p.frontDoorPremiumBaseMonth : p.frontDoorStandardBaseMonth) +
         (requestsMonth / 1e4) * p.frontDoorStandardPer10kRequests;
   const network = preset.privateEndpoints * (p.privateEndpointPerHour * HOURS + p.privateDnsZonePerMonth);
+  // Three locations every 5 minutes.
+  const availability = preset.availabilityTest ? 3 * 12 * HOURS * p.availabilityTestPerRun : 0;
   return {
     'Cosmos DB request units': cosmos,
     'Cosmos DB storage': cosmosStorage,
     'Functions (Flex Consumption)': functions,
     'Storage (host, queues)': storage,
     'Logs (Log Analytics)': logs,
+    'Availability test': availability,
     'Front Door and WAF': frontDoor,
     'Private endpoints': network,
   };

@@ -22,6 +22,11 @@ param metricAlertPrefix string
 param alertEmail string
 @description('The workspace\'s daily cap in GB (named in the cap alert).')
 param logDailyCapGb int
+@description('An availability test of the public address\'s /health from three locations, and its alert: sees a host that does not run at all, which neither the queue metric (its timer stops too) nor the request log can show.')
+param availabilityTest bool
+@description('The address tenants call (custom domain, Front Door endpoint or the app\'s host name), without a trailing slash.')
+param publicUrl string
+param webTestName string
 
 resource workspace 'Microsoft.OperationalInsights/workspaces@2023-09-01' existing = {
   name: logAnalyticsName
@@ -257,3 +262,64 @@ resource backgroundMetricAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [
     }
   }
 ]
+
+// A host that does not run at all stops the queue measurement with it and may log no request: an Application
+// Insights standard test calls /health (anonymous, no store call) every 5 minutes from three locations, and the
+// alert fires when two of them fail. Billed per run (docs/operations.md, "What it costs").
+resource webTest 'Microsoft.Insights/webtests@2022-06-15' = if (availabilityTest) {
+  name: webTestName
+  location: applicationInsights.location
+  // Links the test to the component (the portal's Availability view).
+  tags: union(tags, { 'hidden-link:${applicationInsights.id}': 'Resource' })
+  kind: 'standard'
+  properties: {
+    SyntheticMonitorId: webTestName
+    Name: 'health'
+    Description: 'GET /health of the public address.'
+    Enabled: true
+    Frequency: 300
+    Timeout: 30
+    Kind: 'standard'
+    RetryEnabled: true
+    Locations: [
+      { Id: 'emea-nl-ams-azr' }
+      { Id: 'emea-gb-db3-azr' }
+      { Id: 'emea-ru-msa-edge' }
+    ]
+    Request: {
+      RequestUrl: '${publicUrl}/health'
+      HttpVerb: 'GET'
+      ParseDependentRequests: false
+    }
+    ValidationRules: {
+      ExpectedHttpStatusCode: 200
+      SSLCheck: true
+      SSLCertRemainingLifetimeCheck: 7
+    }
+  }
+}
+
+resource availabilityAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = if (availabilityTest) {
+  name: '${metricAlertPrefix}-availability'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'GET /health failed from 2 of 3 locations: the service does not answer (docs/operations.md, Logs and metrics).'
+    severity: 0
+    enabled: true
+    scopes: [
+      webTest.id
+      applicationInsights.id
+    ]
+    evaluationFrequency: 'PT1M'
+    windowSize: 'PT5M'
+    autoMitigate: true
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'
+      webTestId: webTest.id
+      componentId: applicationInsights.id
+      failedLocationCount: 2
+    }
+    actions: empty(alertEmail) ? [] : [{ actionGroupId: actionGroup.id }]
+  }
+}

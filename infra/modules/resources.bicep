@@ -26,6 +26,7 @@ param extraAppSettings object
 param zoneRedundant bool
 param frontDoorSku string
 param frontDoorRateLimitPerMinute int
+param availabilityTest bool
 
 var abbrs = loadJsonContent('../abbreviations.json')
 // 13 lowercase characters, stable for a subscription + resource group + environment.
@@ -38,6 +39,8 @@ var certificateMode = graphCredential == 'certificate'
 // Named even when not created (the default mode), so role and setting expressions never see an empty name.
 var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}${keyVaultNameSuffix}'
 var frontDoorEnabled = frontDoorSku != 'None'
+// The address tenants call: a custom domain, else the Front Door endpoint, else the app's host name.
+var publicUrl = !empty(publicBaseUrl) ? publicBaseUrl : (frontDoorEnabled ? 'https://${frontDoor.outputs.hostName}' : 'https://${functionAppName}.azurewebsites.net')
 
 module monitoring 'monitoring.bicep' = {
   name: 'monitoring'
@@ -220,6 +223,9 @@ module diagnostics 'diagnostics.bicep' = {
     metricAlertPrefix: '${abbrs.insightsMetricAlerts}${resourceToken}'
     alertEmail: alertEmail
     logDailyCapGb: logDailyCapGb
+    availabilityTest: availabilityTest
+    publicUrl: publicUrl
+    webTestName: '${abbrs.insightsWebTests}${resourceToken}'
   }
   dependsOn: [
     keyVault

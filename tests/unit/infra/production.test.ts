@@ -500,3 +500,24 @@ describe('docs/operations.md says it', () => {
     expect(security).toContain('https://learn.microsoft.com/azure/cosmos-db/priority-based-execution#limitations');
   });
 });
+
+describe('a host that does not run at all', () => {
+  it('is seen by an optional availability test of /health on the public address, with an alert', () => {
+    expect(uncomment(main)).toMatch(/^param availabilityTest bool = false$/m);
+    expect(parameters.availabilityTest?.value).toBe('${AVAILABILITY_TEST=false}');
+    expect(readPreset('presets/production.env').get('AVAILABILITY_TEST')).toBe('true');
+    expect(deployed(diagnostics, 'webTest', { availabilityTest: false })).toBe(false);
+    expect(deployed(diagnostics, 'availabilityAlert', { availabilityTest: true })).toBe(true);
+    const test = resources(diagnostics).find((r) => r.target === 'Microsoft.Insights/webtests');
+    expect(test?.body).toMatch(/RequestUrl: '\$\{publicUrl\}\/health'/);
+    expect(test?.body).toMatch(/Kind: 'standard'/);
+    expect(test?.body).toMatch(/'hidden-link:\$\{applicationInsights\.id\}': 'Resource'/);
+    const alert = resources(diagnostics).find((r) => r.symbol === 'availabilityAlert');
+    expect(alert?.body).toMatch(/'odata\.type': 'Microsoft\.Azure\.Monitor\.WebtestLocationAvailabilityCriteria'/);
+    expect(alert?.body).toMatch(/failedLocationCount: 2/);
+    expect(uncomment(resourcesBicep)).toMatch(
+      /var publicUrl = !empty\(publicBaseUrl\) \? publicBaseUrl : \(frontDoorEnabled \? 'https:\/\/\$\{frontDoor\.outputs\.hostName\}' : 'https:\/\/\$\{functionAppName\}\.azurewebsites\.net'\)/,
+    );
+    expect(moduleBody(resourcesBicep, 'diagnostics')).toMatch(/publicUrl: publicUrl/);
+  });
+});

@@ -104,10 +104,15 @@ param cosmosContainerAutoscaleMaxThroughput int = 4000
 @description('Private networking, the production setting: a virtual network with the Function App integrated, private endpoints and DNS zones for Cosmos DB, blob/queue/table storage and Key Vault, whose public network access is then off. Off for a first trial (docs/operations.md, "Private networking").')
 param vnetEnabled bool = false
 
-@minValue(40)
+@minValue(1)
 @maxValue(1000)
-@description('Maximum instances of the Flex Consumption app (Flex Consumption accepts 40 to 1000).')
+@description('Maximum instances of the Flex Consumption app (Flex Consumption accepts 1 to 1000; the floor of 40 was the preview\'s).')
 param maximumInstanceCount int = 100
+
+@minValue(0)
+@maxValue(20)
+@description('Always-ready instances of the HTTP function group: 0 (default) = the first request after idle pays a cold start; 1 in the production preset (billed while idle, docs/operations.md).')
+param alwaysReadyHttp int = 0
 
 @allowed([
   2048
@@ -126,9 +131,34 @@ param keyVaultPurgeProtection bool = false
 @description('E-mail address the alerts (poison queue, 5xx rate, Cosmos DB 429 rate, oldest background message) are sent to; empty = alerts show in Azure Monitor only.')
 param alertEmail string = ''
 
-@minValue(-1)
-@description('Daily ingestion cap of the Log Analytics workspace in GB; -1 = no cap. When the cap is reached, ingestion (and the log alerts) stop until the next day: set it above a normal day (docs/operations.md, "Logs and metrics").')
-param logDailyCapGb int = -1
+@minValue(1)
+@maxValue(1000)
+@description('Daily ingestion cap of the Log Analytics workspace in GB. When it is reached, ingestion and the log alerts stop until the workspace\'s reset hour (an alert says so; the background alerts read metrics and go on): set it above a normal day (docs/operations.md, "Logs and metrics").')
+param logDailyCapGb int = 5
+
+// A JSON object in text rather than an object parameter: azd reads every parameter from an environment value,
+// and only recent azd versions parse an object out of one; an unset value is then '' here, not a failed deployment.
+@description('Any setting of docs/configuration.md by name, as the text of one JSON object (azd env value EXTRA_APP_SETTINGS, e.g. {"SCIM_TENANT_RATE_LIMIT_PER_SECOND":"20"}); empty = none. Merged into the app settings on every provision, replacing the template\'s value of a tunable setting; settings the template derives (endpoints, identities, the named parameters above) are not replaced.')
+param extraAppSettings string = ''
+
+@description('Zone redundancy, fixed when each resource is created: Cosmos DB (both modes, in regions with availability zones) and the storage account (Standard_ZRS instead of Standard_LRS). On in the production preset.')
+param zoneRedundant bool = false
+
+@allowed([
+  'None'
+  'Standard_AzureFrontDoor'
+  'Premium_AzureFrontDoor'
+])
+@description('Azure Front Door in front of the app, with a WAF policy (rate limit per client address; Premium adds the managed rule sets): None (default), Standard or Premium. The app then accepts only this Front Door, and PUBLIC_BASE_URL is its endpoint unless publicBaseUrl is set.')
+param frontDoorSku string = 'None'
+
+@description('An availability test of GET /health on the public address from three locations every 5 minutes, with an alert when two fail: it sees a host that does not run at all. Off for a trial (billed per run), on in the production preset.')
+param availabilityTest bool = false
+
+@minValue(100)
+@maxValue(100000)
+@description('Front Door WAF: requests per minute one client address may send before it is blocked for the rest of the minute.')
+param frontDoorRateLimitPerMinute int = 6000
 
 var abbrs = loadJsonContent('abbreviations.json')
 var tags = { 'azd-env-name': environmentName }
@@ -165,6 +195,12 @@ module resources 'modules/resources.bicep' = {
     keyVaultPurgeProtection: keyVaultPurgeProtection
     alertEmail: alertEmail
     logDailyCapGb: logDailyCapGb
+    alwaysReadyHttp: alwaysReadyHttp
+    extraAppSettings: json(empty(extraAppSettings) ? '{}' : extraAppSettings)
+    zoneRedundant: zoneRedundant
+    frontDoorSku: frontDoorSku
+    frontDoorRateLimitPerMinute: frontDoorRateLimitPerMinute
+    availabilityTest: availabilityTest
   }
 }
 
@@ -187,3 +223,5 @@ output AZURE_KEY_VAULT_NAME string = resources.outputs.keyVaultName
 output AZURE_KEY_VAULT_ENDPOINT string = resources.outputs.keyVaultUri
 output APPLICATIONINSIGHTS_NAME string = resources.outputs.applicationInsightsName
 output LOG_ANALYTICS_WORKSPACE_NAME string = resources.outputs.logAnalyticsName
+// The Front Door endpoint (empty without one): the address tenants configure.
+output FRONT_DOOR_ENDPOINT string = resources.outputs.frontDoorEndpoint

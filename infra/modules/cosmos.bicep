@@ -10,7 +10,8 @@
 //   serverless accounts); fairness between tenants comes from the service's per-tenant pacing of bulk work;
 // - autoscale: provisioned throughput with priority-based execution. The containers bulk work shares with
 //   SCIM (identities, imports, links) each get autoscale throughput of their own, because Azure documents
-//   priority-based execution as non-deterministic on a database's shared throughput; the small containers
+//   priority-based execution as non-deterministic on a database's shared throughput (learn.microsoft.com/azure/
+//   cosmos-db/priority-based-execution, "Limitations"); the small containers
 //   share the database's. A container's own throughput is set when it is created: an account created
 //   before this layout keeps its shared containers (a new environment and a copy change them).
 param location string
@@ -26,6 +27,8 @@ param autoscaleMaxThroughput int
 param containerAutoscaleMaxThroughput int
 @description('Private networking: public network access off (the private endpoint is in network.bicep).')
 param vnetEnabled bool
+@description('Replicas spread over the availability zones of the region (both modes; serverless too, in the regions Azure lists). Fixed when the account is created.')
+param zoneRedundant bool
 
 var containers = loadJsonContent('../cosmos-containers.json')
 // Read and written by SCIM and by bulk work (imports, associations, background units).
@@ -47,7 +50,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2025-10-15' = {
         {
           locationName: location
           failoverPriority: 0
-          isZoneRedundant: false
+          isZoneRedundant: zoneRedundant
         }
       ]
       consistencyPolicy: {

@@ -1,4 +1,7 @@
 // Diagnostic settings to the Log Analytics workspace and the alerts docs/operations.md describes.
+// The alerts that must not go blind read metrics, which the workspace's daily cap does not stop: the Cosmos DB
+// 429s (platform metric) and the background queue (the custom metrics functions/measureBackgroundQueue.ts sends
+// every minute). The 5xx alert reads the requests table and the cap alert says when logs stopped.
 // Logs go to resource-specific tables (logAnalyticsDestinationType Dedicated): CDBControlPlaneRequests,
 // AZKVAuditLogs, StorageQueueLogs. Only what an alert or an investigation reads is collected: no Cosmos DB
 // data-plane request log (its 429s come from the TotalRequests metric, free of charge) and no queue reads or
@@ -17,6 +20,13 @@ param alertPrefix string
 param metricAlertPrefix string
 @description('Where alerts are sent (an e-mail address of the operations team); empty = no notification.')
 param alertEmail string
+@description('The workspace\'s daily cap in GB (named in the cap alert).')
+param logDailyCapGb int
+@description('An availability test of the public address\'s /health from three locations, and its alert: sees a host that does not run at all, which neither the queue metric (its timer stops too) nor the request log can show.')
+param availabilityTest bool
+@description('The address tenants call (custom domain, Front Door endpoint or the app\'s host name), without a trailing slash.')
+param publicUrl string
+param webTestName string
 
 resource workspace 'Microsoft.OperationalInsights/workspaces@2023-09-01' existing = {
   name: logAnalyticsName
@@ -98,19 +108,10 @@ resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = if (!empty(a
 var actions = empty(alertEmail) ? {} : { actionGroups: [actionGroup.id] }
 
 // Log search alerts: name, severity (0 critical … 4 verbose), scope, query (alerts when it returns a row),
-// window and frequency. Every table they read is unsampled: StorageQueueLogs (a resource log), requests
-// (excluded from sampling in host.json) and traces (kept whole by the Function App's sampling setting).
+// window and frequency. requests is never sampled (host.json excludes Request from sampling); the Operation
+// table holds the workspace's own events, among them the one written when the daily cap is reached
+// (Microsoft's query, "Set daily cap on Log Analytics workspace").
 var alerts = [
-  {
-    name: 'poison-queue'
-    description: 'A background unit failed 5 times and was moved to background-work-poison (docs/operations.md, Background-work queues).'
-    severity: 1
-    scope: workspace.id
-    // A PutMessage's object key ends with the message id (/<account>/<queue>/<id>): match the queue segment.
-    query: 'StorageQueueLogs | where OperationName == "PutMessage" and ObjectKey matches regex "/background-work-poison(/|$)" | summarize moved = count() | where moved > 0'
-    window: 'PT15M'
-    frequency: 'PT5M'
-  }
   {
     name: 'http-5xx-rate'
     description: 'More than 1% of the requests of the last 5 minutes answered 5xx (at least 20 requests).'
@@ -121,11 +122,11 @@ var alerts = [
     frequency: 'PT5M'
   }
   {
-    name: 'background-oldest-message'
-    description: 'A background unit waited more than 15 minutes on background-work before it was done (queuedMs of background work done|deferred).'
+    name: 'log-daily-cap'
+    description: 'The workspace reached its daily cap of ${logDailyCapGb} GB: logs (and the 5xx alert) stop until its reset hour; the background and Cosmos DB alerts read metrics and go on (docs/operations.md, Logs and metrics).'
     severity: 2
-    scope: applicationInsights.id
-    query: 'traces | where message has "background work" | extend e = parse_json(message) | where tostring(e.message) in ("background work done", "background work deferred") | summarize oldestMs = max(todouble(e.queuedMs)) | where oldestMs > 900000'
+    scope: workspace.id
+    query: '_LogOperation | where Category =~ "Ingestion" | where Detail contains "OverQuota"'
     window: 'PT15M'
     frequency: 'PT5M'
   }
@@ -200,6 +201,124 @@ resource cosmosThrottledAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = {
           threshold: 1000
         }
       ]
+    }
+    actions: empty(alertEmail) ? [] : [{ actionGroupId: actionGroup.id }]
+  }
+}
+
+// The background-work queue, measured every minute by functions/measureBackgroundQueue.ts (it peeks the queues)
+// and sent as custom metrics to the component's metrics store (namespace background-work). A custom metric
+// exists once first sent, so the criteria skip metric validation.
+var backgroundAlerts = [
+  {
+    name: 'background-stall'
+    description: 'Background work waits and nothing takes it: at every measurement of the last 15 minutes the oldest visible message of background-work was more than 15 minutes old (docs/operations.md, Background-work queues).'
+    severity: 1
+    metric: 'OldestMessageAgeSeconds'
+    aggregation: 'Minimum'
+    threshold: 900
+  }
+  {
+    name: 'background-poison'
+    description: 'A background unit failed 5 times and is on background-work-poison (docs/operations.md, Background-work queues).'
+    severity: 1
+    metric: 'PoisonMessages'
+    aggregation: 'Maximum'
+    threshold: 0
+  }
+]
+
+resource backgroundMetricAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [
+  for alert in backgroundAlerts: {
+    name: '${metricAlertPrefix}-${alert.name}'
+    location: 'global'
+    tags: tags
+    properties: {
+      description: alert.description
+      severity: alert.severity
+      enabled: true
+      scopes: [
+        applicationInsights.id
+      ]
+      evaluationFrequency: 'PT5M'
+      windowSize: 'PT15M'
+      autoMitigate: true
+      criteria: {
+        'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+        allOf: [
+          {
+            criterionType: 'StaticThresholdCriterion'
+            name: alert.metric
+            metricNamespace: 'background-work'
+            metricName: alert.metric
+            timeAggregation: alert.aggregation
+            operator: 'GreaterThan'
+            threshold: alert.threshold
+            skipMetricValidation: true
+          }
+        ]
+      }
+      actions: empty(alertEmail) ? [] : [{ actionGroupId: actionGroup.id }]
+    }
+  }
+]
+
+// A host that does not run at all stops the queue measurement with it and may log no request: an Application
+// Insights standard test calls /health (anonymous, no store call) every 5 minutes from three locations, and the
+// alert fires when two of them fail. Billed per run (docs/operations.md, "What it costs").
+resource webTest 'Microsoft.Insights/webtests@2022-06-15' = if (availabilityTest) {
+  name: webTestName
+  location: applicationInsights.location
+  // Links the test to the component (the portal's Availability view).
+  tags: union(tags, { 'hidden-link:${applicationInsights.id}': 'Resource' })
+  kind: 'standard'
+  properties: {
+    SyntheticMonitorId: webTestName
+    Name: 'health'
+    Description: 'GET /health of the public address.'
+    Enabled: true
+    Frequency: 300
+    Timeout: 30
+    Kind: 'standard'
+    RetryEnabled: true
+    Locations: [
+      { Id: 'emea-nl-ams-azr' }
+      { Id: 'emea-gb-db3-azr' }
+      { Id: 'emea-ru-msa-edge' }
+    ]
+    Request: {
+      RequestUrl: '${publicUrl}/health'
+      HttpVerb: 'GET'
+      ParseDependentRequests: false
+    }
+    ValidationRules: {
+      ExpectedHttpStatusCode: 200
+      SSLCheck: true
+      SSLCertRemainingLifetimeCheck: 7
+    }
+  }
+}
+
+resource availabilityAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = if (availabilityTest) {
+  name: '${metricAlertPrefix}-availability'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'GET /health failed from 2 of 3 locations: the service does not answer (docs/operations.md, Logs and metrics).'
+    severity: 0
+    enabled: true
+    scopes: [
+      webTest.id
+      applicationInsights.id
+    ]
+    evaluationFrequency: 'PT1M'
+    windowSize: 'PT5M'
+    autoMitigate: true
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'
+      webTestId: webTest.id
+      componentId: applicationInsights.id
+      failedLocationCount: 2
     }
     actions: empty(alertEmail) ? [] : [{ actionGroupId: actionGroup.id }]
   }

@@ -4,7 +4,7 @@ param location string
 param tags object
 param logAnalyticsName string
 param applicationInsightsName string
-@description('Daily ingestion cap in GB; -1 = none.')
+@description('Daily ingestion cap in GB (finite: the log bill has a ceiling; diagnostics.bicep alerts when it is reached).')
 param dailyCapGb int
 
 resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
@@ -16,7 +16,9 @@ resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
       name: 'PerGB2018'
     }
     retentionInDays: 30
-    // When the cap is reached, ingestion stops until the next day (and with it the log alerts).
+    // When the cap is reached, ingestion stops until the workspace's reset hour (and with it the log alerts; the
+    // background alerts read metrics). Workspace-based Application Insights has no cap of its own here, so
+    // this one is the effective cap.
     workspaceCapping: {
       dailyQuotaGb: dailyCapGb
     }
@@ -36,4 +38,5 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' = {
 }
 
 output applicationInsightsName string = applicationInsights.name
+output applicationInsightsId string = applicationInsights.id
 output logAnalyticsName string = logAnalytics.name

@@ -21,6 +21,12 @@ param keyVaultNameSuffix string
 param keyVaultPurgeProtection bool
 param alertEmail string
 param logDailyCapGb int
+param alwaysReadyHttp int
+param extraAppSettings object
+param zoneRedundant bool
+param frontDoorSku string
+param frontDoorRateLimitPerMinute int
+param availabilityTest bool
 
 var abbrs = loadJsonContent('../abbreviations.json')
 // 13 lowercase characters, stable for a subscription + resource group + environment.
@@ -32,6 +38,9 @@ var databaseName = 'business-identities'
 var certificateMode = graphCredential == 'certificate'
 // Named even when not created (the default mode), so role and setting expressions never see an empty name.
 var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}${keyVaultNameSuffix}'
+var frontDoorEnabled = frontDoorSku != 'None'
+// The address tenants call: a custom domain, else the Front Door endpoint, else the app's host name.
+var publicUrl = !empty(publicBaseUrl) ? publicBaseUrl : (frontDoorEnabled ? 'https://${frontDoor.outputs.hostName}' : 'https://${functionAppName}.azurewebsites.net')
 
 module monitoring 'monitoring.bicep' = {
   name: 'monitoring'
@@ -52,6 +61,7 @@ module storage 'storage.bicep' = {
     name: '${abbrs.storageStorageAccounts}${resourceToken}'
     deploymentContainerName: deploymentContainerName
     vnetEnabled: vnetEnabled
+    zoneRedundant: zoneRedundant
   }
 }
 
@@ -66,6 +76,7 @@ module cosmos 'cosmos.bicep' = {
     autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
     containerAutoscaleMaxThroughput: cosmosContainerAutoscaleMaxThroughput
     vnetEnabled: vnetEnabled
+    zoneRedundant: zoneRedundant
   }
 }
 
@@ -119,6 +130,21 @@ module graphIdentity 'identity.bicep' = {
   }
 }
 
+// Optional edge: Front Door with a WAF policy; the app then accepts this profile only.
+module frontDoor 'frontdoor.bicep' = if (frontDoorEnabled) {
+  name: 'frontdoor'
+  params: {
+    tags: tags
+    // Literals the module's @allowed accepts (frontDoorSku's type includes 'None').
+    sku: frontDoorSku == 'Premium_AzureFrontDoor' ? 'Premium_AzureFrontDoor' : 'Standard_AzureFrontDoor'
+    profileName: '${abbrs.cdnProfiles}${resourceToken}'
+    endpointName: '${abbrs.cdnProfilesEndpoints}${resourceToken}'
+    wafPolicyName: '${abbrs.networkFrontDoorWebApplicationFirewallPolicies}${resourceToken}'
+    originHostName: '${functionAppName}.azurewebsites.net'
+    rateLimitPerMinute: frontDoorRateLimitPerMinute
+  }
+}
+
 module functionApp 'functionapp.bicep' = {
   name: 'functionapp'
   params: {
@@ -142,11 +168,17 @@ module functionApp 'functionapp.bicep' = {
     graphCredential: graphCredential
     graphCertificateName: graphCertificateName
     keyVaultName: keyVaultName
-    publicBaseUrl: publicBaseUrl
+    // A custom domain wins; otherwise the Front Door endpoint when there is one (the app's own host name answers 403 then).
+    publicBaseUrl: !empty(publicBaseUrl) ? publicBaseUrl : (frontDoorEnabled ? 'https://${frontDoor.outputs.hostName}' : '')
+    frontDoorId: frontDoorEnabled ? frontDoor.outputs.frontDoorId : ''
     importMaxDeleteRatio: importMaxDeleteRatio
     consoleClientId: consoleClientId
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    alwaysReadyHttp: alwaysReadyHttp
+    extraAppSettings: extraAppSettings
+    metricsResourceId: monitoring.outputs.applicationInsightsId
+    metricsRegion: location
     virtualNetworkSubnetId: vnetEnabled ? network.outputs.appSubnetId : ''
   }
   // The app identity's roles first: the site's first start and azd's first deployment use them at once.
@@ -190,6 +222,10 @@ module diagnostics 'diagnostics.bicep' = {
     alertPrefix: '${abbrs.insightsScheduledQueryRules}${resourceToken}'
     metricAlertPrefix: '${abbrs.insightsMetricAlerts}${resourceToken}'
     alertEmail: alertEmail
+    logDailyCapGb: logDailyCapGb
+    availabilityTest: availabilityTest
+    publicUrl: publicUrl
+    webTestName: '${abbrs.insightsWebTests}${resourceToken}'
   }
   dependsOn: [
     keyVault
@@ -209,3 +245,4 @@ output keyVaultName string = certificateMode ? keyVaultName : ''
 output keyVaultUri string = certificateMode ? 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/' : ''
 output applicationInsightsName string = monitoring.outputs.applicationInsightsName
 output logAnalyticsName string = monitoring.outputs.logAnalyticsName
+output frontDoorEndpoint string = frontDoorEnabled ? 'https://${frontDoor.outputs.hostName}' : ''

@@ -9,6 +9,8 @@ param name string
 param deploymentContainerName string
 @description('Private networking: public network access off.')
 param vnetEnabled bool
+@description('Zone-redundant storage (three copies in three availability zones of the region) instead of locally redundant. Fixed when the account is created (a later change is a conversion).')
+param zoneRedundant bool
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   name: name
@@ -16,7 +18,7 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   tags: tags
   kind: 'StorageV2'
   sku: {
-    name: 'Standard_LRS'
+    name: zoneRedundant ? 'Standard_ZRS' : 'Standard_LRS'
   }
   properties: {
     accessTier: 'Hot'

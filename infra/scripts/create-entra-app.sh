@@ -34,7 +34,8 @@ usage: infra/scripts/create-entra-app.sh [options]
   --certificate <file>     also add this PEM/CER public certificate as a credential (certificate mode)
   --redirect-uri <url>     web redirect URI the admin-consent page returns to (e.g. the service URL)
   --console-url <url>      public base URL of the service; registers <url>/console/ as the console's SPA
-                           redirect URI (default: `azd env get-value SERVICE_API_URI`)
+                           redirect URI (default: the azd environment's PUBLIC_BASE_URL, else
+                           FRONT_DOOR_ENDPOINT, else SERVICE_API_URI)
   --admin-user <upn>       assign the Admin app role to this user of the operator's tenant (console sign-in)
   --dry-run                print the az commands instead of running them
 USAGE
@@ -107,8 +108,12 @@ if [ -z "$mi_principal" ]; then
   else echo 'The Graph identity is unknown: run `azd provision` first or pass --mi-principal-id.' >&2; exit 2
   fi
 fi
+# The address browsers reach: a custom domain, else the Front Door endpoint (the app's own host name answers
+# 403 behind a Front Door), else the app's host name.
 if [ -z "$console_url" ] && command -v azd >/dev/null 2>&1; then
-  console_url=$(azd env get-value SERVICE_API_URI 2>/dev/null || true)
+  for name in PUBLIC_BASE_URL FRONT_DOOR_ENDPOINT SERVICE_API_URI; do
+    [ -n "$console_url" ] || console_url=$(azd env get-value "$name" 2>/dev/null || true)
+  done
 fi
 if [ -n "$certificate" ] && [ ! -r "$certificate" ] && ! $dry_run; then
   echo "Cannot read certificate file $certificate" >&2; exit 2

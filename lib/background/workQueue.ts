@@ -42,12 +42,11 @@ class StorageWorkQueue implements WorkQueue {
   }
 }
 
-function connect(settings: Settings['backgroundQueue']): QueueClient {
-  if (settings.connectionString) return new QueueClient(settings.connectionString, BACKGROUND_QUEUE_NAME);
+/** A client of one queue of the background-work storage (the work queue, or its -poison queue to peek). */
+export function connect(settings: Settings['backgroundQueue'], queueName: string = BACKGROUND_QUEUE_NAME): QueueClient {
+  if (settings.connectionString) return new QueueClient(settings.connectionString, queueName);
   if (settings.queueServiceUri)
-    return new QueueServiceClient(settings.queueServiceUri, new DefaultAzureCredential()).getQueueClient(
-      BACKGROUND_QUEUE_NAME,
-    );
+    return new QueueServiceClient(settings.queueServiceUri, new DefaultAzureCredential()).getQueueClient(queueName);
   throw new ConfigError(
     'BACKGROUND_QUEUE__queueServiceUri',
     '(or BACKGROUND_QUEUE, a connection string) is required for background work',

@@ -251,6 +251,7 @@ export function loadSettings(env: Env = process.env): Settings {
           ? undefined
           : url(env, 'BACKGROUND_QUEUE__queueServiceUri'),
     },
+    metrics: { resourceId: optional(env, 'METRICS_RESOURCE_ID'), region: optional(env, 'METRICS_REGION') },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS),
     console: {
       clientId: optional(env, 'CONSOLE_CLIENT_ID'),
@@ -360,7 +361,11 @@ export interface SettingDescription {
   default?: string;
   meaning: string;
   appliesTo: SettingScope;
-  /** Set on the Function App by the template (`infra/modules/functionapp.bicep`; checked by tests/unit/infra). */
+  /**
+   * Set on the Function App by the template itself (`infra/modules/functionapp.bicep`, derived or tunable).
+   * Every other setting the service reads in Azure is deployed through the EXTRA_APP_SETTINGS azd value
+   * (docs/operations.md); tests/unit/infra checks both.
+   */
   deployed: boolean;
 }
 
@@ -521,6 +526,21 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'BACKGROUND_QUEUE__credential',
     default: '(none; set in Azure)',
     meaning: "`managedidentity`: the queue connection above signs in with the app's managed identity",
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  {
+    name: 'METRICS_RESOURCE_ID',
+    default: '(none: logged only)',
+    meaning:
+      "resource id of the Application Insights component the background-queue measurement sends its metrics to (Azure Monitor custom metrics, with the app's identity: Monitoring Metrics Publisher); the stall and poison alerts read them",
+    appliesTo: 'Azure',
+    deployed: true,
+  },
+  {
+    name: 'METRICS_REGION',
+    default: '(none)',
+    meaning: 'region of that component, e.g. `westeurope` (the custom-metrics endpoint is regional)',
     appliesTo: 'Azure',
     deployed: true,
   },
@@ -850,8 +870,9 @@ export const DEFAULT_BULK_RU_PER_TENANT = integerDefault('BULK_REQUEST_UNITS_PER
 export const DEFAULT_BULK_RU_PER_INSTANCE = integerDefault('BULK_REQUEST_UNITS_PER_SECOND');
 
 /**
- * Names of every setting the template deploys; the infrastructure test checks each is set. BACKGROUND_QUEUE
- * (a connection string) is local only: in Azure the queue connection is identity-based.
+ * Names of every setting the template sets itself; the infrastructure test checks each is set (the others reach
+ * Azure through EXTRA_APP_SETTINGS). BACKGROUND_QUEUE (a connection string) is local only: in Azure the queue
+ * connection is identity-based.
  */
 export const SETTING_NAMES: readonly string[] = SETTINGS.filter((s) => s.deployed).map((s) => s.name);
 

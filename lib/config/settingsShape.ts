@@ -84,6 +84,8 @@ export interface Settings {
   pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */
   backgroundQueue: { connectionString?: string; queueServiceUri?: string };
+  /** Where the background-queue measurement sends its metrics (Azure Monitor custom metrics); unset = logged only. */
+  metrics: { resourceId?: string; region?: string };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The administrator console (served at /console): its app registration and the API scope it asks for. */
   console: {

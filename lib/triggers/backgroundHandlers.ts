@@ -1,12 +1,16 @@
 /** The handlers of the timers that plan background work and of the queue trigger that does it. */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { importJobDeps, services, workDeps } from '../services';
-import { BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgroundWork';
+import { BACKGROUND_POISON_QUEUE_NAME, BACKGROUND_QUEUE_NAME, parseBackgroundWork } from '../background/backgroundWork';
 import { runBackgroundWork } from '../background/runWork';
 import { planPendingLinks, planRetention } from '../background/planner';
 import { resumeImportJobs } from '../imports/importJob';
 import { directoryAdvice } from '../directory/directoryTrouble';
 import { loggerForQueueMessage, loggerForTimer, queuedMsOf } from './timer';
+import { DefaultAzureCredential } from '@azure/identity';
+import { connect } from '../background/workQueue';
+import { PEEK_MAX, measureQueue } from '../background/queueMeasure';
+import { publishMetric } from '../background/metricsPublisher';
 
 export { BACKGROUND_QUEUE_NAME };
 
@@ -16,7 +20,8 @@ const ORPHAN_CLAIMS_PER_RUN = 1000;
 export async function doBackgroundWork(message: unknown, context: InvocationContext): Promise<void> {
   const log = loggerForQueueMessage(context);
   const started = Date.now();
-  // Since the unit was enqueued (or last put back): the alert on the oldest background message reads it.
+  // Since the unit was enqueued (or last put back): how long it waited, for investigations (the stall alert reads
+  // the queue measurement, measureBackgroundQueueRun).
   const queuedMs = queuedMsOf(context, started);
   const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 0);
   let work;
@@ -88,4 +93,43 @@ export async function resumeImportsRun(_timer: Timer, context: InvocationContext
   const started = Date.now();
   const result = await resumeImportJobs(importJobDeps(svc));
   if (result.listed > 0) log.info('import jobs examined', { ...result, durationMs: Date.now() - started });
+}
+
+/**
+ * Every minute: peeks the background-work queue and its poison queue and reports the age of the oldest visible
+ * unit and the units on the poison queue, as custom metrics (METRICS_RESOURCE_ID) and as one log line. The
+ * stall alert fires on the metric when work waits and nothing takes it, whatever the consumer does or logs.
+ */
+export async function measureBackgroundQueueRun(_timer: Timer, context: InvocationContext): Promise<void> {
+  const log = loggerForTimer(context);
+  const svc = services();
+  const queueSettings = svc.settings.backgroundQueue;
+  const now = new Date();
+  const [work, poison] = await Promise.all(
+    [BACKGROUND_QUEUE_NAME, BACKGROUND_POISON_QUEUE_NAME].map(async (name) => {
+      const peeked = await connect(queueSettings, name)
+        .peekMessages({ numberOfMessages: PEEK_MAX })
+        .catch((err: unknown) => {
+          // A queue not created yet (the local stack creates the poison queue on first use) holds nothing.
+          if ((err as { statusCode?: number }).statusCode === 404) return { peekedMessageItems: [] };
+          throw err;
+        });
+      return measureQueue(peeked.peekedMessageItems, now);
+    }),
+  );
+  const oldestAgeSeconds = work?.oldestAgeSeconds ?? 0;
+  const poisonMessages = poison?.visible ?? 0;
+  const { resourceId, region } = svc.settings.metrics;
+  let published = false;
+  if (resourceId && region) {
+    const credential = new DefaultAzureCredential();
+    const target = { resourceId, region };
+    await publishMetric(target, credential, fetch, 'OldestMessageAgeSeconds', oldestAgeSeconds, now);
+    await publishMetric(target, credential, fetch, 'PoisonMessages', poisonMessages, now);
+    published = true;
+  }
+  // A line a minute while work waits; an empty queue only at debug (the metrics carry the numbers either way).
+  const fields = { visible: work?.visible ?? 0, oldestAgeSeconds, poisonMessages, published };
+  if (fields.visible > 0 || poisonMessages > 0) log.info('background queue measured', fields);
+  else log.debug('background queue measured', fields);
 }

@@ -212,6 +212,21 @@ describe('background work on the queue', () => {
     await poison.clearMessages();
   });
 
+  it('the queue measurement peeks both queues and reports the units on the poison queue, without metrics locally', async () => {
+    const poison = new QueueClient(stack.env.BACKGROUND_QUEUE ?? '', BACKGROUND_POISON_QUEUE_NAME);
+    await poison.createIfNotExists();
+    await poison.sendMessage(Buffer.from('{"kind":"stuck"}').toString('base64'));
+    const measured = () => stack.logs.filter((l) => l.includes('background queue measured'));
+    const before = measured().length;
+    expect((await call(`${stack.base}/admin/functions/measureBackgroundQueue`, { method: 'POST' })).status).toBe(202);
+    await eventually(async () => measured().length > before);
+    const line = JSON.parse(measured()[measured().length - 1] ?? '{}') as Record<string, unknown>;
+    expect(line).toMatchObject({ poisonMessages: 1, published: false });
+    expect(typeof line.oldestAgeSeconds).toBe('number');
+    expect(stack.logs.some((l) => l.includes('stuck'))).toBe(false);
+    await poison.clearMessages();
+  });
+
   it('a conflict backs off; releasing the claim on its user makes it due again, and the next run links it', async () => {
     const holder = await addPending(TENANT_B, 'shared@b.example.com');
     const user = stack.directory.createUser(TENANT_B, 'shared@b.example.com');

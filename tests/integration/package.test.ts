@@ -83,7 +83,12 @@ describe('production package', () => {
         'scimUsersReplace',
       ].sort(),
     );
-    expect(stack.host.functions.timers.sort()).toEqual(['resolvePendingLinks', 'resumeImports', 'retention']);
+    expect(stack.host.functions.timers.sort()).toEqual([
+      'measureBackgroundQueue',
+      'resolvePendingLinks',
+      'resumeImports',
+      'retention',
+    ]);
     const token = await stack.token(DEV_CLIENTS.scim);
     // The catch-all is part of the bundle, so unknown SCIM paths are SCIM Errors in Azure too.
     expect((await call(`${stack.base}/scim/v2/Groups`, { token })).body).toMatchObject({

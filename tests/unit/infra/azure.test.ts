@@ -19,7 +19,7 @@ import {
   resources,
   uncomment,
 } from './bicepText';
-import { loadTypesFixture, unknownProperties } from './bicepTypes';
+import { jsonProblems, loadTypesFixture, unknownProperties } from './bicepTypes';
 
 const main = readInfra('main.bicep');
 const cosmosBicep = readInfra('modules/cosmos.bicep');
@@ -76,14 +76,17 @@ describe('every property the template writes exists in its resource type (BCP037
     };
     const scope = withOldVersion.resources['Microsoft.DocumentDB/databaseAccounts@2024-11-15'].scope;
     const types = fixture.types[scope]!;
-    const {
-      enablePriorityBasedExecution: _e,
-      defaultPriorityLevel: _d,
-      ...without
-    } = types.DatabaseAccountCreateUpdatePropertiesOrDatabaseAccountGetProperties!;
+    const accountProperties = types.DatabaseAccountCreateUpdatePropertiesOrDatabaseAccountGetProperties!;
+    const { enablePriorityBasedExecution: _e, defaultPriorityLevel: _d, ...without } = accountProperties.properties;
     withOldVersion.types = {
       ...fixture.types,
-      [scope]: { ...types, DatabaseAccountCreateUpdatePropertiesOrDatabaseAccountGetProperties: without },
+      [scope]: {
+        ...types,
+        DatabaseAccountCreateUpdatePropertiesOrDatabaseAccountGetProperties: {
+          ...accountProperties,
+          properties: without,
+        },
+      },
     };
     expect(unknownProperties('modules/cosmos.bicep', old, withOldVersion)).toEqual([
       'modules/cosmos.bicep: account.properties.enablePriorityBasedExecution',
@@ -100,6 +103,97 @@ describe('every property the template writes exists in its resource type (BCP037
     expect(unknownProperties('functionapp.bicep', site, fixture)).toEqual([
       'functionapp.bicep: app.properties.siteConfig.ftpsStat',
     ]);
+  });
+});
+
+describe('values, required properties and variants of the resource types (BCP036, BCP035, BCP088)', () => {
+  const fixture = loadTypesFixture();
+  const cosmosTypes = fixture.types[fixture.resources['Microsoft.DocumentDB/databaseAccounts@2025-10-15']!.scope]!;
+
+  it('a value not among those the type lists fails the check (a mutated enum value)', () => {
+    const mutated = cosmosBicep.replace("defaultConsistencyLevel: 'Session'", "defaultConsistencyLevel: 'Sesion'");
+    expect(mutated).not.toEqual(cosmosBicep);
+    expect(unknownProperties('modules/cosmos.bicep', mutated, fixture)).toEqual([
+      expect.stringMatching(
+        /^modules\/cosmos\.bicep: account\.properties\.consistencyPolicy\.defaultConsistencyLevel: 'Sesion' is not one of \[.*Session.*\]$/,
+      ),
+    ]);
+    const sku = readInfra('modules/storage.bicep').replace("'Standard_ZRS'", "'Standard_ZRX'");
+    expect(unknownProperties('modules/storage.bicep', sku, fixture)).toEqual([
+      expect.stringContaining("storage.sku.name: 'Standard_ZRX' is not one of"),
+    ]);
+  });
+
+  it('a missing required property fails the check', () => {
+    const rolesText = readInfra('modules/roles.bicep');
+    const mutated = rolesText.replace(/(resource telemetryRole[\s\S]*?)\n\s*roleDefinitionId: [^\n]*/, '$1');
+    expect(mutated).not.toEqual(rolesText);
+    expect(unknownProperties('modules/roles.bicep', mutated, fixture)).toEqual([
+      'modules/roles.bicep: telemetryRole.properties: missing required roleDefinitionId',
+    ]);
+    const frontDoor = readInfra('modules/frontdoor.bicep');
+    const noConditions = frontDoor.replace(/\n\s*matchConditions: \[[\s\S]*?\n {10}\]/, '');
+    expect(noConditions).not.toEqual(frontDoor);
+    expect(unknownProperties('modules/frontdoor.bicep', noConditions, fixture)).toEqual([
+      'modules/frontdoor.bicep: wafPolicy.properties.customRules.rules[]: missing required matchConditions',
+    ]);
+  });
+
+  it('a discriminated object is checked against the variant its discriminator names', () => {
+    // A backup policy of type Periodic has no continuousModeProperties.
+    const periodic = cosmosBicep.replace("type: 'Continuous'", "type: 'Periodic'");
+    expect(unknownProperties('modules/cosmos.bicep', periodic, fixture)).toEqual([
+      'modules/cosmos.bicep: account.properties.backupPolicy.continuousModeProperties',
+    ]);
+    const unknownVariant = cosmosBicep.replace("type: 'Continuous'", "type: 'Continous'");
+    expect(unknownProperties('modules/cosmos.bicep', unknownVariant, fixture)).toEqual([
+      "modules/cosmos.bicep: account.properties.backupPolicy.type: 'Continous' is not one of [Continuous, Periodic]",
+    ]);
+    // A metric alert's criteria: the single-resource variant, named by its quoted odata.type.
+    const webtest = diagnostics.replace(
+      /'Microsoft\.Azure\.Monitor\.SingleResourceMultipleMetricCriteria'/,
+      "'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'",
+    );
+    expect(unknownProperties('modules/diagnostics.bicep', webtest, fixture)).toEqual(
+      expect.arrayContaining([
+        'modules/diagnostics.bicep: cosmosThrottledAlert.properties.criteria.allOf',
+        'modules/diagnostics.bicep: cosmosThrottledAlert.properties.criteria: missing required componentId',
+      ]),
+    );
+  });
+
+  it('the container definitions loaded from infra/cosmos-containers.json are valid container resources', () => {
+    const containerType =
+      fixture.resources['Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-10-15']!;
+    const propertiesType = cosmosTypes[containerType.properties.properties!.type]!;
+    const resourceType = cosmosTypes[propertiesType.properties.resource!.type]!;
+    const containers = JSON.parse(readInfra('cosmos-containers.json')) as Array<Record<string, unknown>>;
+    // As cosmos.bicep gives them: union(c, { partitionKey: union(c.partitionKey, { kind: 'Hash', version: 2 }) }).
+    const deployedAs = (c: Record<string, unknown>): Record<string, unknown> => ({
+      ...c,
+      partitionKey: { ...(c.partitionKey as object), kind: 'Hash', version: 2 },
+    });
+    expect(containers.length).toBeGreaterThanOrEqual(6);
+    expect(containers.flatMap((c) => jsonProblems(deployedAs(c), resourceType, cosmosTypes, String(c.id)))).toEqual([]);
+    const first = containers[0]!;
+    const mutated = {
+      ...deployedAs(first),
+      indexingPolicy: { ...(first.indexingPolicy as object), indexingMode: 'consistant' },
+    };
+    expect(jsonProblems(mutated, resourceType, cosmosTypes, 'c')).toEqual([
+      expect.stringMatching(/^c\.indexingPolicy\.indexingMode: 'consistant' is not one of \[.*consistent.*\]$/),
+    ]);
+    const { id: _id, ...withoutId } = deployedAs(first);
+    expect(jsonProblems(withoutId, resourceType, cosmosTypes, 'c')).toEqual(['c: missing required id']);
+    expect(
+      jsonProblems(
+        { ...deployedAs(first), partitionKey: { paths: ['/pk'], kind: 'Range', version: 2 } },
+        resourceType,
+        cosmosTypes,
+        'c',
+      ),
+    ).toEqual([]);
+    expect(jsonProblems({ ...deployedAs(first), ttl: 5 }, resourceType, cosmosTypes, 'c')).toEqual(['c.ttl']);
   });
 });
 
@@ -163,20 +257,6 @@ describe('diagnostics and alerts that fire, at a bounded cost', () => {
   const queryRules = resources(diagnostics).filter((r) => r.target === 'Microsoft.Insights/scheduledQueryRules');
   const queries = [...code.matchAll(/query: '((?:[^'\\]|\\.)*)'/g)].map((m) => m[1] ?? '');
 
-  it('the poison-queue alert matches the object key of a PutMessage to the poison queue, and only that queue', () => {
-    expect(code).not.toContain('endswith "/background-work-poison"');
-    const poison = queries.find((q) => q.includes('background-work-poison')) ?? '';
-    expect(poison).toMatch(/OperationName == "PutMessage"/);
-    const pattern = /ObjectKey matches regex "([^"]+)"/.exec(poison)?.[1];
-    expect(pattern).toBeDefined();
-    const re = new RegExp(pattern ?? '$^');
-    expect(re.test('/stabc123/background-work-poison/0f6b2c4e-9d1a-4c3b-8e7f-1a2b3c4d5e6f')).toBe(true);
-    expect(re.test('/stabc123/background-work-poison')).toBe(true);
-    expect(re.test('/stabc123/background-work/0f6b2c4e-9d1a-4c3b-8e7f-1a2b3c4d5e6f')).toBe(false);
-    // The landed rule's key match never held for a PutMessage.
-    expect('/stabc123/background-work-poison/0f6b2c4e'.endsWith('/background-work-poison')).toBe(false);
-  });
-
   it('every scheduled-query rule skips query validation and resolves itself', () => {
     expect(queryRules.length).toBeGreaterThan(0);
     for (const r of queryRules) {
@@ -205,19 +285,19 @@ describe('diagnostics and alerts that fire, at a bounded cost', () => {
     expect(code).toMatch(/category: 'StorageWrite', enabled: true/);
   });
 
-  it('every log alert reads an unsampled table (the oldest-message alert included)', () => {
+  it('every log alert reads an unsampled table, and none reads traces (sampled)', () => {
     const host = JSON.parse(fs.readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as {
       logging: { applicationInsights: { samplingSettings: { excludedTypes: string } } };
     };
-    const override = appSettings(functionApp).get(
-      'AzureFunctionsJobHost__logging__applicationInsights__samplingSettings__excludedTypes',
-    );
-    const excluded = (
-      override ? override.replace(/^'|'$/g, '') : host.logging.applicationInsights.samplingSettings.excludedTypes
-    )
+    const excluded = host.logging.applicationInsights.samplingSettings.excludedTypes
       .split(';')
       .map((t) => t.trim().toLowerCase());
-    // Application Insights tables by telemetry type; resource logs (StorageQueueLogs, …) are never sampled.
+    expect(
+      appSettings(functionApp).has(
+        'AzureFunctionsJobHost__logging__applicationInsights__samplingSettings__excludedTypes',
+      ),
+    ).toBe(false);
+    // Application Insights tables by telemetry type; resource logs and the workspace's own tables are never sampled.
     const sampled: Record<string, string> = {
       traces: 'trace',
       requests: 'request',
@@ -225,7 +305,7 @@ describe('diagnostics and alerts that fire, at a bounded cost', () => {
       dependencies: 'dependency',
       customEvents: 'event',
     };
-    expect(queries.length).toBe(3);
+    expect(queries.length).toBe(2);
     for (const q of queries) {
       const table = /^\s*(\w+)/.exec(q)?.[1] ?? '';
       const type = sampled[table];
@@ -233,19 +313,7 @@ describe('diagnostics and alerts that fire, at a bounded cost', () => {
         `${table}: unsampled`,
       );
     }
-    expect(queries.find((q) => q.includes('queuedMs'))).toMatch(/^traces/);
-    // Without the setting, host.json samples traces: the check fails on the landed template.
-    expect(host.logging.applicationInsights.samplingSettings.excludedTypes.toLowerCase()).not.toContain('trace');
-  });
-
-  it('the workspace has a daily cap parameter', () => {
-    expect(uncomment(main)).toMatch(/^param logDailyCapGb int = -1$/m);
-    expect(decorators(main, 'logDailyCapGb')).toMatch(/@minValue\(-1\)/);
-    expect(parameters.logDailyCapGb?.value).toBe('${LOG_DAILY_CAP_GB=-1}');
-    expect(uncomment(readInfra('modules/monitoring.bicep'))).toMatch(
-      /workspaceCapping:\s*\{\s*dailyQuotaGb:\s*dailyCapGb\s*\}/,
-    );
-    expect(modules(resourcesBicep).find((m) => m.symbol === 'monitoring')?.body).toMatch(/dailyCapGb:\s*logDailyCapGb/);
+    expect(excluded).not.toContain('trace');
   });
 });
 

@@ -74,6 +74,8 @@ describe('app settings', () => {
       IMPORT_MAX_DELETE_RATIO: '',
       BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
       CONSOLE_CLIENT_ID: 'dddddddd-0000-4000-8000-000000000001',
+      METRICS_RESOURCE_ID: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Insights/components/appi-abc',
+      METRICS_REGION: 'westeurope',
     };
     // What the platform sets on every instance (lib/config/settings.ts hostedInAzure).
     const env: Record<string, string> = { WEBSITE_INSTANCE_ID: 'a1b2c3', WEBSITE_SITE_NAME: 'func-abc' };

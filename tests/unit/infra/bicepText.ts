@@ -405,3 +405,31 @@ export function deployed(text: string, symbol: string, bindings: Bindings): bool
   if (values.includes(false)) return false;
   return values.every((v) => v === true) ? true : undefined;
 }
+
+/** The decorators written right above `param <name>` (comments removed). */
+export function decoratorsOf(text: string, name: string): string {
+  const code = uncomment(text);
+  const at = code.search(new RegExp(`^param ${name}\\b`, 'm'));
+  if (at < 0) return '';
+  const before = code.slice(0, at).split(/\n(?=param |var |resource |module |output |targetScope)/);
+  return (before[before.length - 1] ?? '').replace(/^(param|var|resource|module|output|targetScope)[^\n]*\n/, '');
+}
+
+/** The `{ name: 'X', value: … }` entries of `var <name> = [ … ]`, in order: name -> value expression. */
+export function settingsList(bicep: string, varName: string): Map<string, string> {
+  const s = scan(bicep);
+  const m = new RegExp(`^var ${varName} = \\[`, 'm').exec(s.code);
+  if (!m) return new Map();
+  const open = m.index + m[0].length - 1;
+  return appSettings(s.code.slice(open, closing(s.masked, open) + 1));
+}
+
+/** KEY=value lines of an azd environment preset (comments and blank lines skipped), in order. */
+export function readPreset(file: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of readInfra(file).split('\n')) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (m) out.set(m[1] ?? '', m[2] ?? '');
+  }
+  return out;
+}

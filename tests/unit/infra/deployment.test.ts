@@ -104,8 +104,10 @@ describe('Key Vault', () => {
 });
 
 describe('Flex Consumption limits, checked before anything is created', () => {
-  it('maximumInstanceCount is at least 40', () => {
-    expect(decorators(main, 'maximumInstanceCount')).toMatch(/@minValue\(40\)/);
+  // The preview's floor was 40; "Currently the lowest maximum instance count value is 1" (Event-driven scaling,
+  // Limit scale-out, Flex Consumption).
+  it('maximumInstanceCount is 1 to 1000', () => {
+    expect(decorators(main, 'maximumInstanceCount')).toMatch(/@minValue\(1\)/);
     expect(decorators(main, 'maximumInstanceCount')).toMatch(/@maxValue\(1000\)/);
     const file = JSON.parse(readInfra('main.parameters.json')) as { parameters: Record<string, { value: string }> };
     expect(file.parameters.maximumInstanceCount?.value).toBe('${FUNCTION_MAXIMUM_INSTANCE_COUNT=100}');
@@ -145,19 +147,18 @@ describe('diagnostic settings and alerts', () => {
     );
   });
 
-  it('alert on the poison queue, the 5xx rate, the Cosmos DB 429s and the oldest background message', () => {
+  it('alert on the 5xx rate and the daily cap (logs), the Cosmos DB 429s and the background queue (metrics)', () => {
     const code = uncomment(diagnostics);
     const names = [...code.matchAll(/name: '([a-z0-9-]+)'\n\s*description:/g)].map((m) => m[1]);
-    expect(names).toEqual(['poison-queue', 'http-5xx-rate', 'background-oldest-message']);
-    expect(code).toMatch(/ObjectKey matches regex "\/background-work-poison\(\/\|\$\)"/);
+    expect(names).toEqual(['http-5xx-rate', 'log-daily-cap', 'background-stall', 'background-poison']);
     expect(code).toMatch(/countif\(toint\(resultCode\) >= 500\)/);
     expect(code).toMatch(/name: '\$\{metricAlertPrefix\}-cosmos-429'/);
-    expect(code).toMatch(/todouble\(e\.queuedMs\)/);
+    expect(code).toMatch(/name: '\$\{metricAlertPrefix\}-\$\{alert\.name\}'/);
     const rules = resources(diagnostics).find((r) => r.target === 'Microsoft.Insights/scheduledQueryRules');
     expect(code).toMatch(/resource alertRules '[^']+' = \[\s*for alert in alerts:/);
     expect(rules?.body).toMatch(/actions:\s*actions/);
-    const metric = resources(diagnostics).find((r) => r.target === 'Microsoft.Insights/metricAlerts');
-    expect(metric?.body).toMatch(/actions: empty\(alertEmail\) \? \[\] : \[\{ actionGroupId: actionGroup\.id \}\]/);
+    for (const metric of resources(diagnostics).filter((r) => r.target === 'Microsoft.Insights/metricAlerts'))
+      expect(metric.body).toMatch(/actions: empty\(alertEmail\) \? \[\] : \[\{ actionGroupId: actionGroup\.id \}\]/);
     expect(uncomment(diagnostics)).toMatch(/resource actionGroup '[^']+' = if \(!empty\(alertEmail\)\)/);
     expect(uncomment(main)).toMatch(/^param alertEmail string = ''$/m);
   });

@@ -26,6 +26,8 @@ interface Directory {
   refuseTenantUri?: boolean;
   /** azd's GRAPH_CLIENT_ID. */
   graphClientId?: string;
+  /** Other azd environment values (PUBLIC_BASE_URL, FRONT_DOOR_ENDPOINT, SERVICE_API_URI). */
+  azdValues?: Record<string, string>;
 }
 
 interface Run {
@@ -71,6 +73,7 @@ function run(azTenant: string, azdTenant: string, dir: Directory = {}, args: str
         `  *AZURE_TENANT_ID*) echo ${azdTenant} ;;`,
         '  *GRAPH_IDENTITY_PRINCIPAL_ID*) echo 33333333-3333-4333-8333-333333333333 ;;',
         `  *GRAPH_CLIENT_ID*) echo "${dir.graphClientId ?? ''}" ;;`,
+        ...Object.entries(dir.azdValues ?? {}).map(([k, v]) => `  *${k}*) echo "${v}" ;;`),
         'esac',
         '',
       ].join('\n'),
@@ -93,6 +96,24 @@ const uriSets = (r: Run) =>
   r.azCalls.filter((c) => c.includes('--identifier-uris')).map((c) => /--identifier-uris (\S+)/.exec(c)?.[1]);
 
 describe('create-entra-app.sh', () => {
+  it("registers the console at the address browsers reach: a custom domain, else the Front Door endpoint, else the app's", () => {
+    const spa = (r: Run) => r.azCalls.find((c) => c.includes('"spa"')) ?? '';
+    const app = 'https://func-abc.azurewebsites.net';
+    const frontDoor = 'https://fde-abc.z01.azurefd.net';
+    expect(spa(run(TENANT, TENANT, { azdValues: { SERVICE_API_URI: app } }))).toContain(`${app}/console/`);
+    const behindFrontDoor = spa(
+      run(TENANT, TENANT, { azdValues: { SERVICE_API_URI: app, FRONT_DOOR_ENDPOINT: frontDoor } }),
+    );
+    expect(behindFrontDoor).toContain(`${frontDoor}/console/`);
+    expect(behindFrontDoor).not.toContain(app);
+    const custom = spa(
+      run(TENANT, TENANT, {
+        azdValues: { SERVICE_API_URI: app, FRONT_DOOR_ENDPOINT: frontDoor, PUBLIC_BASE_URL: 'https://id.example.com' },
+      }),
+    );
+    expect(custom).toContain('https://id.example.com/console/');
+  });
+
   it("refuses when the Azure CLI is signed in to another tenant than azd's, before creating anything", () => {
     const r = run(TENANT, 'bbbbbbbb-0000-4000-8000-00000000000b');
     expect(r.status).toBe(2);

@@ -1,0 +1,60 @@
+/**
+ * The background-work queue seen from outside the consumer: a timer peeks it every minute and reports how long
+ * the oldest visible message has waited, so a stall in which nothing runs at all (a broken role, a disabled
+ * function, a consumer that fails before it logs) still shows. The numbers go to Azure Monitor as custom
+ * metrics (the alerts in infra/modules/diagnostics.bicep read them), not as log lines a daily cap would stop.
+ */
+
+/** What a peek returns of a message that matters here (Storage returns each message's insertion time). */
+export interface PeekedMessage {
+  insertedOn?: Date;
+}
+
+export interface QueueMeasurement {
+  /** Messages the peek returned (Storage returns at most 32). */
+  visible: number;
+  /** Seconds since the oldest of them was inserted; 0 when the queue showed none. */
+  oldestAgeSeconds: number;
+}
+
+/** Storage's largest peek. */
+export const PEEK_MAX = 32;
+
+/**
+ * The age of the oldest visible message among those peeked. A peeked message is visible: nobody holds it.
+ * A unit put back with a delay (a throttled directory) counts from its new insertion, delay included.
+ */
+export function measureQueue(peeked: readonly PeekedMessage[], now: Date): QueueMeasurement {
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const m of peeked) {
+    const at = m.insertedOn?.getTime();
+    if (at !== undefined && Number.isFinite(at)) oldest = Math.min(oldest, at);
+  }
+  const ageMs = Number.isFinite(oldest) ? Math.max(0, now.getTime() - oldest) : 0;
+  return { visible: peeked.length, oldestAgeSeconds: Math.floor(ageMs / 1000) };
+}
+
+/** Namespace of the service's custom metrics (the metric alerts name it). */
+export const METRIC_NAMESPACE = 'background-work';
+
+export type QueueMetricName = 'OldestMessageAgeSeconds' | 'PoisonMessages';
+
+/** One value of a custom metric, as the Azure Monitor custom-metrics REST API takes it. */
+export function customMetricBody(metric: QueueMetricName, value: number, time: Date): unknown {
+  return {
+    time: time.toISOString(),
+    data: {
+      baseData: {
+        metric,
+        namespace: METRIC_NAMESPACE,
+        dimNames: [],
+        series: [{ dimValues: [], min: value, max: value, sum: value, count: 1 }],
+      },
+    },
+  };
+}
+
+/** The regional ingestion endpoint of a resource's custom metrics. */
+export function customMetricsUrl(region: string, resourceId: string): string {
+  return `https://${region}.monitoring.azure.com${resourceId.startsWith('/') ? '' : '/'}${resourceId}/metrics`;
+}

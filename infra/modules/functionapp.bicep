@@ -20,6 +20,8 @@ param deploymentContainerName string
 param applicationInsightsName string
 param cosmosEndpoint string
 param cosmosDatabase string
+@description('Cosmos DB capacity mode (serverless or autoscale): the defaults of the bulk budgets follow it.')
+param cosmosThroughputMode string
 param serviceAppIdUri string
 param graphClientId string
 param graphIdentityId string
@@ -144,6 +146,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         { name: 'MAX_REQUESTS_IN_FLIGHT', value: '32' }
         { name: 'GRAPHQL_REQUESTS_PER_MINUTE', value: '600' }
         { name: 'BULK_ITEMS_PER_MINUTE', value: '500000' }
+        { name: 'COSMOS_THROUGHPUT_MODE', value: cosmosThroughputMode }
         { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
         { name: 'IMPORT_MAX_IDENTITIES', value: '1000000' }
         { name: 'ASSOCIATION_MAX_PAIRS', value: '20000' }

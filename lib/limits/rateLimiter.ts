@@ -6,7 +6,7 @@
 export type ShareOf = (key: string) => number;
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets = new Map<string, { tokens: number; at: number; fraction: number }>();
 
   constructor(
     private readonly perSecond: number,
@@ -21,7 +21,12 @@ export class RateLimiter {
     const fraction = this.share(key);
     const rate = this.perSecond * fraction;
     const burst = this.burst * fraction;
-    const b = this.buckets.get(key) ?? { tokens: burst, at: t };
+    const b = this.buckets.get(key) ?? { tokens: burst, at: t, fraction };
+    // The bucket holds this instance's part of the fleet's: when its part changes, so do its tokens (and debt).
+    if (fraction !== b.fraction) {
+      b.tokens *= fraction / b.fraction;
+      b.fraction = fraction;
+    }
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * rate);
     b.at = t;
     this.buckets.set(key, b);

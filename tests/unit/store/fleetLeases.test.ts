@@ -5,7 +5,7 @@
  * last share (never the whole budget); an idle key costs no store request.
  */
 import { createMemoryStore, type MemoryStore } from '../../support/memoryStore';
-import { FleetShares, type LeaseClock, type LeaseDoc } from '../../../lib/store/fleetLeases';
+import { FleetShares, LEASES_ID, leaseHolderId, type LeaseClock, type LeaseDoc } from '../../../lib/store/fleetLeases';
 import { RequestUnitPacer, type PacerClock } from '../../../lib/store/requestUnitPacing';
 import { ScimAdmission } from '../../../lib/limits/scimAdmission';
 import { FLEET_BUDGET } from '../../../lib/limits/fleetShares';
@@ -242,5 +242,20 @@ describe('budgets of the fleet, by leased shares', () => {
     await clock.advance(30_000);
     expect(mem.requests({ container: 'leases' })).toBe(afterIdle);
     expect(one!.heldKeys()).toBe(0);
+  });
+
+  it("keeps a tenant's leases in one document, an integration's under its tenant, and names each process apart", async () => {
+    const [one] = fleet;
+    one!.fraction(FLEET_BUDGET.scimTenant, 'tenant-a');
+    one!.fraction(FLEET_BUDGET.scimIntegration, 'tenant-a|integration-1');
+    await clock.advance(100);
+    const doc = mem.document<LeaseDoc>('leases', 'tenant-a', LEASES_ID);
+    expect(Object.keys(doc!.leases).sort()).toEqual(['scim-integration|integration-1', 'scim-tenant']);
+    expect(Object.keys(doc!.leases['scim-tenant']!)).toEqual(['instance-0']);
+    expect(mem.documents('leases')).toHaveLength(1);
+    const a = leaseHolderId({ WEBSITE_INSTANCE_ID: 'abcdef0123456789abcdef' });
+    const b = leaseHolderId({ WEBSITE_INSTANCE_ID: 'abcdef0123456789abcdef' });
+    expect(a.startsWith('abcdef0123456789-')).toBe(true);
+    expect(a).not.toBe(b);
   });
 });

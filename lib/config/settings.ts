@@ -636,7 +636,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'MAX_REQUESTS_IN_FLIGHT',
     parse: { type: 'integer', default: 32, min: 1, max: 1000 },
     meaning:
-      'requests in progress at once per SCIM integration and per tenant for GraphQL (429 / `SERVICE_BUSY` beyond, with a retry hint)',
+      'requests in progress at once per SCIM integration and per tenant for GraphQL, on each instance (it protects the instance; 429 / `SERVICE_BUSY` beyond, with a retry hint)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
@@ -652,7 +652,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'BULK_ITEMS_PER_MINUTE',
     parse: { type: 'integer', default: 500_000, min: 1, max: 50_000_000 },
     meaning:
-      'imported identities (one-request sets and staged parts) plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); at least `ASSOCIATION_MAX_PAIRS`. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
+      'imported identities (one-request sets and staged parts) plus association pairs per tenant per minute, for the whole fleet (`SERVICE_BUSY` beyond); at least `ASSOCIATION_MAX_PAIRS`. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
     appliesTo: 'Azure and local',
     deployed: true,
   },

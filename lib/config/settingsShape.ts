@@ -56,9 +56,9 @@ export interface Settings {
   graphqlTenantBodyBytesInFlight: number;
   /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
   maxRequestsInFlight: number;
-  /** GraphQL requests per tenant per minute, per instance. */
+  /** GraphQL requests per tenant per minute, for the fleet. */
   graphqlRequestsPerMinute: number;
-  /** Imported identities plus associated pairs per tenant per minute, per instance. */
+  /** Imported identities plus associated pairs per tenant per minute, for the fleet. */
   bulkItemsPerMinute: number;
   /** The Cosmos DB account's capacity mode: the bulk budgets' defaults follow it. */
   cosmosThroughputMode: 'serverless' | 'autoscale';

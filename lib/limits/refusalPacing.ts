@@ -21,7 +21,7 @@ export interface RefusalPacing {
 
 /** Invalid or missing tokens, for the whole instance (a forger can name any tenant, so there is no better key). */
 export const AUTHENTICATION_PACING: RefusalPacing = { freePerSecond: 20, freeBurst: 100, pauseMs: 1000, maxHeld: 1000 };
-/** A caller over its budget or at its bound of requests in flight, per integration or tenant. */
+/** A tenant's callers over a budget or bound in flight, or of a disabled or unknown integration (per tenant). */
 export const BUSY_PACING: RefusalPacing = { freePerSecond: 5, freeBurst: 20, pauseMs: 1000, maxHeld: 1000 };
 
 export class RefusalPacer {

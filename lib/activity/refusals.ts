@@ -11,8 +11,8 @@
  * once a second. Nor can a tenant with many integrations (disabled ones too): all its integrations together
  * are recorded at most ACTIVITY_TENANT_REFUSALS_PER_MINUTE a minute for the whole fleet (each instance records
  * its leased share of it, lib/limits/fleetShares.ts), and the rest are counted in one summary of the tenant,
- * kept in the partition of the integration whose refusal first passed the bound. Recording never fails the answer: a failed or slow write is logged (without values) and
- * the SCIM answer goes out as it was.
+ * kept in the partition of the integration whose refusal first passed the bound. Recording never fails the
+ * answer: a failed or slow write is logged (without values) and the SCIM answer goes out as it was.
  */
 import { randomBytes } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';

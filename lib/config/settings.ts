@@ -361,7 +361,7 @@ export type SettingParse =
       min: number;
       max: number;
       note?: string;
-      /** The default on an account with provisioned (autoscale) throughput, when it differs (COSMOS_THROUGHPUT_MODE). */
+      /** The default on an autoscale (provisioned) account, when it differs (COSMOS_THROUGHPUT_MODE). */
       autoscaleDefault?: number;
     }
   | { type: 'boolean'; default: boolean }

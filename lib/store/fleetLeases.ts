@@ -42,7 +42,7 @@ export const REAL_LEASE_CLOCK: LeaseClock = {
   },
 };
 
-/** One document per tenant (or `_service`): its budgets' leases, each instance id → when its lease ends (epoch ms). */
+/** One document per tenant (or `_service`): per budget key, each holder's id → when its lease ends (epoch ms). */
 export interface LeaseDoc extends StoredDoc {
   leases: Record<string, Record<string, number>>;
 }

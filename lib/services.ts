@@ -27,6 +27,7 @@ import type { WorkDeps } from './background/runWork';
 import type { ImportJobDeps } from './imports/importJob';
 import { RefusalLog } from './activity/refusals';
 import { budgets, limiters } from './limits/budgets';
+import { FleetShares, leaseHolderId, type LeaseDoc } from './store/fleetLeases';
 import type { BodyBytesBudget } from './limits/bodyBytes';
 import type { InFlightLimiter } from './limits/inFlight';
 import type { RateLimiter } from './limits/rateLimiter';
@@ -70,8 +71,10 @@ export interface Services {
   busyRefusals: RefusalPacer;
   /** GraphQL body bytes held at once by the instance, and by each tenant. */
   graphqlBodyBytes: BodyBytesBudget;
-  /** Refused SCIM requests recorded per integration (its activity). */
+  /** Refused SCIM requests recorded per integration (its activity), bounded per tenant for the fleet. */
   refusals: RefusalLog;
+  /** This instance's leased shares of the fleet's budgets (lib/limits/fleetShares.ts). */
+  fleet: FleetShares;
 }
 
 let current: Services | undefined;
@@ -79,13 +82,25 @@ let current: Services | undefined;
 export function services(): Services {
   if (current) return current;
   const s = settings();
+  // The leases live in the store, and the store's bulk pacing admits against them: the store is named lazily.
+  const named: { store?: Store } = {};
+  const fleet = new FleetShares(() => named.store!.collection<LeaseDoc>('leases'), {
+    renewMs: s.fleetLeaseRenewMs,
+    leaseMs: s.fleetLeaseMs,
+    instanceId: leaseHolderId(),
+  });
   const store = createStore(
     s.cosmos,
-    new RequestUnitPacer({
-      tenantRequestUnitsPerSecond: s.bulkRequestUnitsPerSecondPerTenant,
-      instanceRequestUnitsPerSecond: s.bulkRequestUnitsPerSecond,
-    }),
+    new RequestUnitPacer(
+      {
+        tenantRequestUnitsPerSecond: s.bulkRequestUnitsPerSecondPerTenant,
+        instanceRequestUnitsPerSecond: s.bulkRequestUnitsPerSecond,
+      },
+      undefined,
+      fleet,
+    ),
   );
+  named.store = store;
   const audit = new AuditLog(store);
   const identities = new IdentityRepository(store);
   const directory = new DirectoryClient(s.graph.baseUrl, createGraphTokenProvider(s));
@@ -110,12 +125,20 @@ export function services(): Services {
       ttlSeconds: s.stagedImportTtlSeconds,
     }),
     adminLinks: new AdminLinks(store, directory, claims, audit),
-    ...limiters(budgets(s)),
+    ...limiters(budgets(s), fleet),
     workQueue,
-    refusals: new RefusalLog(store, {
-      retentionDays: s.activity.retentionDays,
-      perMinute: s.activity.refusalsPerMinute,
-    }),
+    refusals: new RefusalLog(
+      store,
+      {
+        retentionDays: s.activity.retentionDays,
+        perMinute: s.activity.refusalsPerMinute,
+        tenantPerMinute: s.activity.tenantRefusalsPerMinute,
+      },
+      Date.now,
+      undefined,
+      fleet,
+    ),
+    fleet,
     settings: s,
     store,
     audit,
@@ -170,6 +193,7 @@ export function configuredLogLevel(): LogLevel {
 
 /** Drops the process's service objects (the local stack calls it when it stops). */
 export function disposeServices(): void {
+  current?.fleet.stop();
   current?.store.dispose();
   current = undefined;
   resetSettings();

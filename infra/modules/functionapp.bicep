@@ -26,6 +26,8 @@ param deploymentContainerName string
 param applicationInsightsName string
 param cosmosEndpoint string
 param cosmosDatabase string
+@description('Cosmos DB capacity mode (serverless or autoscale): the defaults of the bulk budgets follow it.')
+param cosmosThroughputMode string
 param serviceAppIdUri string
 param graphClientId string
 param graphIdentityId string
@@ -120,6 +122,7 @@ var derivedSettings = [
   { name: 'BACKGROUND_QUEUE__queueServiceUri', value: storageQueueEndpoint }
   { name: 'BACKGROUND_QUEUE__credential', value: 'managedidentity' }
   { name: 'BACKGROUND_QUEUE__clientId', value: appIdentityClientId }
+  { name: 'COSMOS_THROUGHPUT_MODE', value: cosmosThroughputMode }
   { name: 'IMPORT_MAX_DELETE_RATIO', value: importMaxDeleteRatio }
   // The administrator console (/console): its SPA registration; administrators sign in with any work account
   // of a registered tenant (the service refuses tokens of other tenants).

@@ -159,6 +159,7 @@ module functionApp 'functionapp.bicep' = {
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     cosmosEndpoint: cosmos.outputs.endpoint
     cosmosDatabase: databaseName
+    cosmosThroughputMode: cosmosThroughputMode
     serviceAppIdUri: serviceAppIdUri
     graphClientId: graphClientId
     graphIdentityId: graphIdentity.outputs.id

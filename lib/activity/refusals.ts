@@ -8,8 +8,11 @@
  * (at most four index terms and about 1.2 KB: at most 6 RU) and removed by its time to live. A connector that fails on
  * every request cannot fill the store: per integration and minute an instance records at most
  * ACTIVITY_REFUSALS_PER_MINUTE refusals one by one and counts the rest in one summary item, written at most
- * once a second. Recording never fails the answer: a failed or slow write is logged (without values) and
- * the SCIM answer goes out as it was.
+ * once a second. Nor can a tenant with many integrations (disabled ones too): all its integrations together
+ * are recorded at most ACTIVITY_TENANT_REFUSALS_PER_MINUTE a minute for the whole fleet (each instance records
+ * its leased share of it, lib/limits/fleetShares.ts), and the rest are counted in one summary of the tenant,
+ * kept in the partition of the integration whose refusal first passed the bound. Recording never fails the
+ * answer: a failed or slow write is logged (without values) and the SCIM answer goes out as it was.
  */
 import { randomBytes } from 'node:crypto';
 import type { Store, StoredDoc } from '../store/store';
@@ -21,6 +24,7 @@ import { maskNumberRuns } from '../util/numberRuns';
 import type { Logger } from '../log/logger';
 import { entryKey, type ActivityEntry, type ActivityStream } from './entries';
 import { refusalsNewestFirst } from '../store/queries/activity';
+import { FLEET_BUDGET, WHOLE_BUDGET, type ShareSource } from '../limits/fleetShares';
 
 /** What the SCIM layer knows of a refused request. */
 export interface Refusal {
@@ -54,6 +58,8 @@ interface RefusalDoc extends StoredDoc {
 /** The refusals of one minute beyond the recording limit, counted by one instance. */
 interface RefusalCountDoc extends StoredDoc {
   kind: 'refusalCount';
+  /** `tenant`: refusals of any of the tenant's integrations beyond the tenant's bound (else the integration's). */
+  scope?: 'tenant';
   count: number;
   /** The last refusal counted. */
   lastAt: string;
@@ -159,6 +165,8 @@ export interface RefusalLimits {
   retentionDays: number;
   /** Refusals recorded one by one per integration per minute on this instance. */
   perMinute: number;
+  /** Refusals recorded one by one per tenant per minute, all its integrations, for the fleet (default: no bound). */
+  tenantPerMinute?: number;
 }
 
 export class RefusalLog {
@@ -171,6 +179,8 @@ export class RefusalLog {
     private readonly limits: RefusalLimits,
     private readonly now: () => number = Date.now,
     private readonly flushMs: number = COUNT_FLUSH_MS,
+    /** The fleet's shares of the tenants' bounds (default: this instance has them whole). */
+    private readonly fleet: ShareSource = WHOLE_BUDGET,
   ) {}
 
   private col() {
@@ -184,7 +194,10 @@ export class RefusalLog {
       const pk = partitionKey(refusal.tenantId, refusal.integrationId);
       const window = this.windowOf(pk, now);
       if (window.recorded >= this.limits.perMinute) return this.count(window, pk, now, log);
+      const tenant = this.windowOf(`tenant|${refusal.tenantId}`, now);
+      if (tenant.recorded >= this.tenantLimit(refusal.tenantId)) return this.count(tenant, pk, now, log, 'tenant');
       window.recorded++;
+      tenant.recorded++;
       const doc = refusalDoc(refusal, now, this.limits.retentionDays);
       // Throttling fails the write at once: a refusal's record never waits out the store's busy time.
       const write = this.col()
@@ -200,6 +213,13 @@ export class RefusalLog {
     }
   }
 
+  /** This instance's part of the tenant's bound for the fleet. */
+  private tenantLimit(tenantId: string): number {
+    const bound = this.limits.tenantPerMinute;
+    if (bound === undefined) return Number.POSITIVE_INFINITY;
+    return Math.floor(bound * this.fleet.fraction(FLEET_BUDGET.refusalRecords, tenantId));
+  }
+
   private windowOf(pk: string, now: number): MinuteWindow {
     const minute = Math.floor(now / 60_000);
     let window = this.windows.get(pk);
@@ -211,13 +231,14 @@ export class RefusalLog {
     return window;
   }
 
-  private count(window: MinuteWindow, pk: string, now: number, log: Logger): void {
+  private count(window: MinuteWindow, pk: string, now: number, log: Logger, scope?: 'tenant'): void {
     const at = new Date(now).toISOString();
     window.counted ??= {
       doc: {
-        id: entryKey(now, `n-${this.instance}`),
+        id: entryKey(now, `${scope === 'tenant' ? 't' : 'n'}-${this.instance}`),
         pk,
         kind: 'refusalCount',
+        ...(scope ? { scope } : {}),
         count: 0,
         lastAt: at,
         ttl: this.limits.retentionDays * 86_400,
@@ -270,7 +291,10 @@ function entryOf(doc: ActivityDoc): ActivityEntry {
       httpStatus: null,
       scimType: null,
       code: COUNTED_CODE,
-      detail: `${doc.count} more refused request(s) in this minute, the last at ${doc.lastAt}: counted, not recorded one by one (ACTIVITY_REFUSALS_PER_MINUTE)`,
+      detail:
+        doc.scope === 'tenant'
+          ? `${doc.count} more refused request(s) of the organization's SCIM integrations in this minute, the last at ${doc.lastAt}: counted, not recorded one by one (ACTIVITY_TENANT_REFUSALS_PER_MINUTE)`
+          : `${doc.count} more refused request(s) in this minute, the last at ${doc.lastAt}: counted, not recorded one by one (ACTIVITY_REFUSALS_PER_MINUTE)`,
       externalId: null,
       identityId: null,
       correlationId: null,

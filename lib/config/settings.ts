@@ -59,9 +59,10 @@ function url(env: Env, name: string): string {
 }
 
 /** A whole number within the table's bounds; unset, the table's default (or twice another setting's value). */
-function integer(env: Env, name: string): number {
-  const { default: fallback, min, max } = parseOf(name, 'integer');
+function integer(env: Env, name: string, mode?: CosmosThroughputMode): number {
+  const { default: fallback, min, max, autoscaleDefault } = parseOf(name, 'integer');
   const raw = optional(env, name);
+  if (raw === undefined && mode === 'autoscale' && autoscaleDefault !== undefined) return autoscaleDefault;
   if (raw === undefined) return typeof fallback === 'number' ? fallback : 2 * integer(env, fallback.twice);
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, 'must be a whole number');
   const n = Number(raw);
@@ -190,6 +191,7 @@ export function loadSettings(env: Env = process.env): Settings {
   // Production (Azure, or NODE_ENV=production) fails closed: see productionSafety.
   const inAzure = isProduction(env, hostedInAzure(env));
   const graphCredential = oneOf(env, 'GRAPH_CREDENTIAL', GRAPH_CREDENTIALS);
+  const cosmosThroughputMode = oneOf(env, 'COSMOS_THROUGHPUT_MODE', COSMOS_THROUGHPUT_MODES);
   const settings: Settings = {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL'),
     cosmos: {
@@ -228,8 +230,11 @@ export function loadSettings(env: Env = process.env): Settings {
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT'),
     graphqlRequestsPerMinute: integer(env, 'GRAPHQL_REQUESTS_PER_MINUTE'),
     bulkItemsPerMinute: integer(env, 'BULK_ITEMS_PER_MINUTE'),
-    bulkRequestUnitsPerSecondPerTenant: integer(env, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'),
-    bulkRequestUnitsPerSecond: integer(env, 'BULK_REQUEST_UNITS_PER_SECOND'),
+    cosmosThroughputMode,
+    bulkRequestUnitsPerSecondPerTenant: integer(env, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT', cosmosThroughputMode),
+    bulkRequestUnitsPerSecond: integer(env, 'BULK_REQUEST_UNITS_PER_SECOND', cosmosThroughputMode),
+    fleetLeaseRenewMs: integer(env, 'FLEET_LEASE_RENEW_MS'),
+    fleetLeaseMs: integer(env, 'FLEET_LEASE_MS'),
     importMaxDeleteRatio: ratio(env, 'IMPORT_MAX_DELETE_RATIO'),
     importMaxIdentities: integer(env, 'IMPORT_MAX_IDENTITIES'),
     importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES'),
@@ -239,6 +244,7 @@ export function loadSettings(env: Env = process.env): Settings {
     activity: {
       retentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS'),
       refusalsPerMinute: integer(env, 'ACTIVITY_REFUSALS_PER_MINUTE'),
+      tenantRefusalsPerMinute: integer(env, 'ACTIVITY_TENANT_REFUSALS_PER_MINUTE'),
     },
     pendingLinkBackoff: {
       baseSeconds: integer(env, 'PENDING_LINK_BACKOFF_SECONDS'),
@@ -289,6 +295,12 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new ConfigError(
       'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
       'must be at most BULK_REQUEST_UNITS_PER_SECOND: one tenant cannot have more than all tenants together',
+    );
+  }
+  if (settings.fleetLeaseMs < 2 * settings.fleetLeaseRenewMs) {
+    throw new ConfigError(
+      'FLEET_LEASE_MS',
+      'must be at least twice FLEET_LEASE_RENEW_MS: a lease must outlive a renewal that comes late',
     );
   }
   if (settings.graphqlBodyBytesInFlight < 2 * settings.graphqlTenantBodyBytesInFlight) {
@@ -344,7 +356,15 @@ export type SettingScope = 'Azure and local' | 'Azure' | 'local' | 'local stack'
  * default. An integer's default may be twice another setting's value, so the two follow each other.
  */
 export type SettingParse =
-  | { type: 'integer'; default: number | { twice: string }; min: number; max: number; note?: string }
+  | {
+      type: 'integer';
+      default: number | { twice: string };
+      min: number;
+      max: number;
+      note?: string;
+      /** The default on an autoscale (provisioned) account, when it differs (COSMOS_THROUGHPUT_MODE). */
+      autoscaleDefault?: number;
+    }
   | { type: 'boolean'; default: boolean }
   | { type: 'oneOf'; allowed: readonly string[]; default: string }
   | { type: 'text'; default: string }
@@ -352,6 +372,8 @@ export type SettingParse =
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export const GRAPH_CREDENTIALS = ['clientSecret', 'certificate', 'managedIdentity'] as const;
+export const COSMOS_THROUGHPUT_MODES = ['serverless', 'autoscale'] as const;
+export type CosmosThroughputMode = (typeof COSMOS_THROUGHPUT_MODES)[number];
 
 export interface SettingDescription {
   name: string;
@@ -554,7 +576,8 @@ export const SETTINGS: readonly SettingDescription[] = [
   {
     name: 'SCIM_RATE_LIMIT_PER_SECOND',
     parse: { type: 'integer', default: 50, min: 1, max: 100_000 },
-    meaning: 'requests per second per integration per instance (429 beyond)',
+    meaning:
+      'SCIM requests per second per integration, for the whole fleet (each instance admits against its leased share; 429 beyond)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
@@ -562,7 +585,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'SCIM_TENANT_RATE_LIMIT_PER_SECOND',
     parse: { type: 'integer', default: { twice: 'SCIM_RATE_LIMIT_PER_SECOND' }, min: 1, max: 200_000 },
     meaning:
-      "SCIM requests per second of all a tenant's integrations together, per instance (bursts of twice that; 429 beyond): more integrations do not give a tenant more. At least `SCIM_RATE_LIMIT_PER_SECOND`",
+      "SCIM requests per second of all a tenant's integrations together (disabled and unknown ones too), for the whole fleet (bursts of twice that; 429 beyond): more integrations or more instances do not give a tenant more. At least `SCIM_RATE_LIMIT_PER_SECOND`",
     appliesTo: 'Azure and local',
     deployed: false,
   },
@@ -578,7 +601,7 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'SCIM_MAX_INTEGRATIONS_PER_TENANT',
     parse: { type: 'integer', default: 20, min: 1, max: 1000 },
     meaning:
-      'enabled SCIM integrations per tenant: `createScimIntegration` and `enableScimIntegration` beyond it answer `INTEGRATION_LIMIT_REACHED` (disabled integrations do not count)',
+      "SCIM integrations per tenant, disabled ones included (a disabled integration's requests still take from its tenant's budget): `createScimIntegration` beyond it answers `INTEGRATION_LIMIT_REACHED`",
     appliesTo: 'Azure and local',
     deployed: false,
   },
@@ -641,14 +664,15 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'MAX_REQUESTS_IN_FLIGHT',
     parse: { type: 'integer', default: 32, min: 1, max: 1000 },
     meaning:
-      'requests in progress at once per SCIM integration and per tenant for GraphQL (429 / `SERVICE_BUSY` beyond, with a retry hint)',
+      'requests in progress at once per SCIM integration and per tenant for GraphQL, on each instance (it protects the instance; 429 / `SERVICE_BUSY` beyond, with a retry hint)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'GRAPHQL_REQUESTS_PER_MINUTE',
     parse: { type: 'integer', default: 600, min: 1, max: 1_000_000 },
-    meaning: 'GraphQL requests per tenant per minute (`SERVICE_BUSY` with `retryAfterSeconds` beyond)',
+    meaning:
+      'GraphQL requests per tenant per minute, for the whole fleet (`SERVICE_BUSY` with `retryAfterSeconds` beyond)',
     appliesTo: 'Azure and local',
     deployed: true,
   },
@@ -656,23 +680,47 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'BULK_ITEMS_PER_MINUTE',
     parse: { type: 'integer', default: 500_000, min: 1, max: 50_000_000 },
     meaning:
-      'imported identities (one-request sets and staged parts) plus association pairs per tenant per minute (`SERVICE_BUSY` beyond); at least `ASSOCIATION_MAX_PAIRS`. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
+      'imported identities (one-request sets and staged parts) plus association pairs per tenant per minute, for the whole fleet (`SERVICE_BUSY` beyond); at least `ASSOCIATION_MAX_PAIRS`. An admission bound on what a request may submit: the store work itself is paced by the two settings below',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'COSMOS_THROUGHPUT_MODE',
+    parse: { type: 'oneOf', allowed: COSMOS_THROUGHPUT_MODES, default: 'serverless' },
+    meaning:
+      "the Cosmos DB account's capacity mode, as the template created it (`cosmosThroughputMode`): `serverless` or `autoscale` (provisioned autoscale throughput). The defaults of the bulk budgets below follow it",
     appliesTo: 'Azure and local',
     deployed: true,
   },
   {
     name: 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT',
-    parse: { type: 'integer', default: 2_000, min: 1, max: 10_000_000 },
+    parse: { type: 'integer', default: 2_000, autoscaleDefault: 1_600, min: 1, max: 10_000_000 },
     meaning:
-      "request units a second one tenant's bulk work (imports, associations, background units) may spend on an instance, measured from the store's charges; halved while the store throttles (429) and recovered gradually. At most `BULK_REQUEST_UNITS_PER_SECOND`. The local stack sets both in step with `DEV_COSMOS_RU_PER_SECOND` unless they are set (two fifths and half of it; unlimited without it)",
+      "request units a second one tenant's bulk work (imports, associations, background units) may spend, for the whole fleet (each instance paces against its leased share), measured from the store's charges; halved while the store throttles (429) and recovered gradually. Default: two fifths of a container's most (serverless 5,000 RU/s; autoscale the template's 4,000 RU/s of a bulk container). At most `BULK_REQUEST_UNITS_PER_SECOND`. The local stack sets both in step with `DEV_COSMOS_RU_PER_SECOND` unless they are set (two fifths and half of it; unlimited without it)",
     appliesTo: 'Azure and local',
     deployed: false,
   },
   {
     name: 'BULK_REQUEST_UNITS_PER_SECOND',
-    parse: { type: 'integer', default: 2_500, min: 1, max: 10_000_000 },
+    parse: { type: 'integer', default: 2_500, autoscaleDefault: 2_000, min: 1, max: 10_000_000 },
     meaning:
-      "request units a second all tenants' bulk work together may spend on an instance, shared equally among the tenants with bulk work at the moment (default: half a serverless container's 5,000 RU/s). With several instances, set it to the share of a container's RU/s bulk work may have, divided by the instances that run it",
+      "request units a second all tenants' bulk work together may spend, for the whole fleet (each instance paces against its leased share), shared equally among the tenants with bulk work at the moment. Default: half of a container's most (serverless 5,000 RU/s; autoscale the template's 4,000 RU/s of a bulk container), so SCIM and administrator requests keep the other half",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'FLEET_LEASE_RENEW_MS',
+    parse: { type: 'integer', default: 1_000, min: 100, max: 30_000 },
+    meaning:
+      'how often an instance renews its lease on a share of a fleet budget it uses (SCIM, GraphQL, refusal and bulk budgets of a tenant, an integration or the service), in the background: one small store write per active key and instance each time (see security.md, "Budgets of the fleet")',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'FLEET_LEASE_MS',
+    parse: { type: 'integer', default: 3_000, min: 200, max: 120_000 },
+    meaning:
+      "how long a lease on a share of a fleet budget lasts unrenewed: the other instances take over a stopped instance's share within it (and one renewal). At least twice `FLEET_LEASE_RENEW_MS`",
     appliesTo: 'Azure and local',
     deployed: false,
   },
@@ -767,7 +815,15 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'ACTIVITY_REFUSALS_PER_MINUTE',
     parse: { type: 'integer', default: 60, min: 0, max: 100_000 },
     meaning:
-      'refused SCIM requests recorded one by one per integration per minute on an instance; beyond it they are only counted, in one summary entry per minute, so a failing connector cannot fill the store (`0`: count them all)',
+      "refused SCIM requests recorded one by one per integration per minute on an instance (the tenant's bound below holds for the fleet); beyond it they are only counted, in one summary entry per minute, so a failing connector cannot fill the store (`0`: count them all)",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'ACTIVITY_TENANT_REFUSALS_PER_MINUTE',
+    parse: { type: 'integer', default: 300, min: 0, max: 1_000_000 },
+    meaning:
+      'refused SCIM requests recorded one by one per tenant per minute, all its integrations (disabled ones too) together, for the whole fleet (each instance records its leased share); beyond it they are only counted, in one summary entry of the tenant per minute and instance, so a tenant with many integrations cannot fill the store either (`0`: count them all)',
     appliesTo: 'Azure and local',
     deployed: false,
   },
@@ -850,6 +906,8 @@ export function defaultText(row: SettingDescription): string {
   const parse = row.parse;
   if (parse === undefined) return row.default ?? '';
   if (parse.type !== 'integer') return `\`${String(parse.default)}\``;
+  if (parse.autoscaleDefault !== undefined)
+    return `\`${String(parse.default)}\` (serverless); \`${parse.autoscaleDefault}\` (autoscale)`;
   if (typeof parse.default === 'number') return `\`${parse.default}\`${parse.note ? ` ${parse.note}` : ''}`;
   return `twice \`${parse.default.twice}\` (\`${2 * integerDefault(parse.default.twice)}\`)`;
 }
@@ -861,9 +919,9 @@ export function integerDefault(name: string): number {
 }
 
 /**
- * Request units a second of bulk work, per tenant and for all tenants on an instance (lib/store/requestUnitPacing.ts).
- * The instance's is half of what a serverless container serves (5,000 RU/s), so the bulk work of every tenant on
- * an instance leaves at least half of each container to SCIM and administrator requests; a tenant alone gets
+ * Request units a second of bulk work on a serverless account, per tenant and for all tenants, for the fleet
+ * (lib/store/requestUnitPacing.ts). All tenants' is half of what a serverless container serves (5,000 RU/s), so
+ * bulk work leaves at least half of each container to SCIM and administrator requests; a tenant alone gets
  * 2,000 (about 200 new identities a second), two tenants at once share the 2,500.
  */
 export const DEFAULT_BULK_RU_PER_TENANT = integerDefault('BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT');

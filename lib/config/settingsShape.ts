@@ -56,14 +56,19 @@ export interface Settings {
   graphqlTenantBodyBytesInFlight: number;
   /** Requests one SCIM integration (or one tenant's GraphQL callers) may have in flight on an instance. */
   maxRequestsInFlight: number;
-  /** GraphQL requests per tenant per minute, per instance. */
+  /** GraphQL requests per tenant per minute, for the fleet. */
   graphqlRequestsPerMinute: number;
-  /** Imported identities plus associated pairs per tenant per minute, per instance. */
+  /** Imported identities plus associated pairs per tenant per minute, for the fleet. */
   bulkItemsPerMinute: number;
-  /** Request units a second one tenant's bulk work may spend, per instance (lib/store/requestUnitPacing.ts). */
+  /** The Cosmos DB account's capacity mode: the bulk budgets' defaults follow it. */
+  cosmosThroughputMode: 'serverless' | 'autoscale';
+  /** Request units a second one tenant's bulk work may spend, for the fleet (lib/store/requestUnitPacing.ts). */
   bulkRequestUnitsPerSecondPerTenant: number;
-  /** Request units a second all tenants' bulk work together may spend, per instance. */
+  /** Request units a second all tenants' bulk work together may spend, for the fleet. */
   bulkRequestUnitsPerSecond: number;
+  /** Leased shares of the fleet's budgets (lib/limits/fleetShares.ts): how often a lease is renewed, how long it lasts. */
+  fleetLeaseRenewMs: number;
+  fleetLeaseMs: number;
   importMaxDeleteRatio?: number;
   /** Identities of one source's import set, staged or in one request. */
   importMaxIdentities: number;
@@ -80,6 +85,8 @@ export interface Settings {
     retentionDays: number;
     /** Refusals recorded one by one per integration per minute per instance; the rest are counted. */
     refusalsPerMinute: number;
+    /** Refused SCIM requests recorded per tenant per minute, for the fleet. */
+    tenantRefusalsPerMinute: number;
   };
   pendingLinkBackoff: { baseSeconds: number; maxSeconds: number };
   /** The Storage queue of background work: a connection string (local), or the identity-based queue service URI (Azure). */

@@ -92,6 +92,11 @@ async function authenticate(
   const integration = await svc.integrations.findByClientId(caller.tenantId, caller.clientId);
   if (integration) noteIntegration(request, integration);
   if (!integration || !integration.enabled) {
+    // No side door: a request of a disabled or unknown integration takes from its tenant's SCIM budget and is
+    // paced as the tenant's refusals are, before anything (its refusal's record) is written.
+    const over = svc.scimAdmission.admitRefused(caller.tenantId);
+    await svc.busyRefusals.pace(caller.tenantId);
+    if (over) throw ScimError.tooManyRequests(REFUSALS.tenant.rate, over.retryAfterSeconds);
     throw ScimError.forbidden('No enabled SCIM integration of the organization has the application of this token');
   }
   return { caller, integration };
@@ -117,7 +122,7 @@ export function scimHandler(handler: (call: ScimCall) => Promise<ScimResult>): H
     const svc = services();
     const admitted = svc.scimAdmission.admit(identity.caller.tenantId, identity.integration.id);
     if ('refused' in admitted) {
-      await svc.busyRefusals.pace(identity.integration.id);
+      await svc.busyRefusals.pace(identity.caller.tenantId);
       throw ScimError.tooManyRequests(
         REFUSALS[admitted.refused.scope][admitted.refused.reason],
         admitted.refused.retryAfterSeconds,

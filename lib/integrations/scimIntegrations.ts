@@ -26,9 +26,9 @@ export const MAX_DISPLAY_NAME = 256;
 /**
  * SCIM integrations of a tenant. Lookups by client id are cached briefly per instance;
  * a change made on this instance invalidates the cache at once, other instances see it
- * within CLIENT_LOOKUP_TTL_MS. A tenant has at most `maxEnabledPerTenant` enabled integrations
- * (SCIM_MAX_INTEGRATIONS_PER_TENANT): creating or enabling one more is refused with
- * INTEGRATION_LIMIT_REACHED; disabled ones do not count (see enabledIntegrations.ts).
+ * within CLIENT_LOOKUP_TTL_MS. A tenant has at most `maxEnabledPerTenant` integrations, disabled ones
+ * included (SCIM_MAX_INTEGRATIONS_PER_TENANT): creating one more is refused with INTEGRATION_LIMIT_REACHED
+ * (see enabledIntegrations.ts).
  */
 export const CLIENT_LOOKUP_TTL_MS = 5_000;
 
@@ -50,8 +50,8 @@ export class ScimIntegrations {
     this.enabledList = new EnabledIntegrations(
       store,
       {
-        isEnabled: async (tenantId, id) => (await this.get(tenantId, id))?.enabled === true,
-        enabledIds: async (tenantId) => (await this.list(tenantId)).filter((r) => r.enabled).map((r) => r.id),
+        exists: async (tenantId, id) => (await this.get(tenantId, id)) !== undefined,
+        ids: async (tenantId) => (await this.list(tenantId)).map((r) => r.id),
       },
       maxEnabledPerTenant,
       now,
@@ -124,11 +124,11 @@ export class ScimIntegrations {
           { field: 'input.id', problem: 'matches no SCIM integration' },
         ]);
       if (current.enabled === enabled) return current;
-      // Enabling counts against the cap: the place is taken before the record says enabled.
-      if (enabled) taken = await this.enabledList.take(tenantId, id).then(() => true);
+      // An integration disabled before disabled ones counted has no place: enabling it takes one (a no-op when
+      // it has one) before the record says enabled. Disabling keeps the place: disabled integrations count.
+      if (enabled) taken = (await this.enabledList.take(tenantId, id)) || taken;
       const { _etag, ...rest } = current;
       const saved = await this.collection.replace({ ...rest, enabled, updatedAt: new Date().toISOString() }, _etag);
-      if (!enabled) await this.enabledList.giveBack(tenantId, id).catch(() => undefined);
       this.byClient.delete(`${tenantId}|${current.clientIdKey}`);
       await this.audit.write(tenantId, {
         actor,

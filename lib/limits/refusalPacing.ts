@@ -5,9 +5,11 @@
  * they are answered at once; past a free allowance per second, each is answered after a pause, which slows a
  * client that waits for its answers (a retry loop, a brute-force script) to a few requests a second. At most
  * `maxHeld` answers wait at a time (beyond that they go at once), so the pauses cost bounded memory.
- * An open flood from many connections is for the platform's front end (see docs/security.md).
+ * An open flood from many connections is for the platform's front end (see docs/security.md). The busy
+ * refusals' allowance is the fleet's per tenant (leased shares, fleetShares.ts); the authentication refusals'
+ * protects one instance's CPU and stays the instance's own.
  */
-import { RateLimiter } from './rateLimiter';
+import { RateLimiter, type ShareOf } from './rateLimiter';
 
 export interface RefusalPacing {
   /** Refusals per second per key answered at once, and how many of them may come together. */
@@ -19,15 +21,19 @@ export interface RefusalPacing {
 
 /** Invalid or missing tokens, for the whole instance (a forger can name any tenant, so there is no better key). */
 export const AUTHENTICATION_PACING: RefusalPacing = { freePerSecond: 20, freeBurst: 100, pauseMs: 1000, maxHeld: 1000 };
-/** A caller over its budget or at its bound of requests in flight, per integration or tenant. */
+/** A tenant's callers over a budget or bound in flight, or of a disabled or unknown integration (per tenant). */
 export const BUSY_PACING: RefusalPacing = { freePerSecond: 5, freeBurst: 20, pauseMs: 1000, maxHeld: 1000 };
 
 export class RefusalPacer {
   private readonly free: RateLimiter;
   private held = 0;
 
-  constructor(private readonly pacing: RefusalPacing) {
-    this.free = new RateLimiter(pacing.freePerSecond, pacing.freeBurst);
+  /** With `share`, the allowance is the fleet's for each key, and this instance has its part of it. */
+  constructor(
+    private readonly pacing: RefusalPacing,
+    share?: ShareOf,
+  ) {
+    this.free = new RateLimiter(pacing.freePerSecond, pacing.freeBurst, Date.now, share);
   }
 
   /** Resolves when a refusal of `key` may be sent: at once within the allowance, after the pause beyond it. */

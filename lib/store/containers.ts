@@ -134,6 +134,19 @@ export const CONTAINERS = {
      */
     indexingPolicy: onlyPaths(['/externalId/?'], [[asc('/externalId'), desc('/id')]]),
   },
+  /**
+   * Leases on shares of the fleet's budgets (lib/limits/fleetShares.ts): pk = the budget's key (a tenant id, an
+   * integration id, `_service`), id = the budget's name; one small document listing the instances that hold a
+   * share and when each lease ends. Written about once a second per active key and instance, read by point
+   * reads only, so nothing but the partition key is indexed. Time to live 60 s by default: the document of a
+   * key nobody renews any more vanishes by itself.
+   */
+  leases: {
+    id: 'leases',
+    partitionKey: { paths: ['/pk'] },
+    defaultTtl: 60,
+    indexingPolicy: onlyPaths([]),
+  },
 } as const satisfies Record<string, ContainerDefinition>;
 
 export type ContainerName = keyof typeof CONTAINERS;

@@ -21,6 +21,12 @@ export interface StoreCounters {
   pacedRequestCharge: number;
   /** Of them, those the store throttled (429). */
   pacedThrottled: number;
+  /**
+   * Reads and writes of the fleet's leases (lib/store/fleetLeases.ts), and their charge: counted apart, so the
+   * counters above measure the service's own work whatever renewals run meanwhile.
+   */
+  leaseRequests: number;
+  leaseRequestCharge: number;
 }
 
 export function emptyCounters(): StoreCounters {
@@ -39,6 +45,8 @@ export function emptyCounters(): StoreCounters {
     pacedWaitMs: 0,
     pacedRequestCharge: 0,
     pacedThrottled: 0,
+    leaseRequests: 0,
+    leaseRequestCharge: 0,
   };
 }
 

@@ -19,15 +19,23 @@
  * no bulk work is sent before the store's retry-after has passed, and the rates recover by a twentieth of the
  * configured rate a second (additive increase, multiplicative decrease).
  *
+ * Both budgets are the fleet's (BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT and BULK_REQUEST_UNITS_PER_SECOND, with
+ * defaults for the account's mode): each instance paces against the share of each it leases
+ * (lib/limits/fleetShares.ts), so k instances running one tenant's bulk work spend its budget once, not k times.
+ *
  * High-priority operations never come here: SCIM and administrator requests do not wait for bulk work.
  */
+import { FLEET_BUDGET, WHOLE_BUDGET, type ShareSource } from '../limits/fleetShares';
 
 export interface PacingLimits {
-  /** Request units a second one tenant's bulk work may spend on this instance. */
+  /** Request units a second one tenant's bulk work may spend (the fleet's budget with a share source). */
   tenantRequestUnitsPerSecond: number;
-  /** Request units a second all tenants' bulk work together may spend on this instance. */
+  /** Request units a second all tenants' bulk work together may spend (the fleet's budget with a share source). */
   instanceRequestUnitsPerSecond: number;
 }
+
+/** The key of the budget of all tenants' bulk work in the leases. */
+const SERVICE_KEY = '_service';
 
 /** Time in milliseconds (monotonic) and a one-shot timer: the real ones in the service, a fake one in tests. */
 export interface PacerClock {
@@ -97,6 +105,7 @@ interface Waiter {
 }
 
 interface TenantPace {
+  tenant: string;
   balance: number;
   refilledAt: number;
   /** The fraction of the configured tenant rate the tenant has now (1 unless throttled lately). */
@@ -120,6 +129,8 @@ export class RequestUnitPacer {
   constructor(
     readonly limits: PacingLimits,
     private readonly clock: PacerClock = REAL_CLOCK,
+    /** The fleet's shares of the budgets (default: this instance has them whole). */
+    private readonly fleet: ShareSource = WHOLE_BUDGET,
   ) {
     const t = clock.now();
     this.instance = { share: 1, decreasedAt: -Infinity, pausedUntil: -Infinity, recoveredAt: t };
@@ -184,6 +195,7 @@ export class RequestUnitPacer {
     let pace = this.tenants.get(tenant);
     if (!pace) {
       pace = {
+        tenant,
         balance: 0,
         refilledAt: t,
         share: 1,
@@ -204,12 +216,19 @@ export class RequestUnitPacer {
     return pace.waiters.length > 0 || pace.inFlight > 0 || t - pace.lastActive < PACING.activeForMs;
   }
 
-  /** The tenant's rate now: its own (as throttling left it), at most an equal part of the instance's. */
+  /** The tenant's rate now: its share of its own (as throttling left it), at most an equal part of the instance's. */
   private rate(pace: TenantPace, t: number): number {
     let active = 0;
     for (const other of this.tenants.values()) if (other === pace || this.active(other, t)) active++;
-    const own = this.limits.tenantRequestUnitsPerSecond * pace.share;
-    const instance = (this.limits.instanceRequestUnitsPerSecond * this.instance.share) / Math.max(1, active);
+    const own =
+      this.limits.tenantRequestUnitsPerSecond *
+      pace.share *
+      this.fleet.fraction(FLEET_BUDGET.bulkTenantRequestUnits, pace.tenant);
+    const instance =
+      (this.limits.instanceRequestUnitsPerSecond *
+        this.instance.share *
+        this.fleet.fraction(FLEET_BUDGET.bulkServiceRequestUnits, SERVICE_KEY)) /
+      Math.max(1, active);
     return Math.min(own, instance);
   }
 

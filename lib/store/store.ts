@@ -77,8 +77,21 @@ export class Collection<T extends StoredDoc> {
   ) {}
 
   private countWrites(n: number): void {
-    count('writes', n);
+    this.tally('writes', n);
     if (this.name === 'identities') count('identityWrites', n);
+  }
+
+  /** Counts an operation; the fleet's leases apart from the service's own work (metrics.ts). */
+  private tally(kind: 'writes' | 'pointReads' | 'requestCharge', n = 1): void {
+    if (this.name !== 'leases') count(kind, n);
+    else count(kind === 'requestCharge' ? 'leaseRequestCharge' : 'leaseRequests', n);
+  }
+
+  /** Counts a response's charge and keeps what pacing needs of it. */
+  private noteResponse(receipt: Receipt, res: { requestCharge?: number; diagnostics?: CosmosDiagnostics }): void {
+    this.tally('requestCharge', res.requestCharge ?? 0);
+    receipt.charge = res.requestCharge;
+    receipt.diagnostics = res.diagnostics;
   }
 
   private async run<R>(op: StoreOperation, fn: (receipt: Receipt) => Promise<R>): Promise<R> {
@@ -121,10 +134,10 @@ export class Collection<T extends StoredDoc> {
 
   async read(pk: string, id: string): Promise<WithEtag<T> | undefined> {
     if (!isPossibleId(id)) return undefined;
-    count('pointReads');
+    this.tally('pointReads');
     return this.run('read', async (receipt) => {
       const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
-      noteResponse(receipt, res);
+      this.noteResponse(receipt, res);
       return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
     }).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return undefined;
@@ -138,7 +151,7 @@ export class Collection<T extends StoredDoc> {
     const container = options.retryThrottled === false ? this.unretried : this.container;
     return this.run('create', async (receipt) => {
       const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
-      noteResponse(receipt, res);
+      this.noteResponse(receipt, res);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
     });
   }
@@ -250,7 +263,7 @@ export class Collection<T extends StoredDoc> {
             ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
             : priorityOptions(),
         );
-      noteResponse(receipt, res);
+      this.noteResponse(receipt, res);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
     });
   }
@@ -259,7 +272,7 @@ export class Collection<T extends StoredDoc> {
     this.countWrites(1);
     return this.run('upsert', async (receipt) => {
       const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
-      noteResponse(receipt, res);
+      this.noteResponse(receipt, res);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
     });
   }
@@ -276,7 +289,7 @@ export class Collection<T extends StoredDoc> {
             ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
             : priorityOptions(),
         );
-      noteResponse(receipt, res);
+      this.noteResponse(receipt, res);
       return true;
     }).catch((err: unknown) => {
       if (err instanceof StoreError && err.failure === 'notFound') return false;
@@ -313,7 +326,7 @@ export class Collection<T extends StoredDoc> {
       const res = await iterator.fetchNext();
       count('queryPages');
       count('itemsReturned', res.resources.length);
-      noteResponse(receipt, res);
+      this.noteResponse(receipt, res);
       const items = res.resources.map((r) =>
         typeof r === 'object' && r !== null ? stripSystem(r as R & Record<string, unknown>) : r,
       );
@@ -436,13 +449,6 @@ export function createStore(config: StoreConfig, pacer?: RequestUnitPacer): Stor
       ...(isLocal && !isHttp ? { agent: new https.Agent({ rejectUnauthorized: false }) } : {}),
     });
   return new Store(clientWith(3), config.database, clientWith(0), pacer);
-}
-
-/** Counts a response's charge and keeps what pacing needs of it. */
-function noteResponse(receipt: Receipt, res: { requestCharge?: number; diagnostics?: CosmosDiagnostics }): void {
-  count('requestCharge', res.requestCharge ?? 0);
-  receipt.charge = res.requestCharge;
-  receipt.diagnostics = res.diagnostics;
 }
 
 /** Whether the store client met 429s on the way to an answer (it waited them out itself). */

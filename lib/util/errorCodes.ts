@@ -26,7 +26,8 @@ export const ERROR_CODES = {
   CONCURRENT_CHANGE: 'the object changed during the operation; retry',
   BUSINESS_IDENTITY_EXISTS: 'a manual identity with this externalId exists',
   SCIM_INTEGRATION_CLIENT_ID_TAKEN: 'another SCIM integration of the organization has this client id',
-  INTEGRATION_LIMIT_REACHED: 'the organization has SCIM_MAX_INTEGRATIONS_PER_TENANT enabled integrations',
+  INTEGRATION_LIMIT_REACHED:
+    'the organization has SCIM_MAX_INTEGRATIONS_PER_TENANT integrations, disabled ones included',
   DIRECTORY_USER_NOT_FOUND: 'no directory user matches; it may not be synchronized yet',
   LINK_CONFLICT: 'the directory user is linked to another business identity',
   DIRECTORY_UNAVAILABLE: 'Microsoft Graph cannot be used now: `reason`, `retryAfterSeconds`',

@@ -40,6 +40,8 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   'types only': ['lib/config/settingsShape.ts', 'lib/links/linkCoordinator.ts', 'lib/scim/scope.ts'],
   /** Asserted through the unit tests of the modules that use them (named after each). */
   'through the unit tests of their users': [
+    // The share source of the fleet budgets: tests/unit/limits/budgets.test.ts and tests/unit/store/fleetLeases.test.ts.
+    'lib/limits/fleetShares.ts',
     'lib/audit/auditLog.ts', // imports/association, scim/userOperations, links/tenantLinkCycle
     'lib/auth/claimChecks.ts', // auth/tokenValidator
     'lib/identities/countries.ts', // identities/formats

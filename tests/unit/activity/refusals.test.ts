@@ -156,6 +156,34 @@ describe('RefusalLog', () => {
     expect(created).toHaveLength(5);
   });
 
+  it("records at most its share of the tenant's bound over all the tenant's integrations, the rest in one summary of the tenant", async () => {
+    const { store, created, upserted } = fakeStore();
+    const asked: string[] = [];
+    // This instance has half of the fleet's bound of 8 a minute: 4.
+    const half = { fraction: (budget: string, key: string) => (asked.push(`${budget} ${key}`), 1 / 2) };
+    const refusals = new RefusalLog(
+      store,
+      { retentionDays: 30, perMinute: 3, tenantPerMinute: 8 },
+      () => NOW,
+      20,
+      half,
+    );
+    const integrations = Array.from({ length: 10 }, (_, i) => `0190aaaa-0000-7000-8000-0000000000${10 + i}`);
+    for (const integrationId of integrations) await refusals.record(refusal({ integrationId }), log);
+    expect(created).toHaveLength(4);
+    expect(asked).toContain(`refusal-records ${TENANT}`);
+    await new Promise((r) => setTimeout(r, 100));
+    const summaries = upserted.filter((d) => d.scope === 'tenant');
+    expect(summaries[summaries.length - 1]).toMatchObject({
+      kind: 'refusalCount',
+      count: 6,
+      pk: `${TENANT}|${integrations[4]}`,
+    });
+    // Another tenant has its own bound.
+    await refusals.record(refusal({ tenantId: '22222222-2222-4222-8222-222222222222' }), log);
+    expect(created).toHaveLength(5);
+  });
+
   it('never fails the caller when the store fails, and logs no value', async () => {
     logs.length = 0;
     const { store } = fakeStore(true);

@@ -40,6 +40,8 @@ describe('settings', () => {
     [{ ...base, GRAPHQL_BODY_BYTES_IN_FLIGHT: String(24 * 1024 * 1024) }, 'GRAPHQL_BODY_BYTES_IN_FLIGHT'],
     [{ ...base, BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT: '0' }, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'],
     [{ ...base, BULK_REQUEST_UNITS_PER_SECOND: '1000' }, 'BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT'],
+    [{ ...base, COSMOS_THROUGHPUT_MODE: 'provisioned-ish' }, 'COSMOS_THROUGHPUT_MODE'],
+    [{ ...base, FLEET_LEASE_RENEW_MS: '2000', FLEET_LEASE_MS: '3000' }, 'FLEET_LEASE_MS'],
     [{ ...base, GRAPH_CREDENTIAL: 'certificate', GRAPH_CLIENT_ID: 'c' }, 'GRAPH_CERTIFICATE'],
     [
       {
@@ -178,5 +180,24 @@ describe('rate limiter', () => {
     expect(limiter.take('b')).toBe(0);
     now += 1000;
     expect(limiter.take('a')).toBe(0);
+  });
+});
+
+describe('the bulk budgets follow the account mode', () => {
+  it('takes the serverless defaults unless the account is autoscale; a set value wins in either mode', () => {
+    expect(loadSettings(base)).toMatchObject({
+      cosmosThroughputMode: 'serverless',
+      bulkRequestUnitsPerSecondPerTenant: 2_000,
+      bulkRequestUnitsPerSecond: 2_500,
+      fleetLeaseRenewMs: 1_000,
+      fleetLeaseMs: 3_000,
+    });
+    expect(loadSettings({ ...base, COSMOS_THROUGHPUT_MODE: 'autoscale' })).toMatchObject({
+      bulkRequestUnitsPerSecondPerTenant: 1_600,
+      bulkRequestUnitsPerSecond: 2_000,
+    });
+    expect(
+      loadSettings({ ...base, COSMOS_THROUGHPUT_MODE: 'autoscale', BULK_REQUEST_UNITS_PER_SECOND: '9000' }),
+    ).toMatchObject({ bulkRequestUnitsPerSecondPerTenant: 1_600, bulkRequestUnitsPerSecond: 9_000 });
   });
 });

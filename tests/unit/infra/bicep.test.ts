@@ -64,6 +64,8 @@ describe('app settings', () => {
       PUBLIC_BASE_URL: 'https://func-abc.azurewebsites.net',
       COSMOS_ENDPOINT: 'https://cosmos-abc.documents.azure.com:443/',
       COSMOS_DATABASE: 'business-identities',
+      // main.bicep's cosmosThroughputMode (serverless by default, autoscale for a shared production service).
+      COSMOS_THROUGHPUT_MODE: 'autoscale',
       // main.bicep's default: empty, so the client id is the only audience.
       SERVICE_APP_ID_URI: '',
       SERVICE_CLIENT_ID: 'bbbbbbbb-0000-4000-8000-000000000001',

@@ -1,5 +1,6 @@
 import { loadSettings } from '../../../lib/config/settings';
-import { budgets, limiters } from '../../../lib/limits/budgets';
+import { budgets, holds, limiters } from '../../../lib/limits/budgets';
+import type { ShareSource } from '../../../lib/limits/fleetShares';
 
 const base = { PUBLIC_BASE_URL: 'https://svc.example.com/', COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/' };
 
@@ -17,8 +18,8 @@ describe('the table of budgets', () => {
     );
     expect(b.scimIntegrationRate).toMatchObject({ kind: 'rate', scope: 'integration', perSecond: 7, burst: 14 });
     expect(b.scimTenantRate).toMatchObject({ kind: 'rate', scope: 'tenant', perSecond: 11, burst: 22 });
-    expect(b.scimIntegrationInFlight).toMatchObject({ kind: 'inFlight', scope: 'integration', max: 3 });
-    expect(b.scimTenantInFlight).toMatchObject({ kind: 'inFlight', scope: 'tenant', max: 5 });
+    expect(b.scimIntegrationInFlight).toMatchObject({ kind: 'inFlight', scope: 'instance', max: 3 });
+    expect(b.scimTenantInFlight).toMatchObject({ kind: 'inFlight', scope: 'instance', max: 5 });
     expect(b.graphqlTenantRate).toMatchObject({ perSecond: 2, burst: 30 });
     expect(b.graphqlTenantInFlight.max).toBe(3);
   });
@@ -32,6 +33,9 @@ describe('the table of budgets', () => {
       [
         'authenticationRefusals',
         'bulkItems',
+        'bulkServiceRequestUnits',
+        'bulkTenantRequestUnits',
+        'refusalRecords',
         'busyRefusals',
         'graphqlBodyBytes',
         'graphqlTenantInFlight',
@@ -42,6 +46,48 @@ describe('the table of budgets', () => {
         'scimTenantRate',
       ].sort(),
     );
+  });
+
+  it('says for every row whether the fleet shares it or each instance keeps its own', () => {
+    const b = budgets(loadSettings(base));
+    const byHolder = Object.fromEntries(Object.entries(b).map(([name, budget]) => [name, holds(budget.scope)]));
+    expect(byHolder).toEqual({
+      scimIntegrationRate: 'fleet',
+      scimTenantRate: 'fleet',
+      graphqlTenantRate: 'fleet',
+      bulkItems: 'fleet',
+      busyRefusals: 'fleet',
+      refusalRecords: 'fleet',
+      bulkTenantRequestUnits: 'fleet',
+      bulkServiceRequestUnits: 'fleet',
+      // One process's memory, requests in flight and CPU.
+      scimIntegrationInFlight: 'instance',
+      scimTenantInFlight: 'instance',
+      graphqlTenantInFlight: 'instance',
+      graphqlBodyBytes: 'instance',
+      authenticationRefusals: 'instance',
+    });
+    expect(b.bulkServiceRequestUnits.scope).toBe('service');
+  });
+
+  it("admits a fleet row's limiter against this instance's share, an instance row's against its whole bound", () => {
+    const asked: string[] = [];
+    const third: ShareSource = {
+      fraction: (budget, key) => {
+        asked.push(`${budget} ${key}`);
+        return 1 / 3;
+      },
+    };
+    const b = budgets(loadSettings({ ...base, SCIM_RATE_LIMIT_PER_SECOND: '30', MAX_REQUESTS_IN_FLIGHT: '100' }));
+    const made = limiters(b, third);
+    let admitted = 0;
+    for (let i = 0; i < 100; i++) if ('release' in made.scimAdmission.admit('t', 'i')) admitted++;
+    // A third of the burst of 60.
+    expect(admitted).toBe(20);
+    expect(asked).toContain('scim-integration t|i');
+    expect(asked).toContain('scim-tenant t');
+    expect(made.graphqlRateLimiter.takeUnits('t', b.graphqlTenantRate.burst / 3)).toBe(0);
+    expect(made.graphqlRateLimiter.take('t')).toBeGreaterThan(0);
   });
 
   it('makes limiters that hold the sizes of their rows', () => {

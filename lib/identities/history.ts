@@ -182,6 +182,9 @@ export function readHistory(doc: Pick<IdentityDoc, 'history'>): IdentityHistoryE
 /**
  * `after` (the version about to be written) with its change recorded, at its lastModified: the attributes
  * that differ from `before` (undefined for a new identity) and `directoryLink` when the link changed.
+ * A change by an import or association run sets `lastRunId` (the run's drill-in finds the identity by it);
+ * any other change sets `activityAt` (the source's activity reads identities by it, newest first, so the
+ * changes of a run of 300,000 identities are not read to list one SCIM change).
  */
 export function withChange<T extends IdentityDoc>(before: IdentityDoc | undefined, after: T, record: ChangeRecord): T {
   const changed = changedAttributes(before && attributesOf(before), attributesOf(after));
@@ -192,7 +195,9 @@ export function withChange<T extends IdentityDoc>(before: IdentityDoc | undefine
     operation: record.operation,
     changedAttributes: changed,
   };
-  return { ...after, ...appendEntry(after, entry) };
+  // A run's changes are reached from the run (lastRunId); every other change orders the source's activity (activityAt).
+  const marks = record.actor.kind === 'importRun' ? { lastRunId: record.actor.id } : { activityAt: after.lastModified };
+  return { ...after, ...appendEntry(after, entry), ...marks };
 }
 
 /** The operation of an update: a deactivation when it turns an active identity inactive. */

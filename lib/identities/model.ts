@@ -88,6 +88,10 @@ export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   history?: StoredHistory;
   /** Older changes dropped from `history`. */
   historyOmitted?: number;
+  /** When its newest change not made by an import or association run was made (indexed: the source's activity). */
+  activityAt?: string;
+  /** The import or association run that changed it last (indexed: the run's drill-in). */
+  lastRunId?: string;
 }
 
 export function partitionKey(tenantId: string, sourceKey: string): string {

@@ -21,7 +21,8 @@ const PER_MINUTE = 20;
 const SYSTEM = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'activity-test' };
 const ENTRY =
   'at operation outcome httpStatus scimType code detail externalId identityId changedAttributes correlationId';
-const ACTIVITY = `query($s: String!, $f: ActivityFilter, $first: Int, $after: String) {
+const MORE = 'source action runId counts { name value } durationMs recommendedAction actor { kind id displayName }';
+const ACTIVITY = `query($s: String, $f: ActivityFilter, $first: Int, $after: String) {
   activity(source: $s, filter: $f, first: $first, after: $after) { nodes { ${ENTRY} } endCursor hasNextPage } }`;
 
 interface Entry {
@@ -341,6 +342,7 @@ describe('activity of a source', () => {
     expect(rejected.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 
     const { page, text } = await activity({ s: 'HR-activity' });
+    // Each run is one entry with its counts; the identity it created is not interleaved.
     expect(page.nodes).toEqual([
       expect.objectContaining({
         operation: 'import',
@@ -348,13 +350,6 @@ describe('activity of a source', () => {
         code: 'BAD_USER_INPUT',
         httpStatus: null,
         correlationId: 'act-run-2',
-      }),
-      // The identity the first run made keeps that change in its history.
-      expect.objectContaining({
-        operation: 'IMPORT_CREATE',
-        outcome: 'SUCCEEDED',
-        externalId: 'R-1',
-        changedAttributes: expect.arrayContaining(['personalNumbers']),
       }),
       expect.objectContaining({
         operation: 'import',
@@ -364,13 +359,70 @@ describe('activity of a source', () => {
         correlationId: 'act-run-1',
       }),
     ]);
+    const detailed = await call<{ data: { activity: { nodes: Array<Record<string, unknown>> } } }>(
+      `${stack.base}/graphql`,
+      {
+        method: 'POST',
+        token: admin,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `query($s: String, $f: ActivityFilter) { activity(source: $s, filter: $f) { nodes { ${ENTRY} ${MORE} } } }`,
+          variables: { s: 'HR-activity' },
+        }),
+      },
+    );
+    const [rejectedRun, run] = detailed.body.data.activity.nodes;
+    expect(run).toMatchObject({
+      source: 'HR-activity',
+      action: 'OTHER',
+      counts: [
+        { name: 'created', value: 1 },
+        { name: 'updated', value: 0 },
+        { name: 'deleted', value: 0 },
+        { name: 'unchanged', value: 0 },
+      ],
+      recommendedAction: null,
+      actor: null,
+    });
+    expect(run?.runId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run?.durationMs).toEqual(expect.any(Number));
+    expect(rejectedRun?.recommendedAction).toMatch(/Correct the fields the problems name/);
+    // The run's drill-in lists its changes; each names its run.
+    const drill = await call<{ data: { activity: { nodes: Array<Record<string, unknown>> } } }>(
+      `${stack.base}/graphql`,
+      {
+        method: 'POST',
+        token: admin,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `query($f: ActivityFilter) { activity(filter: $f) { nodes { ${ENTRY} ${MORE} } hasNextPage } }`,
+          variables: { f: { run: run?.runId } },
+        }),
+      },
+    );
+    expect(drill.body.data.activity.nodes).toEqual([
+      expect.objectContaining({
+        source: 'HR-activity',
+        operation: 'IMPORT_CREATE',
+        action: 'CREATE',
+        outcome: 'SUCCEEDED',
+        externalId: 'R-1',
+        runId: run?.runId,
+        changedAttributes: expect.arrayContaining(['personalNumbers']),
+        actor: { kind: 'IMPORT_RUN', id: run?.runId, displayName: 'HR-activity' },
+      }),
+    ]);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'REFUSED' } })).page.nodes).toHaveLength(1);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'FAILED' } })).page.nodes).toEqual([]);
-    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes).toEqual([page.nodes[1]]);
+    // One identity's changes include its runs' changes.
+    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes).toEqual([
+      expect.objectContaining({ operation: 'IMPORT_CREATE', externalId: 'R-1' }),
+    ]);
     const paged = (await activity({ s: 'HR-activity', first: 1 })).page;
     expect((await activity({ s: 'HR-activity', first: 1, after: paged.endCursor })).page.nodes).toEqual([
       page.nodes[1],
     ]);
+    for (const n of NUMBERS) expect(JSON.stringify(drill.body)).not.toContain(n);
     for (const n of NUMBERS) expect(text).not.toContain(n);
   });
 

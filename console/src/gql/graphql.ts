@@ -4,12 +4,34 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** What an entry did, as Entra's provisioning logs name it. */
+export type ActivityAction =
+  /** CREATE, IMPORT_CREATE, POST /Users. */
+  | 'CREATE'
+  /** DEACTIVATE, IMPORT_DEACTIVATE (SCIM's soft delete, Entra's disable), DELETE /Users/{id}. */
+  | 'DELETE'
+  /** LINK: the identity was linked to a directory user. */
+  | 'LINK'
+  /** A run's summary, LINK_CHECK, RETENTION, a refused read, a minute's counted refusals. */
+  | 'OTHER'
+  /** UNLINK. */
+  | 'UNLINK'
+  /** REPLACE, PATCH, IMPORT_UPDATE, ADMIN_UPDATE, PUT or PATCH /Users/{id}. */
+  | 'UPDATE';
+
 export type ActivityFilter = {
-  /** Entries of this externalId only (a run concerns a whole set, so it never matches). */
+  action?: ActivityAction | null | undefined;
+  /** Entries of this externalId only (a run's summary concerns a whole set, so it never matches; a run's changes do). */
   externalId?: string | null | undefined;
-  outcome?: ActivityOutcome | null | undefined;
   /** Entries at or after this time: a date (YYYY-MM-DD, midnight UTC) or an ISO 8601 time with its offset (2026-03-01T08:00:00Z). */
+  from?: string | null | undefined;
+  outcome?: ActivityOutcome | null | undefined;
+  /** The changes of this import or association run (its id): the run's drill-in. The source is the run's. */
+  run?: string | number | null | undefined;
+  /** The older name of `from` (used when `from` is not given). */
   since?: string | null | undefined;
+  /** Entries before this time (a date: before its midnight UTC), in the same forms as `from`. */
+  until?: string | null | undefined;
 };
 
 export type ActivityOutcome =

@@ -256,3 +256,26 @@ describe('updateOperation', () => {
     );
   });
 });
+
+describe('the marks of the activity', () => {
+  it("a run's change sets lastRunId and keeps activityAt; any other change sets activityAt", () => {
+    const imported = withChange(undefined, created(), { actor: byRun('run-1'), operation: 'IMPORT_CREATE' });
+    expect(imported).toMatchObject({ lastRunId: 'run-1' });
+    expect(imported.activityAt).toBeUndefined();
+    const linked = withChange(imported, nextIdentityVersion(imported, { attributes: attributes() }, T1), {
+      actor: byAdministrator({ id: 'admin-1' }),
+      operation: 'ADMIN_UPDATE',
+    });
+    expect(linked).toMatchObject({ lastRunId: 'run-1', activityAt: T1 });
+    const later = '2026-03-01T00:00:00.000Z';
+    const updated = withChange(
+      linked,
+      nextIdentityVersion(linked, { attributes: attributes({ givenName: 'A' }) }, later),
+      {
+        actor: byRun('run-2'),
+        operation: 'IMPORT_UPDATE',
+      },
+    );
+    expect(updated).toMatchObject({ lastRunId: 'run-2', activityAt: T1, lastModified: later });
+  });
+});

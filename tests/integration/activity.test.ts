@@ -426,6 +426,64 @@ describe('activity of a source', () => {
     for (const n of NUMBERS) expect(text).not.toContain(n);
   });
 
+  it('narrows by until and action, and lists every source of the organization with its source when none is named', async () => {
+    const all = (await activity({ s: integrationId, first: 100 })).page.nodes;
+    expect(all.length).toBeGreaterThan(4);
+    const pivot = all[Math.floor(all.length / 2)]!.at;
+    const before = (await activity({ s: integrationId, first: 100, f: { until: pivot } })).page.nodes;
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((n) => n.at < pivot)).toBe(true);
+    expect(before).toEqual(all.filter((n) => n.at < pivot));
+    const withAction = async (action: string) => {
+      const res = await call<{ data: { activity: { nodes: Array<{ action: string; operation: string }> } } }>(
+        `${stack.base}/graphql`,
+        {
+          method: 'POST',
+          token: await stack.token(DEV_CLIENTS.admin),
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query:
+              'query($s: String, $f: ActivityFilter) { activity(source: $s, filter: $f, first: 100) { nodes { action operation } } }',
+            variables: { s: integrationId, f: { action } },
+          }),
+        },
+      );
+      return res.body.data.activity.nodes;
+    };
+    const created = await withAction('CREATE');
+    expect(created.length).toBeGreaterThan(0);
+    expect(new Set(created.map((n) => n.action))).toEqual(new Set(['CREATE']));
+    expect(created.map((n) => n.operation)).toEqual(expect.arrayContaining(['POST /Users', 'CREATE']));
+    expect(await withAction('UNLINK')).toEqual([]);
+
+    const tenantWide = await call<{ data: { activity: { nodes: Array<{ source: string; at: string }> } } }>(
+      `${stack.base}/graphql`,
+      {
+        method: 'POST',
+        token: await stack.token(DEV_CLIENTS.admin),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ activity(first: 100) { nodes { source at } } }' }),
+      },
+    );
+    const sources = new Set(tenantWide.body.data.activity.nodes.map((n) => n.source));
+    expect([...sources]).toEqual(expect.arrayContaining([integrationId, 'HR-activity']));
+    const times = tenantWide.body.data.activity.nodes.map((n) => n.at);
+    expect(times).toEqual([...times].sort().reverse());
+
+    for (const [f, field] of [
+      [{ until: 'yesterday' }, 'filter.until'],
+      [{ from: '2026-13-01' }, 'filter.from'],
+      [{ run: 'not-a-run' }, 'filter.run'],
+    ] as const) {
+      const res = await gql({ s: integrationId, f });
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(res.text).toContain(field);
+      expect(res.text).not.toContain(Object.values(f)[0]);
+    }
+    const unknownRun = await gql({ f: { run: '01900000-0000-7000-8000-000000000000' } });
+    expect(unknownRun.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
   it('prints the same entries for operators, tab-separated and newest first (npm run ops -- activity)', async () => {
     const env = {
       COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,

@@ -47,7 +47,8 @@ export type ChangeActorKind = 'integration' | 'importRun' | 'administrator' | 'b
 /** One change of an identity (lib/identities/history.ts): names of attributes only, never a value. */
 export interface IdentityHistoryEntry {
   at: string;
-  actor: { kind: ChangeActorKind; id: string };
+  /** `name`: an administrator's display name as the token said at the time of the change. */
+  actor: { kind: ChangeActorKind; id: string; name?: string };
   operation: string;
   changedAttributes: string[];
 }

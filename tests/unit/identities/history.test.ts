@@ -279,3 +279,20 @@ describe('the marks of the activity', () => {
     expect(updated).toMatchObject({ lastRunId: 'run-2', activityAt: T1, lastModified: later });
   });
 });
+
+describe("an administrator's name", () => {
+  it('is kept with the change in the stored form and read back; an id without a name reads as before', () => {
+    const named = withChange(undefined, created(), {
+      actor: byAdministrator({ id: 'oid-1', name: 'Ada | Lovelace' }),
+      operation: 'CREATE',
+    });
+    const plain = withChange(named, nextIdentityVersion(named, { attributes: attributes({ givenName: 'B' }) }, T1), {
+      actor: byAdministrator({ id: 'oid-1' }),
+      operation: 'ADMIN_UPDATE',
+    });
+    expect(readHistory(plain).map((e) => e.actor)).toEqual([
+      { kind: 'administrator', id: 'oid-1' },
+      { kind: 'administrator', id: 'oid-1', name: 'Ada | Lovelace' },
+    ]);
+  });
+});

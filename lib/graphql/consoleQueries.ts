@@ -30,7 +30,7 @@ async function countsOf(services: Services, pk: string) {
 }
 
 /** Custom sources with a run in the last 90 days, from the tenant's run pointers (one partition). */
-export async function customSources(services: Services, tenantId: string): Promise<string[]> {
+export async function customSources(services: Pick<Services, 'store'>, tenantId: string): Promise<string[]> {
   const imports = services.store.collection<{ id: string; pk: string; source: string }>('imports');
   const names = new Set<string>();
   let continuationToken: string | undefined;

@@ -10,7 +10,6 @@ import { describeFailure } from '../../../lib/imports/runHistory';
 import { StoreError } from '../../../lib/store/errors';
 import { COUNTED_CODE } from '../../../lib/activity/refusals';
 import { recommendedAction } from '../../../lib/activity/recommendations';
-import { actionOf } from '../../../lib/activity/actions';
 
 /** Each factory of ScimError called with a detail (and what else it takes). */
 function scimRefusals(): ScimError[] {
@@ -57,16 +56,5 @@ describe('recommended actions', () => {
     const text = recommendedAction({ outcome: 'refused', code: null, scimType: 'uniqueness', httpStatus: 409 });
     expect(text).toMatch(/externalId/);
     expect(text).not.toMatch(/\d{6}-?\d{4}/);
-  });
-});
-
-describe('actions', () => {
-  it("name identity changes, SCIM requests and runs as Entra's provisioning logs do", () => {
-    expect(
-      ['IMPORT_CREATE', 'POST /Users', 'PATCH /Users/{id}', 'IMPORT_DEACTIVATE', 'LINK', 'UNLINK', 'import'].map(
-        actionOf,
-      ),
-    ).toEqual(['create', 'create', 'update', 'delete', 'link', 'unlink', 'other']);
-    expect(actionOf('constructor')).toBe('other');
   });
 });

@@ -25,6 +25,7 @@ export function entryView({ key: _key, ...entry }: ActivityRow) {
     ...entry,
     outcome: entry.outcome.toUpperCase(),
     action: entry.action.toUpperCase(),
+    counts: entry.counts?.map((c) => ({ name: c.name, count: c.value })) ?? null,
     actor: actor ? { kind: ACTOR_KIND[actor.kind], id: actor.id, displayName: actor.displayName } : null,
   };
 }

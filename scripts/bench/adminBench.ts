@@ -140,7 +140,7 @@ async function seedByRun(g: Grown, docs: IdentityDoc[]): Promise<string> {
 }
 
 const ACTIVITY = `query($source: String, $filter: ActivityFilter) {
-  activity(source: $source, filter: $filter, first: 50) { nodes { at operation outcome runId counts { name value } } endCursor hasNextPage } }`;
+  activity(source: $source, filter: $filter, first: 50) { nodes { at operation outcome runId counts { name count } } endCursor hasNextPage } }`;
 
 async function measureAdminAt(stack: BenchStack, g: Grown, n: number): Promise<Measured[]> {
   const started = Date.now();

@@ -21,7 +21,7 @@ const PER_MINUTE = 20;
 const SYSTEM = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'activity-test' };
 const ENTRY =
   'at operation outcome httpStatus scimType code detail externalId identityId changedAttributes correlationId';
-const MORE = 'source action runId counts { name value } durationMs recommendedAction actor { kind id displayName }';
+const MORE = 'source action runId counts { name count } durationMs recommendedAction actor { kind id displayName }';
 const ACTIVITY = `query($s: String, $f: ActivityFilter, $first: Int, $after: String) {
   activity(source: $s, filter: $f, first: $first, after: $after) { nodes { ${ENTRY} } endCursor hasNextPage } }`;
 
@@ -376,10 +376,10 @@ describe('activity of a source', () => {
       source: 'HR-activity',
       action: 'OTHER',
       counts: [
-        { name: 'created', value: 1 },
-        { name: 'updated', value: 0 },
-        { name: 'deleted', value: 0 },
-        { name: 'unchanged', value: 0 },
+        { name: 'created', count: 1 },
+        { name: 'updated', count: 0 },
+        { name: 'deleted', count: 0 },
+        { name: 'unchanged', count: 0 },
       ],
       recommendedAction: null,
       actor: null,

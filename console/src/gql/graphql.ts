@@ -61,7 +61,7 @@ export type BusinessIdentityRefInput = {
 };
 
 export type ChangeActorKind =
-  /** An administrator in the console or an application with the Admin role (id = its object or client id). */
+  /** An administrator in the console or an application with the Admin role (id = its object or client id; a console user's displayName is the token's `name` at the time of the change). */
   | 'ADMINISTRATOR'
   /** The service's background link work or retention (id = the work's name). */
   | 'BACKGROUND'
@@ -279,14 +279,14 @@ export type DeleteManualMutationVariables = Exact<{
 export type DeleteManualMutation = { deleteBusinessIdentity: { id: string } };
 
 export type ActivityQueryVariables = Exact<{
-  source: string;
+  source?: string | null | undefined;
   filter?: ActivityFilter | null | undefined;
   first?: number | null | undefined;
   after?: string | null | undefined;
 }>;
 
 
-export type ActivityQuery = { activity: { endCursor: string | null, hasNextPage: boolean, nodes: Array<{ at: string, operation: string, outcome: ActivityOutcome, httpStatus: number | null, scimType: string | null, code: string | null, detail: string | null, externalId: string | null, identityId: string | null, changedAttributes: Array<string> | null, correlationId: string | null }> } };
+export type ActivityQuery = { activity: { endCursor: string | null, hasNextPage: boolean, nodes: Array<{ at: string, source: string, operation: string, action: ActivityAction, outcome: ActivityOutcome, httpStatus: number | null, scimType: string | null, code: string | null, detail: string | null, recommendedAction: string | null, externalId: string | null, identityId: string | null, changedAttributes: Array<string> | null, correlationId: string | null, runId: string | null, durationMs: number | null, counts: Array<{ name: string, count: number }> | null, actor: { kind: ChangeActorKind, id: string, displayName: string | null } | null }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -761,20 +761,34 @@ export const DeleteManualDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DeleteManualMutation, DeleteManualMutationVariables>;
 export const ActivityDocument = new TypedDocumentString(`
-    query Activity($source: String!, $filter: ActivityFilter, $first: Int, $after: String) {
+    query Activity($source: String, $filter: ActivityFilter, $first: Int, $after: String) {
   activity(source: $source, filter: $filter, first: $first, after: $after) {
     nodes {
       at
+      source
       operation
+      action
       outcome
       httpStatus
       scimType
       code
       detail
+      recommendedAction
       externalId
       identityId
       changedAttributes
       correlationId
+      runId
+      counts {
+        name
+        count
+      }
+      durationMs
+      actor {
+        kind
+        id
+        displayName
+      }
     }
     endCursor
     hasNextPage

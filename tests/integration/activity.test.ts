@@ -412,16 +412,48 @@ describe('activity of a source', () => {
         actor: { kind: 'IMPORT_RUN', id: run?.runId, displayName: 'HR-activity' },
       }),
     ]);
+    // An administrator's change of a run's identity is an entry of its own, among the runs, newest first.
+    const r1 = drill.body.data.activity.nodes[0]?.identityId;
+    const linked = await call<{ errors?: unknown[] }>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'mutation($i: LinkBusinessIdentityInput!) { linkBusinessIdentity(input: $i) { businessIdentity { id } } }',
+        variables: { i: { source: 'HR-activity', id: r1, userPrincipalName: 'alice@dev.example.com' } },
+      }),
+    });
+    expect(linked.body.errors).toBeUndefined();
+    const withLink = (await activity({ s: 'HR-activity' })).page.nodes;
+    expect(withLink.map((n) => n.operation)).toEqual(['LINK', 'import', 'import']);
+    expect(withLink[0]).toMatchObject({
+      externalId: 'R-1',
+      outcome: 'SUCCEEDED',
+      changedAttributes: ['directoryLink'],
+    });
+    const unlinked = await call<{ errors?: unknown[] }>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'mutation($i: UnlinkBusinessIdentityInput!) { unlinkBusinessIdentity(input: $i) { businessIdentity { id } } }',
+        variables: { i: { source: 'HR-activity', id: r1 } },
+      }),
+    });
+    expect(unlinked.body.errors).toBeUndefined();
+    expect(
+      (await activity({ s: 'HR-activity', f: { outcome: 'SUCCEEDED' } })).page.nodes.map((n) => n.operation),
+    ).toEqual(['UNLINK', 'LINK', 'import']);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'REFUSED' } })).page.nodes).toHaveLength(1);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'FAILED' } })).page.nodes).toEqual([]);
     // One identity's changes include its runs' changes.
-    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes).toEqual([
-      expect.objectContaining({ operation: 'IMPORT_CREATE', externalId: 'R-1' }),
-    ]);
+    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes.map((n) => n.operation)).toEqual(
+      ['UNLINK', 'LINK', 'IMPORT_CREATE'],
+    );
     const paged = (await activity({ s: 'HR-activity', first: 1 })).page;
-    expect((await activity({ s: 'HR-activity', first: 1, after: paged.endCursor })).page.nodes).toEqual([
-      page.nodes[1],
-    ]);
+    expect((await activity({ s: 'HR-activity', first: 1, after: paged.endCursor })).page.nodes).toEqual([withLink[0]]);
     for (const n of NUMBERS) expect(JSON.stringify(drill.body)).not.toContain(n);
     for (const n of NUMBERS) expect(text).not.toContain(n);
   });
@@ -508,7 +540,7 @@ describe('activity of a source', () => {
       expect.any(String),
     ]);
     for (const n of NUMBERS) expect(listed.out.join('\n')).not.toContain(n);
-    const runs = await runOps(['activity', DEV_TENANT_ID, 'HR-activity', '1'], env);
+    const runs = await runOps(['activity', DEV_TENANT_ID, 'HR-activity', '--refused', '1'], env);
     expect(runs.out).toEqual([expect.stringMatching(/\tREFUSED\timport\t-\t-\tBAD_USER_INPUT\t-\t-\tact-run-2\t/)]);
     expect((await runOps(['activity', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual([
       'no activity of that source',

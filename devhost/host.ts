@@ -5,6 +5,7 @@
  * to run a timer now (as Core Tools do).
  */
 import http from 'node:http';
+import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
@@ -206,6 +207,26 @@ async function writeResponse(
   result: HttpResponseInit | HttpResponse | undefined,
 ): Promise<void> {
   const response = result instanceof HttpResponse ? result : new HttpResponse(result ?? {});
+  const given = result instanceof HttpResponse ? undefined : result?.body;
+  if (given !== null && typeof given === 'object' && Symbol.asyncIterator in given && response.body) {
+    // A streamed body (HTTP streaming is on): written as the function makes it, at the pace the client takes it.
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, key) => (headers[key] = value));
+    res.writeHead(response.status, { ...headers, ...connectionHeader(res) });
+    const reader = response.body.getReader();
+    const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    try {
+      for (;;) {
+        const next = await Promise.race([reader.read(), closed.then(() => undefined)]);
+        if (next === undefined || next.done) break;
+        if (!res.write(next.value)) await Promise.race([once(res, 'drain'), closed]);
+      }
+    } finally {
+      if (res.destroyed) await reader.cancel().catch(() => undefined);
+      res.end();
+    }
+    return;
+  }
   const body = Buffer.from(await response.arrayBuffer());
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => (headers[key] = value));

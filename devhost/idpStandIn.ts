@@ -55,6 +55,8 @@ export interface MintUserTokenOptions {
   oid?: string;
   /** Default user@example.com. */
   upn?: string;
+  /** The `name` claim; default the UPN's part before `@`. */
+  name?: string;
 }
 
 export interface IdpStandIn {
@@ -453,7 +455,9 @@ function tokenMinter(privateKey: KeyObject, kid: string, issuer: (tenantId: stri
     // Entra's sub is pairwise: one value per user and application.
     const sub = guidFrom('sub', oid, o.clientId.toLowerCase());
     const base = appClaims({ tenantId: o.tenantId, clientId: o.clientId, audience: o.audience, roles: o.roles });
-    return { ...base, idtyp: 'user', scp: o.scp, oid, sub, upn, preferred_username: upn };
+    // Entra's access tokens carry the user's display name (`name`) with the profile scope the console asks for.
+    const name = o.name ?? upn.split('@')[0];
+    return { ...base, idtyp: 'user', scp: o.scp, oid, sub, upn, preferred_username: upn, name };
   };
 
   return {

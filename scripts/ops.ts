@@ -15,8 +15,21 @@ import { validateSourceName } from '../lib/imports/importInput';
 import { RunHistory, MAX_LISTED_RUNS, type RunView } from '../lib/imports/runHistory';
 import { TenantRegistry } from '../lib/tenants/tenantRegistry';
 import { isGuid } from '../lib/util/guid';
-import { readActivity, type ActivityEntry } from '../lib/activity/entries';
-import { activitySource, activityStreams } from '../lib/activity/sourceActivity';
+import {
+  parseSelection,
+  type ActivityDeps,
+  type ActivityPage,
+  type ActivityRow,
+  type SelectionInput,
+} from '../lib/activity/activityPage';
+import {
+  exportLines,
+  selectionReader,
+  MAX_EXPORT_ENTRIES,
+  type ExportFormat,
+  type PageReader,
+} from '../lib/activity/export';
+import { customSources } from '../lib/graphql/consoleQueries';
 import { opsTarget, OpsSettingError } from './opsTarget';
 
 export const USAGE = [
@@ -32,8 +45,12 @@ export const USAGE = [
   '  integration enable <tenantId> <integrationId>      accept its tokens again',
   '  runs <tenantId> <source> [count]                   recent import and association runs of a custom source',
   '  activity <tenantId> <source> [--refused] [count]   what happened to a source, newest first (default 100):',
-  '                                                     refused SCIM requests of an integration, run outcomes,',
-  '                                                     changes of its identities',
+  '                                                     refused SCIM requests of an integration, runs (one line',
+  '                                                     each, with counts), changes of its identities; source *',
+  '                                                     is every source of the tenant. Filters: --from, --until',
+  '                                                     (date or ISO time), --action, --outcome, --run, --externalId',
+  '  activity … --format csv|json                       export the selection (CSV or JSON lines, the columns of',
+  '                                                     the console download), streamed, at most 100,000 entries',
   '  backfill-upn-keys <tenantId> [max]                 once after upgrading: give the identities stored before',
   '                                                     UPN keys existed their keys (at most max writes a run,',
   '                                                     default 10000; paced bulk work; run again until done)',
@@ -47,6 +64,7 @@ export const USAGE = [
   '  npm run ops -- integration create 11111111-1111-1111-1111-111111111111 22222222-2222-2222-2222-222222222222 "HR provisioning"',
   '  COSMOS_ENDPOINT=https://<account>.documents.azure.com npm run ops -- runs <tenantId> HR 5',
   '  npm run ops -- activity 11111111-1111-1111-1111-111111111111 <integrationId> --refused 20',
+  '  npm run ops -- activity 11111111-1111-1111-1111-111111111111 "*" --from 2026-03-01 --format csv > activity.csv',
 ].join('\n');
 
 const OPS_ACTOR_ID = 'ops-cli';
@@ -141,25 +159,52 @@ export const MAX_ACTIVITY_LINES = 1000;
 
 interface ActivityArgs {
   tenantId: string;
-  source: string;
-  refused: boolean;
+  /** Undefined: every source of the tenant (`*`). */
+  source: string | undefined;
+  selection: SelectionInput;
   count: number;
+  format?: ExportFormat;
 }
+
+const ACTIVITY_USAGE =
+  'usage: npm run ops -- activity <tenantId> <source|*> [--refused] [count] [--from t] [--until t] [--action a] [--outcome o] [--run id] [--externalId e] [--format csv|json]';
+const VALUE_FLAGS = new Set(['--from', '--until', '--action', '--outcome', '--run', '--externalId', '--format']);
 
 /** The arguments of `activity`, or why they are refused. */
 function activityArgs(argv: string[]): ActivityArgs | string {
   const [, tenantId, source, ...rest] = argv;
   if (!isGuid(tenantId)) return 'The tenant id must be a GUID';
-  if (!source || source.startsWith('--'))
-    return 'usage: npm run ops -- activity <tenantId> <source> [--refused] [count]';
-  const flags = rest.filter((a) => a.startsWith('--'));
-  const counts = rest.filter((a) => !a.startsWith('--'));
-  if (flags.some((f) => f !== '--refused') || counts.length > 1)
-    return 'usage: npm run ops -- activity <tenantId> <source> [--refused] [count]';
+  if (!source || source.startsWith('--')) return ACTIVITY_USAGE;
+  const values = new Map<string, string>();
+  const counts: string[] = [];
+  let refused = false;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] as string;
+    if (a === '--refused') refused = true;
+    else if (VALUE_FLAGS.has(a) && rest[i + 1] !== undefined && !values.has(a)) values.set(a, rest[++i] as string);
+    else if (a.startsWith('--')) return ACTIVITY_USAGE;
+    else counts.push(a);
+  }
+  if (counts.length > 1) return ACTIVITY_USAGE;
+  const format = values.get('--format');
+  if (format !== undefined && format !== 'csv' && format !== 'json') return 'The format must be csv or json';
   const count = counts[0] === undefined ? 100 : Number(counts[0]);
-  if (!Number.isInteger(count) || count < 1 || count > MAX_ACTIVITY_LINES)
-    return `The count must be a whole number from 1 to ${MAX_ACTIVITY_LINES}`;
-  return { tenantId: tenantId.toLowerCase(), source, refused: flags.includes('--refused'), count };
+  if (!Number.isInteger(count) || count < 1 || count > (format ? MAX_EXPORT_ENTRIES : MAX_ACTIVITY_LINES))
+    return `The count must be a whole number from 1 to ${format ? MAX_EXPORT_ENTRIES : MAX_ACTIVITY_LINES}`;
+  return {
+    tenantId: tenantId.toLowerCase(),
+    source: source === '*' ? undefined : source,
+    selection: {
+      outcome: refused ? 'refused' : (values.get('--outcome') ?? null),
+      from: values.get('--from') ?? null,
+      until: values.get('--until') ?? null,
+      action: values.get('--action') ?? null,
+      run: values.get('--run') ?? null,
+      externalId: values.get('--externalId') ?? null,
+    },
+    count: format && counts[0] === undefined ? MAX_EXPORT_ENTRIES : count,
+    ...(format ? { format } : {}),
+  };
 }
 
 export const MAX_BACKFILL_WRITES = 100_000;
@@ -203,7 +248,7 @@ const field = (v: string | number | null): string =>
  * One line per entry: time, outcome, operation, status, scimType, code, externalId, identity id, correlation id,
  * detail (for a change of an identity, the names of the attributes it changed).
  */
-function activityLine(e: ActivityEntry): string {
+function activityLine(e: ActivityRow): string {
   return [
     e.at,
     e.outcome.toUpperCase(),
@@ -220,36 +265,62 @@ function activityLine(e: ActivityEntry): string {
     .join('\t');
 }
 
-/** The newest entries of a source, page by page, as the `activity` query lists them. */
+function activityDepsOf(store: Store): ActivityDeps {
+  return {
+    store,
+    runs: new RunHistory(store),
+    integrations: new ScimIntegrations(store, new AuditLog(store)),
+    customSources: (tenantId) => customSources({ store }, tenantId),
+  };
+}
+
+/** The pages of the selection, as the `activity` query and the console's download read them. */
+function activityReader(store: Store, a: ActivityArgs): PageReader {
+  const selection = parseSelection({ ...a.selection, source: a.source ?? null }, 'option');
+  return selectionReader(activityDepsOf(store), a.tenantId, selection);
+}
+
+/** The newest entries of the selection, page by page, as the `activity` query lists them. */
 async function activityCommand(store: Store, a: ActivityArgs): Promise<string[]> {
-  const integrations = new ScimIntegrations(store, new AuditLog(store));
-  const source = await activitySource((t, id) => integrations.get(t, id), a.tenantId, a.source);
-  const streams = activityStreams({ store, runs: new RunHistory(store) }, source, a.refused ? 'refused' : undefined);
+  const read = activityReader(store, a);
   const out: string[] = [];
-  let before: string | undefined;
+  let after: string | undefined;
   for (;;) {
-    let page: Awaited<ReturnType<typeof readActivity>>;
+    let page: ActivityPage;
     try {
-      page = await readActivity(streams, {
-        ...(before !== undefined ? { before } : {}),
-        limit: Math.min(100, a.count - out.length),
-      });
+      page = await read({ first: Math.min(100, a.count - out.length), ...(after !== undefined ? { after } : {}) });
     } catch (err) {
       // Far back, behind more changed identities than a page reads: what was listed is what there is to list.
-      if (before !== undefined && err instanceof DomainError && err.code === 'BAD_USER_INPUT') return out;
+      if (after !== undefined && err instanceof DomainError && err.code === 'BAD_USER_INPUT') return out;
       throw err;
     }
-    out.push(...page.entries.map(activityLine));
-    before = page.entries[page.entries.length - 1]?.key;
-    if (!page.hasMore || out.length >= a.count || before === undefined) return out;
+    out.push(...page.rows.map(activityLine));
+    after = page.endCursor ?? undefined;
+    if (!page.hasNextPage || out.length >= a.count || after === undefined) return out;
   }
+}
+
+/** The selection exported as CSV or JSON lines, written line by line as the pages are read. */
+async function activityExport(
+  store: Store,
+  a: ActivityArgs & { format: ExportFormat },
+  write: (line: string) => Promise<void> | void,
+): Promise<number> {
+  const lines = await exportLines(activityReader(store, a), a.format, { maxEntries: a.count });
+  let n = 0;
+  for await (const line of lines) {
+    await write(line);
+    n++;
+  }
+  return n;
 }
 
 /** Runs one command; returns the exit code, what it printed and what it noted on stderr. */
 export async function runOps(
   argv: string[],
   env: Record<string, string | undefined>,
-  options: { stackFile?: string } = {},
+  /** `write`: where an export's lines go as they are made (default: collected in `out`). */
+  options: { stackFile?: string; write?: (line: string) => Promise<void> | void } = {},
 ): Promise<{ code: number; out: string[]; notes?: string[] }> {
   const out: string[] = [];
   const [area, verb, arg] = argv;
@@ -290,6 +361,10 @@ export async function runOps(
     }
     if (backfill) {
       out.push(...(await backfillCommand(store, backfill)));
+    } else if (activity?.format) {
+      const format = activity.format;
+      const written = await activityExport(store, { ...activity, format }, options.write ?? ((l) => void out.push(l)));
+      if (written === 0) out.push('no activity of that selection');
     } else if (activity) {
       const lines = await activityCommand(store, activity);
       out.push(...(lines.length ? lines : ['no activity of that source']));
@@ -320,7 +395,11 @@ export async function runOps(
 
 if (require.main === module) {
   const localStackAssumed = !process.env.COSMOS_ENDPOINT?.trim();
-  runOps(process.argv.slice(2), process.env).then(
+  // An export's lines go out as they are made, at the pace stdout takes them.
+  const write = (line: string): Promise<void> | void => {
+    if (!process.stdout.write(`${line}\n`)) return new Promise((resolve) => process.stdout.once('drain', resolve));
+  };
+  runOps(process.argv.slice(2), process.env, { write }).then(
     ({ code, out, notes }) => {
       for (const line of notes ?? []) console.error(line);
       for (const line of out) (code === 0 ? console.log : console.error)(line);

@@ -1,7 +1,7 @@
 /** The signed-in console: header, navigation and the current page; a refused (non-admin) user sees why. */
 import { useEffect, useState } from 'react';
 import { Button, Tab, TabList, Text, Title3, Spinner, Title2, Body1 } from '@fluentui/react-components';
-import { GraphQLRequestError, type Send } from './api';
+import { GraphQLRequestError, type Download, type Send } from './api';
 import { useStyles } from './styles';
 import { navigate, useRoute, type Route } from './route';
 import { OverviewPage } from './pages/OverviewPage';
@@ -24,7 +24,17 @@ const SECTIONS: Array<{ page: Route['page']; label: string }> = [
 
 type Access = { state: 'checking' } | { state: 'ok' } | { state: 'refused' } | { state: 'error'; error: Error };
 
-export function ConsoleShell({ send, userName, onSignOut }: { send: Send; userName: string; onSignOut: () => void }) {
+export function ConsoleShell({
+  send,
+  download,
+  userName,
+  onSignOut,
+}: {
+  send: Send;
+  download: Download;
+  userName: string;
+  onSignOut: () => void;
+}) {
   const styles = useStyles();
   const route = useRoute();
   const [access, setAccess] = useState<Access>({ state: 'checking' });
@@ -100,7 +110,7 @@ export function ConsoleShell({ send, userName, onSignOut }: { send: Send; userNa
           {route.page === 'identity' && <IdentityPage send={send} source={route.source ?? ''} id={route.id ?? ''} />}
           {route.page === 'runs' && <RunsPage send={send} source={route.source} />}
           {route.page === 'manual' && <ManualPage send={send} />}
-          {route.page === 'activity' && <ActivityPage send={send} source={route.source} />}
+          {route.page === 'activity' && <ActivityPage send={send} download={download} source={route.source} />}
         </main>
       </div>
     </div>

@@ -5,7 +5,7 @@ import { InteractionRequiredAuthError } from '@azure/msal-browser';
 import { MsalProvider } from '@azure/msal-react';
 import { Button, MessageBar, MessageBarBody, Spinner, Title2, Body1 } from '@fluentui/react-components';
 import { createMsal, loadConfig, type ConsoleConfig } from './auth';
-import { createSend } from './api';
+import { createDownload, createSend } from './api';
 import { ConsoleShell } from './ConsoleShell';
 import { useStyles } from './styles';
 
@@ -59,20 +59,21 @@ export function Root() {
 function SignedIn({ cfg, pca }: { cfg: ConsoleConfig; pca: PublicClientApplication }) {
   const styles = useStyles();
   const [account, setAccount] = useState<AccountInfo | null>(pca.getActiveAccount());
-  const send = useMemo(
-    () =>
-      createSend(async () => {
-        const active = pca.getActiveAccount();
-        if (!active) throw new Error('Not signed in');
-        try {
-          return (await pca.acquireTokenSilent({ scopes: [cfg.apiScope], account: active })).accessToken;
-        } catch (err) {
-          if (err instanceof InteractionRequiredAuthError) await pca.acquireTokenRedirect({ scopes: [cfg.apiScope] });
-          throw err;
-        }
-      }),
+  const token = useMemo(
+    () => async () => {
+      const active = pca.getActiveAccount();
+      if (!active) throw new Error('Not signed in');
+      try {
+        return (await pca.acquireTokenSilent({ scopes: [cfg.apiScope], account: active })).accessToken;
+      } catch (err) {
+        if (err instanceof InteractionRequiredAuthError) await pca.acquireTokenRedirect({ scopes: [cfg.apiScope] });
+        throw err;
+      }
+    },
     [pca, cfg.apiScope],
   );
+  const send = useMemo(() => createSend(token), [token]);
+  const download = useMemo(() => createDownload(token), [token]);
   if (!account)
     return (
       <main className={styles.center}>
@@ -86,6 +87,7 @@ function SignedIn({ cfg, pca }: { cfg: ConsoleConfig; pca: PublicClientApplicati
   return (
     <ConsoleShell
       send={send}
+      download={download}
       userName={account.username}
       onSignOut={() => {
         setAccount(null);

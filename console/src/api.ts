@@ -229,20 +229,34 @@ export const Q = {
     }
   `),
   activity: graphql(`
-    query Activity($source: String!, $filter: ActivityFilter, $first: Int, $after: String) {
+    query Activity($source: String, $filter: ActivityFilter, $first: Int, $after: String) {
       activity(source: $source, filter: $filter, first: $first, after: $after) {
         nodes {
           at
+          source
           operation
+          action
           outcome
           httpStatus
           scimType
           code
           detail
+          recommendedAction
           externalId
           identityId
           changedAttributes
           correlationId
+          runId
+          counts {
+            name
+            count
+          }
+          durationMs
+          actor {
+            kind
+            id
+            displayName
+          }
         }
         endCursor
         hasNextPage
@@ -267,6 +281,8 @@ export type SourceSummary = G.SourcesQuery['sources'][number];
 export type ActivityEntry = G.ActivityQuery['activity']['nodes'][number];
 export type LinkStatus = G.DirectoryLinkStatus;
 export type ActivityOutcome = G.ActivityOutcome;
+export type ActivityAction = G.ActivityAction;
+export type ActivityFilter = G.ActivityFilter;
 export type AffiliationType = G.AffiliationType;
 export type DocumentKind = G.PersonalNumberType | G.IdentityDocumentType;
 export type BusinessIdentityFilter = G.BusinessIdentityFilter;
@@ -302,5 +318,25 @@ export function createSend(token: () => Promise<string>, fetchImpl: typeof fetch
     const first = body.errors?.[0];
     if (first) throw new GraphQLRequestError(first.message, first.extensions?.code ?? 'UNEXPECTED');
     return body.data as never;
+  };
+}
+
+/** Fetches a file the service makes (GET, with the administrator's token); its refusal as the GraphQL error it carries. */
+export type Download = (path: string) => Promise<Blob>;
+
+export function createDownload(token: () => Promise<string>, fetchImpl: typeof fetch = fetch): Download {
+  return async (path) => {
+    const res = await fetchImpl(path, { headers: { authorization: `Bearer ${await token()}` } });
+    if (!res.ok) {
+      const body = (await res.json().catch(() => ({}))) as {
+        errors?: Array<{ message: string; extensions?: { code?: string } }>;
+      };
+      const first = body.errors?.[0];
+      throw new GraphQLRequestError(
+        first?.message ?? `Download failed (${res.status})`,
+        first?.extensions?.code ?? 'UNEXPECTED',
+      );
+    }
+    return res.blob();
   };
 }

@@ -62,7 +62,14 @@ describe('ConsoleShell', () => {
     const send = (async () => {
       throw new GraphQLRequestError('Not authorized', 'AUTH_NOT_AUTHORIZED');
     }) as unknown as Send;
-    inFluent(<ConsoleShell send={send} userName="reader@dev.example.com" onSignOut={() => undefined} />);
+    inFluent(
+      <ConsoleShell
+        send={send}
+        download={async () => new Blob([])}
+        userName="reader@dev.example.com"
+        onSignOut={() => undefined}
+      />,
+    );
     expect(await screen.findByRole('heading', { name: 'You are not an administrator of this service' })).toBeTruthy();
     expect(screen.queryByRole('tab')).toBeNull();
   });

@@ -263,6 +263,12 @@ export class SortedIndex {
     }
   }
 
+  /** Ids of the range from its greatest value down (ties: greatest id first); strings unless the range says numbers. */
+  *idsDescending(partition: string, range: Range): Generator<string> {
+    const { list, start, end } = this.bounds(partition, range);
+    for (let i = end - 1; i >= start; i--) yield (list[i] as Entry).id;
+  }
+
   ids(partition: string, range: Range): string[] {
     const { list, start, end } = this.bounds(partition, range);
     const out: string[] = [];

@@ -5,6 +5,7 @@
  * - keyset paging (`ORDER BY c.id` after an id, with TOP or a page size): the ids in order from
  *   that id, stopping once the page and the next item are found; with an equality on a field, the
  *   ids carrying that value in id order (a composite index on the field and id);
+ * - ORDER BY one path DESC with TOP or a page size (first page): a walk down that path's sorted index;
  * - COUNT answered by index sizes where the conditions allow it.
  * The query evaluator then filters, sorts, projects and pages the candidates exactly as before,
  * so candidates only need to include every match. Queries the planner does not understand run
@@ -113,6 +114,8 @@ interface Plan {
   /** Lowest id a match can have (from `c.id >` conditions and the continuation). */
   idFrom?: { value: string; inclusive: boolean };
   idRange?: Range;
+  /** A later page of the query (its continuation is the evaluator's to apply over every candidate). */
+  continued?: boolean;
 }
 
 function docsOf(p: Partition, ids: Iterable<string>): Json[] {
@@ -196,6 +199,22 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
         return out;
       });
     }
+  }
+  const descending = plan.shape.orderDescendingBy;
+  if (descending && plan.understood && Number.isFinite(plan.need) && !plan.continued) {
+    // ORDER BY one path DESC with TOP (or a first page): a walk down its sorted index, stopping once the
+    // page (and the item that tells another follows) is found, as Cosmos DB serves it from its range index.
+    const share = best ? Math.max(best.cost, 1) / Math.max(p.docs.size, 1) : 1;
+    const range = rangeOf(conditions, descending) ?? {};
+    offer(plan.need / share, () => {
+      const out: Json[] = [];
+      for (const id of store.sortedIndex(descending).idsDescending(p.key, range)) {
+        if (out.length >= plan.need) break;
+        const doc = p.docs.get(id);
+        if (doc && matches(doc, conditions)) out.push(doc);
+      }
+      return out;
+    });
   }
   if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => docsOf(p, ids.slice(start, end)));
   offer(p.docs.size, () => [...p.docs.values()]);
@@ -287,7 +306,8 @@ export function runQuery(
     const rtd = continuationToken.decode(request.continuation.token).RTD?.[0];
     if (typeof rtd === 'string' && (!idFrom || rtd > idFrom.value)) idFrom = { value: rtd, inclusive: true };
   }
-  const plan: Plan = { shape, conditions, understood, need, idFrom, idRange };
+  const continued = Boolean(request.continuation?.token);
+  const plan: Plan = { shape, conditions, understood, need, idFrom, idRange, continued };
   if (
     partitions.length > 1 &&
     understood &&

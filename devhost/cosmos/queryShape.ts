@@ -22,6 +22,8 @@ export interface QueryShape {
   orderById: boolean;
   /** The one ORDER BY path when it is ascending (keyset walks: `id`, or the partition key across partitions). */
   orderAscendingBy?: string[];
+  /** The one ORDER BY path when it is descending (a walk down its sorted index: newest first). */
+  orderDescendingBy?: string[];
   ordered: boolean;
   top?: Operand;
   /** `SELECT VALUE COUNT(...)` with nothing else that shapes the result. */
@@ -142,12 +144,14 @@ export function shapeOf(ast: Json): QueryShape {
   let ordered = false;
   let orderById = false;
   let orderAscendingBy: string[] | undefined;
+  let orderDescendingBy: string[] | undefined;
   if (isNode(body.orderBy) && Array.isArray(body.orderBy.expressions)) {
     ordered = body.orderBy.expressions.length > 0;
     const [only, ...rest] = body.orderBy.expressions as Json[];
     const path = only ? memberPath(only.expression, root) : undefined;
     if (rest.length === 0 && path && (only?.order == null || String(only.order).toUpperCase() === 'ASC'))
       orderAscendingBy = path;
+    if (rest.length === 0 && path && String(only?.order ?? '').toUpperCase() === 'DESC') orderDescendingBy = path;
     orderById =
       rest.length === 0 &&
       path?.length === 1 &&
@@ -170,5 +174,5 @@ export function shapeOf(ast: Json): QueryShape {
     body.top == null &&
     body.groupBy == null &&
     !(isNode(select) && select.distinct);
-  return { plannable: true, conditions, orderById, orderAscendingBy, ordered, top, countOnly };
+  return { plannable: true, conditions, orderById, orderAscendingBy, orderDescendingBy, ordered, top, countOnly };
 }

@@ -25,6 +25,7 @@ import type { Logger } from '../log/logger';
 import { entryKey, type ActivityEntry, type ActivityStream } from './entries';
 import { refusalsNewestFirst } from '../store/queries/activity';
 import { FLEET_BUDGET, WHOLE_BUDGET, type ShareSource } from '../limits/fleetShares';
+import { actionOf } from './actions';
 
 /** What the SCIM layer knows of a refused request. */
 export interface Refusal {
@@ -283,6 +284,11 @@ function entryOf(doc: ActivityDoc): ActivityEntry {
     at: doc.id.slice(0, 24),
     outcome: 'refused' as const,
     changedAttributes: null,
+    action: actionOf(doc.kind === 'refusal' ? doc.operation : COUNTED_OPERATION),
+    runId: null,
+    counts: null,
+    durationMs: null,
+    actor: null,
   };
   if (doc.kind === 'refusalCount')
     return {

@@ -1,10 +1,18 @@
 /**
- * A custom source's activity: the outcomes of its import and association runs (lib/imports/runHistory.ts),
- * newest first. COMPLETED runs succeeded, REJECTED ones were refused (nothing written), FAILED and
+ * A custom source's activity: its import and association runs (lib/imports/runHistory.ts), newest first,
+ * each one entry with its counts, duration and outcome (the run as the unit: its changes are its drill-in,
+ * historyActivity.ts `runChanges`). COMPLETED runs succeeded, REJECTED ones were refused (nothing written), FAILED and
  * ABANDONED ones failed; a run still going has no outcome yet and is left out.
  */
 import type { RunHistory, RunView, ReportedRunStatus } from '../imports/runHistory';
-import { entryKey, keyTime, type ActivityEntry, type ActivityOutcome, type ActivityStream } from './entries';
+import {
+  entryKey,
+  keyTime,
+  type ActivityEntry,
+  type ActivityOutcome,
+  type ActivityStream,
+  type RunCount,
+} from './entries';
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -38,22 +46,41 @@ function runIdBelow(key: string): string {
   return `run-${UUID7.test(tail) ? tail : uuid7Prefix(keyTime(key))}`;
 }
 
-function countsText(r: RunView): string | null {
+/** A run's counts by name, in the order its summary reads them. */
+export function runCounts(r: RunView): RunCount[] | null {
   if (r.importCounts) {
     const c = r.importCounts;
-    return `created ${c.created}, updated ${c.updated}, deleted ${c.deleted}, unchanged ${c.unchanged}`;
+    return [
+      { name: 'created', value: c.created },
+      { name: 'updated', value: c.updated },
+      { name: 'deleted', value: c.deleted },
+      { name: 'unchanged', value: c.unchanged },
+    ];
   }
   if (r.associationCounts) {
     const c = r.associationCounts;
-    return `associated ${c.associated}, unchanged ${c.unchanged}, unknown externalIds ${c.unknownExternalIds}, unknown UPNs ${c.unknownUserPrincipalNames}, conflicting ${c.conflictingUserPrincipalNames}`;
+    return [
+      { name: 'associated', value: c.associated },
+      { name: 'unchanged', value: c.unchanged },
+      { name: 'unknownExternalIds', value: c.unknownExternalIds },
+      { name: 'unknownUserPrincipalNames', value: c.unknownUserPrincipalNames },
+      { name: 'conflicts', value: c.conflictingUserPrincipalNames },
+      { name: 'notDone', value: c.notDone },
+    ];
   }
   return null;
+}
+
+function countsText(counts: RunCount[] | null): string | null {
+  return counts ? counts.map((c) => `${c.name} ${c.value}`).join(', ') : null;
 }
 
 /** A run's entry; undefined while it is still going. */
 export function runEntry(r: RunView): ActivityEntry | undefined {
   const outcome = OUTCOME[r.status];
   if (!outcome) return undefined;
+  const counts = runCounts(r);
+  const ended = r.endedAt === null ? NaN : Date.parse(r.endedAt) - Date.parse(r.startedAt);
   return {
     key: entryKey(uuid7Time(r.id), r.id),
     at: r.startedAt,
@@ -62,19 +89,24 @@ export function runEntry(r: RunView): ActivityEntry | undefined {
     httpStatus: null,
     scimType: null,
     code: r.failure?.code ?? null,
-    detail: r.failure?.message ?? countsText(r),
+    detail: r.failure?.message ?? countsText(counts),
     externalId: null,
     identityId: null,
     changedAttributes: null,
     correlationId: r.correlationId,
+    action: 'other',
+    runId: r.id,
+    counts,
+    durationMs: Number.isFinite(ended) && ended >= 0 ? ended : null,
+    actor: null,
   };
 }
 
 /** The runs of a custom source's partition as entries, newest first (of one outcome when named). */
 export function runStream(runs: RunHistory, pk: string, outcome?: ActivityOutcome): ActivityStream {
   return async (query) => {
-    // A run concerns a whole set, never one externalId.
-    if (query.externalId !== undefined) return [];
+    // A run concerns a whole set, never one externalId; its action is `other` (its changes' actions are in its drill-in).
+    if (query.externalId !== undefined || (query.action !== undefined && query.action !== 'other')) return [];
     const views = await runs.page(pk, {
       ...(query.before !== undefined ? { beforeId: runIdBelow(query.before) } : {}),
       ...(query.since !== undefined ? { sinceId: `run-${uuid7Prefix(Date.parse(query.since))}` } : {}),

@@ -7,6 +7,8 @@ export interface Actor {
   tenantId: string;
   kind: 'app' | 'user' | 'system';
   id: string;
+  /** A console user's display name from the token, at the time of the action. */
+  name?: string;
 }
 
 /** An audit entry. `before`/`after` hold link and status facts only, never sensitive values. */

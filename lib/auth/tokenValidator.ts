@@ -20,6 +20,21 @@ export interface Caller {
   objectId?: string;
   /** Delegated scopes (`scp`, space-separated in the token) of a user token; empty for app tokens. */
   scopes: string[];
+  /** A user token's display name (`name`), as it was when the token was issued: recorded with the user's changes. */
+  name?: string;
+}
+
+/** The longest display name kept (Entra's displayName is at most 256 characters; the log shows the start). */
+export const MAX_CALLER_NAME = 100;
+
+/** A user's display name as it is kept: control characters out, at most MAX_CALLER_NAME characters. */
+export function callerName(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const printable = [...value].map((c) =>
+    c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f) ? ' ' : c,
+  );
+  const clean = [...printable.join('').trim()].slice(0, MAX_CALLER_NAME).join('');
+  return clean === '' ? undefined : clean;
 }
 
 export type TokenFailure =
@@ -225,6 +240,8 @@ function callerOf(payload: Claims, tenantId: string, requireTokenType: boolean):
   const scopes = typeof payload.scp === 'string' ? payload.scp.split(' ').filter((s) => s !== '') : [];
   const caller: Caller = { tenantId, clientId: clientId.toLowerCase(), roles, kind, scopes };
   if (typeof payload.oid === 'string') caller.objectId = payload.oid;
+  const name = kind === 'user' ? callerName(payload.name) : undefined;
+  if (name !== undefined) caller.name = name;
   return caller;
 }
 

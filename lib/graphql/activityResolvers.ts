@@ -1,27 +1,33 @@
-/** The `activity` query: a source's entries newest first, paged by cursor (lib/activity). */
+/** The `activity` query: the organization's entries newest first, of one source or all, paged by cursor (lib/activity). */
 import { adminField } from './resolvers';
 import { badInput } from '../util/domainError';
-import {
-  decodeCursor,
-  encodeCursor,
-  parseSince,
-  readActivity,
-  type ActivityEntry,
-  type ActivityOutcome,
-} from '../activity/entries';
-import { activitySource, activityStreams } from '../activity/sourceActivity';
+import { activityPage, parseSelection, type ActivityDeps, type ActivityRow } from '../activity/activityPage';
+import type { Services } from '../services';
+import { customSources } from './consoleQueries';
+import { ACTOR_KIND } from './identityView';
 
 export const MAX_ACTIVITY_PAGE = 100;
 
-interface ActivityFilterInput {
-  outcome?: 'SUCCEEDED' | 'REFUSED' | 'FAILED' | null;
-  externalId?: string | null;
-  since?: string | null;
+/** What lib/activity reads of the services. */
+export function activityDeps(services: Services): ActivityDeps {
+  return {
+    store: services.store,
+    runs: services.runs,
+    integrations: services.integrations,
+    customSources: (tenantId) => customSources(services, tenantId),
+  };
 }
 
-/** Enum values of the schema are the upper-case forms of the outcomes. */
-function entryView({ key: _key, ...entry }: ActivityEntry) {
-  return { ...entry, outcome: entry.outcome.toUpperCase() };
+/** Enum values of the schema are the upper-case forms of outcomes and actions; actor kinds are the schema's. */
+export function entryView({ key: _key, ...entry }: ActivityRow) {
+  const { actor } = entry;
+  return {
+    ...entry,
+    outcome: entry.outcome.toUpperCase(),
+    action: entry.action.toUpperCase(),
+    counts: entry.counts?.map((c) => ({ name: c.name, count: c.value })) ?? null,
+    actor: actor ? { kind: ACTOR_KIND[actor.kind], id: actor.id, displayName: actor.displayName } : null,
+  };
 }
 
 export const activityResolvers = {
@@ -30,33 +36,18 @@ export const activityResolvers = {
       const first = typeof args.first === 'number' ? args.first : 50;
       if (first < 1 || first > MAX_ACTIVITY_PAGE)
         throw badInput([{ field: 'first', problem: `must be between 1 and ${MAX_ACTIVITY_PAGE}` }]);
-      const filter = (args.filter ?? {}) as ActivityFilterInput;
-      const since = filter.since == null ? undefined : parseSince(filter.since);
-      if (filter.since != null && since === undefined)
-        throw badInput([
-          { field: 'filter.since', problem: 'must be a date (YYYY-MM-DD) or an ISO 8601 time with its offset' },
-        ]);
-      const before = typeof args.after === 'string' && args.after !== '' ? decodeCursor(args.after) : undefined;
-      if (typeof args.after === 'string' && args.after !== '' && before === undefined)
-        throw badInput([{ field: 'after', problem: 'must be the endCursor of an activity page' }]);
-      const source = await activitySource(
-        (tenantId, id) => ctx.services.integrations.get(tenantId, id),
-        caller.tenantId,
-        args.source,
-      );
-      const outcome = filter.outcome ? (filter.outcome.toLowerCase() as ActivityOutcome) : undefined;
-      const { entries, hasMore } = await readActivity(activityStreams(ctx.services, source, outcome), {
-        ...(before !== undefined ? { before } : {}),
-        ...(since !== undefined ? { since } : {}),
-        ...(filter.externalId != null ? { externalId: filter.externalId } : {}),
-        limit: first,
+      const filter = (args.filter ?? {}) as Record<string, string | null | undefined>;
+      const selection = parseSelection({
+        ...filter,
+        source: typeof args.source === 'string' ? args.source : (filter.source ?? null),
       });
-      const last = entries[entries.length - 1];
-      return {
-        nodes: entries.map(entryView),
-        endCursor: last ? encodeCursor(last.key) : null,
-        hasNextPage: hasMore,
-      };
+      if (typeof args.source === 'string' && args.source === '')
+        throw badInput([{ field: 'source', problem: 'must not be empty' }]);
+      const page = await activityPage(activityDeps(ctx.services), caller.tenantId, selection, {
+        first,
+        ...(typeof args.after === 'string' ? { after: args.after } : {}),
+      });
+      return { nodes: page.rows.map(entryView), endCursor: page.endCursor, hasNextPage: page.hasNextPage };
     }),
   },
 };

@@ -30,7 +30,7 @@ async function countsOf(services: Services, pk: string) {
 }
 
 /** Custom sources with a run in the last 90 days, from the tenant's run pointers (one partition). */
-async function customSources(services: Services, tenantId: string): Promise<string[]> {
+export async function customSources(services: Pick<Services, 'store'>, tenantId: string): Promise<string[]> {
   const imports = services.store.collection<{ id: string; pk: string; source: string }>('imports');
   const names = new Set<string>();
   let continuationToken: string | undefined;
@@ -84,17 +84,17 @@ const BACKGROUND_NAMES: Record<string, string> = {
 /**
  * The names of the actors of an identity's history: its integrations' display names (read once, when the
  * history names one), its source's name for import and association runs, the background work's; an
- * administrator's name is not known to the service (its id is its object or client id).
+ * administrator's name as the console user's token said at the time of the change (an application has none).
  */
 async function actorNames(services: Services, tenantId: string, doc: IdentityDoc, label: string) {
   const integrations = readHistory(doc).some((e) => e.actor.kind === 'integration')
     ? new Map((await services.integrations.list(tenantId)).map((i) => [i.id, i.displayName]))
     : new Map<string, string>();
-  return (actor: { kind: string; id: string }): string | null => {
+  return (actor: { kind: string; id: string; name?: string }): string | null => {
     if (actor.kind === 'integration') return integrations.get(actor.id) ?? null;
     if (actor.kind === 'importRun') return label;
     if (actor.kind === 'background') return BACKGROUND_NAMES[actor.id] ?? null;
-    return null;
+    return actor.name ?? null;
   };
 }
 

@@ -53,7 +53,15 @@ export async function authenticateAdmin(services: Services, authorization: strin
   }
   if (!isAdministrator(caller)) throw notAuthorized();
   const id = caller.kind === 'user' ? (caller.objectId ?? caller.clientId) : caller.clientId;
-  return { caller, actor: { tenantId: caller.tenantId, kind: caller.kind, id } };
+  return {
+    caller,
+    actor: {
+      tenantId: caller.tenantId,
+      kind: caller.kind,
+      id,
+      ...(caller.name !== undefined ? { name: caller.name } : {}),
+    },
+  };
 }
 
 /** The context of an authenticated request; without an administrator every field refuses. */

@@ -18,7 +18,7 @@ export interface IdentityChangeView {
   changedAttributes: string[];
 }
 
-const ACTOR_KIND: Record<ChangeActorKind, string> = {
+export const ACTOR_KIND: Record<ChangeActorKind, string> = {
   integration: 'INTEGRATION',
   importRun: 'IMPORT_RUN',
   administrator: 'ADMINISTRATOR',

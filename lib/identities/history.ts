@@ -40,6 +40,8 @@ export type ChangeOperation =
 export interface ChangeActor {
   kind: ChangeActorKind;
   id: string;
+  /** An administrator's display name (the token's `name` claim) at the time of the change. */
+  name?: string;
 }
 
 /** Who made a change and what it was. */
@@ -53,7 +55,11 @@ export const LINK_ATTRIBUTE = 'directoryLink';
 
 export const byIntegration = (integrationId: string): ChangeActor => ({ kind: 'integration', id: integrationId });
 export const byRun = (runId: string): ChangeActor => ({ kind: 'importRun', id: runId });
-export const byAdministrator = (actor: Pick<Actor, 'id'>): ChangeActor => ({ kind: 'administrator', id: actor.id });
+export const byAdministrator = (actor: Pick<Actor, 'id' | 'name'>): ChangeActor => ({
+  kind: 'administrator',
+  id: actor.id,
+  ...(actor.name !== undefined ? { name: actor.name } : {}),
+});
 /** The background work by its name: `directory-links` or `retention`. */
 export const byBackground = (name: 'directory-links' | 'retention'): ChangeActor => ({ kind: 'background', id: name });
 
@@ -79,9 +85,9 @@ export function appendEntry(
 }
 
 // ---- the stored form ----
-// Compact: `{ a: actors, n: attribute names, e: changes }`. Each actor (`<kind letter>:<id>`) and name is kept
-// once; a change is one string `<time> <actor> <operation> <names>`: the time in milliseconds since 1970 in
-// base 36 (an `at` that is not an exact ISO 8601 UTC time is kept as it is), the actor's index in base 36, the
+// Compact: `{ a: actors, n: attribute names, e: changes }`. Each actor (`<kind letter>:<id>`; an administrator
+// with a name `a:<id>|<name>`, ids hold no `|`) and name is kept once; a change is one string
+// `<time> <actor> <operation> <names>`: the time in milliseconds since 1970 in base 36 (an `at` that is not an exact ISO 8601 UTC time is kept as it is), the actor's index in base 36, the
 // operation's letter, the names' indexes in base 36 joined by `.`. The letters are stored: never change one.
 
 const KIND_LETTER: Record<ChangeActorKind, string> = {
@@ -130,12 +136,23 @@ function compactHistory(entries: readonly IdentityHistoryEntry[]): StoredHistory
   const e = entries.map((entry) =>
     [
       timeText(entry.at),
-      indexIn(a, `${KIND_LETTER[entry.actor.kind]}:${entry.actor.id}`),
+      indexIn(a, actorText(entry.actor)),
       (OPERATION_LETTER as Record<string, string | undefined>)[entry.operation] ?? entry.operation,
       entry.changedAttributes.map((name) => indexIn(n, name)).join('.'),
     ].join(' '),
   );
   return { a, n, e };
+}
+
+/** `<kind letter>:<id>`, and `|<name>` for an administrator with a name. */
+function actorText(actor: IdentityHistoryEntry['actor']): string {
+  const name = actor.kind === 'administrator' && actor.name !== undefined ? `|${actor.name}` : '';
+  return `${KIND_LETTER[actor.kind]}:${actor.id}${name}`;
+}
+
+function actorOf(kind: ChangeActorKind, text: string): IdentityHistoryEntry['actor'] {
+  const bar = kind === 'administrator' ? text.indexOf('|') : -1;
+  return bar < 0 ? { kind, id: text } : { kind, id: text.slice(0, bar), name: text.slice(bar + 1) };
 }
 
 function entryOf(text: string, actors: readonly string[], names: readonly string[]): IdentityHistoryEntry[] {
@@ -154,7 +171,7 @@ function entryOf(text: string, actors: readonly string[], names: readonly string
   return [
     {
       at: timeOf(time),
-      actor: { kind, id: actor.slice(2) },
+      actor: actorOf(kind, actor.slice(2)),
       operation: (operation.length === 1 ? OPERATION_OF_LETTER.get(operation) : undefined) ?? operation,
       changedAttributes,
     },
@@ -172,7 +189,7 @@ export function readHistory(doc: Pick<IdentityDoc, 'history'>): IdentityHistoryE
   if (Array.isArray(stored))
     return stored.map((e) => ({
       at: e.at,
-      actor: { kind: e.actor.kind, id: e.actor.id },
+      actor: { ...e.actor },
       operation: e.operation,
       changedAttributes: [...e.changedAttributes],
     }));
@@ -182,17 +199,22 @@ export function readHistory(doc: Pick<IdentityDoc, 'history'>): IdentityHistoryE
 /**
  * `after` (the version about to be written) with its change recorded, at its lastModified: the attributes
  * that differ from `before` (undefined for a new identity) and `directoryLink` when the link changed.
+ * A change by an import or association run sets `lastRunId` (the run's drill-in finds the identity by it);
+ * any other change sets `activityAt` (the source's activity reads identities by it, newest first, so the
+ * changes of a run of 300,000 identities are not read to list one SCIM change).
  */
 export function withChange<T extends IdentityDoc>(before: IdentityDoc | undefined, after: T, record: ChangeRecord): T {
   const changed = changedAttributes(before && attributesOf(before), attributesOf(after));
   if (linkChanged(before?.link, after.link)) changed.push(LINK_ATTRIBUTE);
   const entry: IdentityHistoryEntry = {
     at: after.lastModified,
-    actor: { kind: record.actor.kind, id: record.actor.id },
+    actor: { ...record.actor },
     operation: record.operation,
     changedAttributes: changed,
   };
-  return { ...after, ...appendEntry(after, entry) };
+  // A run's changes are reached from the run (lastRunId); every other change orders the source's activity (activityAt).
+  const marks = record.actor.kind === 'importRun' ? { lastRunId: record.actor.id } : { activityAt: after.lastModified };
+  return { ...after, ...appendEntry(after, entry), ...marks };
 }
 
 /** The operation of an update: a deactivation when it turns an active identity inactive. */

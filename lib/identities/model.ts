@@ -47,7 +47,8 @@ export type ChangeActorKind = 'integration' | 'importRun' | 'administrator' | 'b
 /** One change of an identity (lib/identities/history.ts): names of attributes only, never a value. */
 export interface IdentityHistoryEntry {
   at: string;
-  actor: { kind: ChangeActorKind; id: string };
+  /** `name`: an administrator's display name as the token said at the time of the change. */
+  actor: { kind: ChangeActorKind; id: string; name?: string };
   operation: string;
   changedAttributes: string[];
 }
@@ -88,6 +89,10 @@ export interface IdentityDoc extends StoredDoc, IdentityAttributes {
   history?: StoredHistory;
   /** Older changes dropped from `history`. */
   historyOmitted?: number;
+  /** When its newest change not made by an import or association run was made (indexed: the source's activity). */
+  activityAt?: string;
+  /** The import or association run that changed it last (indexed: the run's drill-in). */
+  lastRunId?: string;
 }
 
 export function partitionKey(tenantId: string, sourceKey: string): string {

@@ -38,7 +38,8 @@ export const CONTAINERS = {
      * (admin page filter, pending checks, conflicts, directory changes matched by UPN key, owed look-ups,
      * the console's search by exact UPN), the asserted UPN (the console's search by exact UPN), the UPN keys
      * (each element: the console's search by UPN in any case), retention (hasSensitive, inactiveSince) and
-     * tenantId (per-tenant background units). Composites serve "filter on link status, ORDER BY id"
+     * tenantId (per-tenant background units), activityAt (a source's activity, newest first) and lastRunId
+     * (a run's changes, in id order). Composites serve "filter on link status, ORDER BY id"
      * (admin page, pending checks) and the retention planner's walk over partitions. Every term
      * costs 0.2 RU per write: a new SCIM User has ten, and one per distinct UPN key (7.75 RU to create).
      * Personal numbers, documents and the identity's history (`history`, up to 50 changes: lib/identities/history.ts) are never
@@ -61,10 +62,13 @@ export const CONTAINERS = {
         '/upnKeys/[]/?',
         '/hasSensitive/?',
         '/inactiveSince/?',
+        '/activityAt/?',
+        '/lastRunId/?',
       ],
       [
         [asc('/link/status'), asc('/id')],
         [asc('/hasSensitive'), asc('/pk')],
+        [asc('/lastRunId'), asc('/id')],
       ],
     ),
   },

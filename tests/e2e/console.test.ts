@@ -3,6 +3,7 @@
  * through the identity-provider stand-in (authorization code + PKCE), every page, accessibility (axe-core),
  * both viewport sizes, and that no GraphQL response the console receives carries a personal or document number.
  */
+import fs from 'node:fs';
 import type { Page, Response } from 'playwright-core';
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { scim, userBody } from '../support/scim';
@@ -366,10 +367,10 @@ describe('administrator console (browser)', () => {
     await table.getByRole('row', { name: /409 uniqueness/ }).waitFor({ state: 'detached' });
     await page.getByLabel('Outcome').selectOption('REFUSED');
     await page.getByLabel('externalId').fill('');
-    await page.getByLabel('Since').fill('2099-01-01T00:00');
+    await page.getByLabel('From').fill('2099-01-01T00:00');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No activity matches.').waitFor();
-    await page.getByLabel('Since').fill('');
+    await page.getByLabel('From').fill('');
     await page.getByRole('button', { name: 'Filter' }).click();
     await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor();
 
@@ -379,6 +380,83 @@ describe('administrator console (browser)', () => {
     await run.getByText('Succeeded').waitFor();
     await run.getByText('created 1, updated 0, deleted 0, unchanged 0').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a run as one row with a drill-in, narrows by action and until, opens the details and downloads the selection', async () => {
+    const imported = await graphql(
+      'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
+      {
+        i: {
+          source: 'Activity-Runs',
+          identities: ['R-1', 'R-2', 'R-3'].map((externalId) => ({
+            externalId,
+            affiliationType: 'OTHER',
+            firstName: 'Run',
+            lastName: externalId,
+          })),
+        },
+      },
+    );
+    expect(imported.errors).toBeUndefined();
+    const page = await signIn('Dev Admin', DESKTOP, '/console/activity?source=Activity-Runs');
+    const table = page.getByRole('table', { name: 'Activity' });
+    // The run is one row with its counts; its three creates are not interleaved.
+    const run = table.getByRole('row', { name: /import/ });
+    await run.getByText('created 3, updated 0, deleted 0, unchanged 0').waitFor();
+    expect(await table.getByRole('row').count()).toBe(2);
+    await screenshot(page, 'console-activity-runs');
+    expect(await seriousViolations(page)).toEqual([]);
+    await run.getByRole('button', { name: 'View changes' }).click();
+    await page.getByText(/Changes of the import run of/).waitFor();
+    await table.getByRole('row', { name: /R-3/ }).waitFor();
+    expect(await table.getByRole('row', { name: /IMPORT_CREATE/ }).count()).toBe(3);
+    await table
+      .getByRole('row', { name: /R-2/ })
+      .getByRole('button', { name: /^Details/ })
+      .click();
+    const panel = page.getByRole('region', { name: 'Entry details' });
+    await panel.getByText('Run: Activity-Runs').waitFor();
+    expect(await panel.innerText()).toMatch(/Operation\s+IMPORT_CREATE[\s\S]*Attributes\s+[\s\S]*name\.givenName/);
+    await page.getByRole('button', { name: 'Back to all activity' }).click();
+    await table.getByRole('row', { name: /import/ }).waitFor();
+
+    // Every source, the source as a column; an action and an until narrow it.
+    await page.getByLabel('Source').selectOption({ label: 'All sources' });
+    await page.getByRole('columnheader', { name: 'Source' }).waitFor();
+    await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor();
+    await page.getByLabel('Action').selectOption('CREATE');
+    await table.getByRole('row', { name: /import/ }).waitFor({ state: 'detached' });
+    await table.getByRole('row', { name: /ACT-BADCPR/ }).waitFor();
+    await page.getByLabel('Until').fill('2000-01-01T00:00');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No activity matches.').waitFor();
+    await page.getByLabel('Until').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const refusedRow = table.getByRole('row', { name: /ACT-BADCPR/ });
+    await refusedRow.waitFor();
+    await refusedRow.getByRole('button', { name: /^Details/ }).click();
+    await panel.getByText('Recommended action').waitFor();
+    expect(await panel.innerText()).toMatch(/invalidValue[\s\S]*Recommended action\s+Correct the connector/);
+    // The integration is named in the source column.
+    expect(await refusedRow.innerText()).toContain('Dev SCIM');
+    await panel.evaluate((e) => e.scrollIntoView({ block: 'end' }));
+    await screenshot(page, 'console-activity-details');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The selection downloads as CSV: the creates of every source, never a number.
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    expect(file.suggestedFilename()).toBe('activity.csv');
+    const csv = fs.readFileSync((await file.path())!, 'utf8');
+    const lines = csv.trim().split('\n');
+    expect(lines[0]).toMatch(/^at,source,action,outcome,operation,/);
+    expect(lines.slice(1).every((l) => l.split(',')[2] === 'create')).toBe(true);
+    expect(csv).toContain('ACT-BADCPR');
+    for (const s of SECRETS) expect(csv).not.toContain(s);
+    expect(cspViolations).toEqual([]);
     await page.close();
   });
 

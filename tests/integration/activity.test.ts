@@ -21,7 +21,8 @@ const PER_MINUTE = 20;
 const SYSTEM = { tenantId: DEV_TENANT_ID, kind: 'system' as const, id: 'activity-test' };
 const ENTRY =
   'at operation outcome httpStatus scimType code detail externalId identityId changedAttributes correlationId';
-const ACTIVITY = `query($s: String!, $f: ActivityFilter, $first: Int, $after: String) {
+const MORE = 'source action runId counts { name count } durationMs recommendedAction actor { kind id displayName }';
+const ACTIVITY = `query($s: String, $f: ActivityFilter, $first: Int, $after: String) {
   activity(source: $s, filter: $f, first: $first, after: $after) { nodes { ${ENTRY} } endCursor hasNextPage } }`;
 
 interface Entry {
@@ -341,6 +342,7 @@ describe('activity of a source', () => {
     expect(rejected.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 
     const { page, text } = await activity({ s: 'HR-activity' });
+    // Each run is one entry with its counts; the identity it created is not interleaved.
     expect(page.nodes).toEqual([
       expect.objectContaining({
         operation: 'import',
@@ -348,13 +350,6 @@ describe('activity of a source', () => {
         code: 'BAD_USER_INPUT',
         httpStatus: null,
         correlationId: 'act-run-2',
-      }),
-      // The identity the first run made keeps that change in its history.
-      expect.objectContaining({
-        operation: 'IMPORT_CREATE',
-        outcome: 'SUCCEEDED',
-        externalId: 'R-1',
-        changedAttributes: expect.arrayContaining(['personalNumbers']),
       }),
       expect.objectContaining({
         operation: 'import',
@@ -364,14 +359,161 @@ describe('activity of a source', () => {
         correlationId: 'act-run-1',
       }),
     ]);
+    const detailed = await call<{ data: { activity: { nodes: Array<Record<string, unknown>> } } }>(
+      `${stack.base}/graphql`,
+      {
+        method: 'POST',
+        token: admin,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `query($s: String, $f: ActivityFilter) { activity(source: $s, filter: $f) { nodes { ${ENTRY} ${MORE} } } }`,
+          variables: { s: 'HR-activity' },
+        }),
+      },
+    );
+    const [rejectedRun, run] = detailed.body.data.activity.nodes;
+    expect(run).toMatchObject({
+      source: 'HR-activity',
+      action: 'OTHER',
+      counts: [
+        { name: 'created', count: 1 },
+        { name: 'updated', count: 0 },
+        { name: 'deleted', count: 0 },
+        { name: 'unchanged', count: 0 },
+      ],
+      recommendedAction: null,
+      actor: null,
+    });
+    expect(run?.runId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run?.durationMs).toEqual(expect.any(Number));
+    expect(rejectedRun?.recommendedAction).toMatch(/Correct the fields the problems name/);
+    // The run's drill-in lists its changes; each names its run.
+    const drill = await call<{ data: { activity: { nodes: Array<Record<string, unknown>> } } }>(
+      `${stack.base}/graphql`,
+      {
+        method: 'POST',
+        token: admin,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `query($f: ActivityFilter) { activity(filter: $f) { nodes { ${ENTRY} ${MORE} } hasNextPage } }`,
+          variables: { f: { run: run?.runId } },
+        }),
+      },
+    );
+    expect(drill.body.data.activity.nodes).toEqual([
+      expect.objectContaining({
+        source: 'HR-activity',
+        operation: 'IMPORT_CREATE',
+        action: 'CREATE',
+        outcome: 'SUCCEEDED',
+        externalId: 'R-1',
+        runId: run?.runId,
+        changedAttributes: expect.arrayContaining(['personalNumbers']),
+        actor: { kind: 'IMPORT_RUN', id: run?.runId, displayName: 'HR-activity' },
+      }),
+    ]);
+    // An administrator's change of a run's identity is an entry of its own, among the runs, newest first.
+    const r1 = drill.body.data.activity.nodes[0]?.identityId;
+    const linked = await call<{ errors?: unknown[] }>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'mutation($i: LinkBusinessIdentityInput!) { linkBusinessIdentity(input: $i) { businessIdentity { id } } }',
+        variables: { i: { source: 'HR-activity', id: r1, userPrincipalName: 'alice@dev.example.com' } },
+      }),
+    });
+    expect(linked.body.errors).toBeUndefined();
+    const withLink = (await activity({ s: 'HR-activity' })).page.nodes;
+    expect(withLink.map((n) => n.operation)).toEqual(['LINK', 'import', 'import']);
+    expect(withLink[0]).toMatchObject({
+      externalId: 'R-1',
+      outcome: 'SUCCEEDED',
+      changedAttributes: ['directoryLink'],
+    });
+    const unlinked = await call<{ errors?: unknown[] }>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'mutation($i: UnlinkBusinessIdentityInput!) { unlinkBusinessIdentity(input: $i) { businessIdentity { id } } }',
+        variables: { i: { source: 'HR-activity', id: r1 } },
+      }),
+    });
+    expect(unlinked.body.errors).toBeUndefined();
+    expect(
+      (await activity({ s: 'HR-activity', f: { outcome: 'SUCCEEDED' } })).page.nodes.map((n) => n.operation),
+    ).toEqual(['UNLINK', 'LINK', 'import']);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'REFUSED' } })).page.nodes).toHaveLength(1);
     expect((await activity({ s: 'HR-activity', f: { outcome: 'FAILED' } })).page.nodes).toEqual([]);
-    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes).toEqual([page.nodes[1]]);
+    // One identity's changes include its runs' changes.
+    expect((await activity({ s: 'HR-activity', f: { externalId: 'R-1' } })).page.nodes.map((n) => n.operation)).toEqual(
+      ['UNLINK', 'LINK', 'IMPORT_CREATE'],
+    );
     const paged = (await activity({ s: 'HR-activity', first: 1 })).page;
-    expect((await activity({ s: 'HR-activity', first: 1, after: paged.endCursor })).page.nodes).toEqual([
-      page.nodes[1],
-    ]);
+    expect((await activity({ s: 'HR-activity', first: 1, after: paged.endCursor })).page.nodes).toEqual([withLink[0]]);
+    for (const n of NUMBERS) expect(JSON.stringify(drill.body)).not.toContain(n);
     for (const n of NUMBERS) expect(text).not.toContain(n);
+  });
+
+  it('narrows by until and action, and lists every source of the organization with its source when none is named', async () => {
+    const all = (await activity({ s: integrationId, first: 100 })).page.nodes;
+    expect(all.length).toBeGreaterThan(4);
+    const pivot = all[Math.floor(all.length / 2)]!.at;
+    const before = (await activity({ s: integrationId, first: 100, f: { until: pivot } })).page.nodes;
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((n) => n.at < pivot)).toBe(true);
+    expect(before).toEqual(all.filter((n) => n.at < pivot));
+    const withAction = async (action: string) => {
+      const res = await call<{ data: { activity: { nodes: Array<{ action: string; operation: string }> } } }>(
+        `${stack.base}/graphql`,
+        {
+          method: 'POST',
+          token: await stack.token(DEV_CLIENTS.admin),
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query:
+              'query($s: String, $f: ActivityFilter) { activity(source: $s, filter: $f, first: 100) { nodes { action operation } } }',
+            variables: { s: integrationId, f: { action } },
+          }),
+        },
+      );
+      return res.body.data.activity.nodes;
+    };
+    const created = await withAction('CREATE');
+    expect(created.length).toBeGreaterThan(0);
+    expect(new Set(created.map((n) => n.action))).toEqual(new Set(['CREATE']));
+    expect(created.map((n) => n.operation)).toEqual(expect.arrayContaining(['POST /Users', 'CREATE']));
+    expect(await withAction('UNLINK')).toEqual([]);
+
+    const tenantWide = await call<{ data: { activity: { nodes: Array<{ source: string; at: string }> } } }>(
+      `${stack.base}/graphql`,
+      {
+        method: 'POST',
+        token: await stack.token(DEV_CLIENTS.admin),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ activity(first: 100) { nodes { source at } } }' }),
+      },
+    );
+    const sources = new Set(tenantWide.body.data.activity.nodes.map((n) => n.source));
+    expect([...sources]).toEqual(expect.arrayContaining([integrationId, 'HR-activity']));
+    const times = tenantWide.body.data.activity.nodes.map((n) => n.at);
+    expect(times).toEqual([...times].sort().reverse());
+
+    for (const [f, field] of [
+      [{ until: 'yesterday' }, 'filter.until'],
+      [{ from: '2026-13-01' }, 'filter.from'],
+      [{ run: 'not-a-run' }, 'filter.run'],
+    ] as const) {
+      const res = await gql({ s: integrationId, f });
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(res.text).toContain(field);
+      expect(res.text).not.toContain(Object.values(f)[0]);
+    }
+    const unknownRun = await gql({ f: { run: '01900000-0000-7000-8000-000000000000' } });
+    expect(unknownRun.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
   it('prints the same entries for operators, tab-separated and newest first (npm run ops -- activity)', async () => {
@@ -398,7 +540,7 @@ describe('activity of a source', () => {
       expect.any(String),
     ]);
     for (const n of NUMBERS) expect(listed.out.join('\n')).not.toContain(n);
-    const runs = await runOps(['activity', DEV_TENANT_ID, 'HR-activity', '1'], env);
+    const runs = await runOps(['activity', DEV_TENANT_ID, 'HR-activity', '--refused', '1'], env);
     expect(runs.out).toEqual([expect.stringMatching(/\tREFUSED\timport\t-\t-\tBAD_USER_INPUT\t-\t-\tact-run-2\t/)]);
     expect((await runOps(['activity', DEV_TENANT_ID, 'Nothing Here'], env)).out).toEqual([
       'no activity of that source',

@@ -205,10 +205,10 @@ describe('identity history', () => {
     const api2 = scim(stack, await stack.token(DEV_CLIENTS.scim2));
     for (const externalId of ['CUT-1', 'CUT-2', 'CUT-3', 'CUT-4']) await api2.create(userBody({ externalId }));
     const pk = partitionKey(DEV_TENANT_ID, integration2Id);
-    const all = (await readActivity([historyStream(services().store, pk)], { limit: 100 })).entries;
+    const all = (await readActivity([historyStream(services().store, pk, 'lastModified')], { limit: 100 })).entries;
     expect(all.slice(0, 4).map((e) => e.externalId)).toEqual(['CUT-4', 'CUT-3', 'CUT-2', 'CUT-1']);
     // At most three identities read per page, one entry per page.
-    const bounded = historyStream(services().store, pk, 3);
+    const bounded = historyStream(services().store, pk, 'lastModified', 3);
     const first = await readActivity([bounded], { limit: 1 });
     expect(first).toEqual({ entries: [all[0]], hasMore: true });
     const second = await readActivity([bounded], { limit: 1, before: all[0]!.key });

@@ -180,6 +180,44 @@ describe('Manual identity lifecycle', () => {
     }
   });
 
+  it("records a console user's change under the user's name from the token, as it was then", async () => {
+    const { id } = await create('M-NAMED');
+    const user = (name: string) =>
+      stack.idp.mintUserToken({
+        tenantId: DEV_TENANT_ID,
+        clientId: DEV_CLIENTS.admin.clientId,
+        audience: SERVICE_APP_ID_URI,
+        scp: 'Console.Admin',
+        roles: ['Admin'],
+        upn: 'ada@dev.example.com',
+        name,
+      });
+    expect((await gql(UPDATE, { i: { id, lastName: 'Lund' } }, user('Ada Lovelace'))).body.errors).toBeUndefined();
+    // Renamed later: the earlier change keeps the name it was made under.
+    expect((await gql(UPDATE, { i: { id, lastName: 'Berg' } }, user('Ada Byron'))).body.errors).toBeUndefined();
+    const read = await gql(
+      `query($id: ID!) { businessIdentity(source: "Manual", id: $id) { history { operation actor { kind id displayName } } } }
+       `,
+      { id },
+    );
+    expect(read.body.errors).toBeUndefined();
+    const history = read.body.data!.businessIdentity.history as Array<{
+      operation: string;
+      actor: Record<string, unknown>;
+    }>;
+    expect(history.slice(0, 2).map((h) => h.actor.displayName)).toEqual(['Ada Byron', 'Ada Lovelace']);
+    expect(history[0]?.actor.kind).toBe('ADMINISTRATOR');
+    expect(history[0]?.actor.id).toMatch(/^[0-9a-f-]{36}$/);
+    const activity = await gql(
+      'query($f: ActivityFilter) { activity(source: "Manual", filter: $f) { nodes { operation actor { displayName } } } }',
+      { f: { externalId: 'M-NAMED' } },
+    );
+    expect(activity.body.data!.activity.nodes.slice(0, 2)).toEqual([
+      { operation: 'ADMIN_UPDATE', actor: { displayName: 'Ada Byron' } },
+      { operation: 'ADMIN_UPDATE', actor: { displayName: 'Ada Lovelace' } },
+    ]);
+  });
+
   it('refuses callers that are not administrators', async () => {
     const { id } = await create('M-AUTH');
     const reader = stack.idp.mintUserToken({

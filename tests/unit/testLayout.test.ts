@@ -64,6 +64,7 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   'the request seam, over HTTP': [
     'lib/graphql/context.ts',
     'lib/graphql/errors.ts',
+    'lib/http/activityExportHttp.ts',
     'lib/graphql/requestErrors.ts',
     'lib/graphql/server.ts',
     'lib/triggers/backgroundHandlers.ts',

@@ -4,12 +4,34 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** What an entry did, as Entra's provisioning logs name it. */
+export type ActivityAction =
+  /** CREATE, IMPORT_CREATE, POST /Users. */
+  | 'CREATE'
+  /** DEACTIVATE, IMPORT_DEACTIVATE (SCIM's soft delete, Entra's disable), DELETE /Users/{id}. */
+  | 'DELETE'
+  /** LINK: the identity was linked to a directory user. */
+  | 'LINK'
+  /** A run's summary, LINK_CHECK, RETENTION, a refused read, a minute's counted refusals. */
+  | 'OTHER'
+  /** UNLINK. */
+  | 'UNLINK'
+  /** REPLACE, PATCH, IMPORT_UPDATE, ADMIN_UPDATE, PUT or PATCH /Users/{id}. */
+  | 'UPDATE';
+
 export type ActivityFilter = {
-  /** Entries of this externalId only (a run concerns a whole set, so it never matches). */
+  action?: ActivityAction | null | undefined;
+  /** Entries of this externalId only (a run's summary concerns a whole set, so it never matches; a run's changes do). */
   externalId?: string | null | undefined;
-  outcome?: ActivityOutcome | null | undefined;
   /** Entries at or after this time: a date (YYYY-MM-DD, midnight UTC) or an ISO 8601 time with its offset (2026-03-01T08:00:00Z). */
+  from?: string | null | undefined;
+  outcome?: ActivityOutcome | null | undefined;
+  /** The changes of this import or association run (its id): the run's drill-in. The source is the run's. */
+  run?: string | number | null | undefined;
+  /** The older name of `from` (used when `from` is not given). */
   since?: string | null | undefined;
+  /** Entries before this time (a date: before its midnight UTC), in the same forms as `from`. */
+  until?: string | null | undefined;
 };
 
 export type ActivityOutcome =
@@ -39,7 +61,7 @@ export type BusinessIdentityRefInput = {
 };
 
 export type ChangeActorKind =
-  /** An administrator in the console or an application with the Admin role (id = its object or client id). */
+  /** An administrator in the console or an application with the Admin role (id = its object or client id; a console user's displayName is the token's `name` at the time of the change). */
   | 'ADMINISTRATOR'
   /** The service's background link work or retention (id = the work's name). */
   | 'BACKGROUND'
@@ -257,14 +279,14 @@ export type DeleteManualMutationVariables = Exact<{
 export type DeleteManualMutation = { deleteBusinessIdentity: { id: string } };
 
 export type ActivityQueryVariables = Exact<{
-  source: string;
+  source?: string | null | undefined;
   filter?: ActivityFilter | null | undefined;
   first?: number | null | undefined;
   after?: string | null | undefined;
 }>;
 
 
-export type ActivityQuery = { activity: { endCursor: string | null, hasNextPage: boolean, nodes: Array<{ at: string, operation: string, outcome: ActivityOutcome, httpStatus: number | null, scimType: string | null, code: string | null, detail: string | null, externalId: string | null, identityId: string | null, changedAttributes: Array<string> | null, correlationId: string | null }> } };
+export type ActivityQuery = { activity: { endCursor: string | null, hasNextPage: boolean, nodes: Array<{ at: string, source: string, operation: string, action: ActivityAction, outcome: ActivityOutcome, httpStatus: number | null, scimType: string | null, code: string | null, detail: string | null, recommendedAction: string | null, externalId: string | null, identityId: string | null, changedAttributes: Array<string> | null, correlationId: string | null, runId: string | null, durationMs: number | null, counts: Array<{ name: string, count: number }> | null, actor: { kind: ChangeActorKind, id: string, displayName: string | null } | null }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -739,20 +761,34 @@ export const DeleteManualDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DeleteManualMutation, DeleteManualMutationVariables>;
 export const ActivityDocument = new TypedDocumentString(`
-    query Activity($source: String!, $filter: ActivityFilter, $first: Int, $after: String) {
+    query Activity($source: String, $filter: ActivityFilter, $first: Int, $after: String) {
   activity(source: $source, filter: $filter, first: $first, after: $after) {
     nodes {
       at
+      source
       operation
+      action
       outcome
       httpStatus
       scimType
       code
       detail
+      recommendedAction
       externalId
       identityId
       changedAttributes
       correlationId
+      runId
+      counts {
+        name
+        count
+      }
+      durationMs
+      actor {
+        kind
+        id
+        displayName
+      }
     }
     endCursor
     hasNextPage

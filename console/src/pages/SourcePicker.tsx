@@ -14,18 +14,21 @@ export function SourcePicker({
   value,
   onChange,
   kinds,
+  emptyLabel = 'Choose a source…',
 }: {
   send: Send;
   value: string | undefined;
   onChange: (name: string) => void;
   kinds?: Array<SourceSummary['kind']>;
+  /** The choice of no source: asking to choose one, or a page's view of every source. */
+  emptyLabel?: string;
 }) {
   const [sources] = useLoad(async () => (await send('sources')).sources, [send]);
   const items = sources.state === 'done' ? sources.value.filter((s) => !kinds || kinds.includes(s.kind)) : [];
   return (
     <Field label="Source">
       <Select value={value ?? ''} onChange={(_e, d) => onChange(d.value)}>
-        <option value="">Choose a source…</option>
+        <option value="">{emptyLabel}</option>
         {items.map((s) => (
           <option key={s.name} value={s.name}>
             {s.displayName}

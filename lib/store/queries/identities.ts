@@ -315,28 +315,68 @@ export function tenantIdentities(tenantId: string): NamedQuery<Whole> {
   );
 }
 
+/** What the source's activity orders identities by: every change (`lastModified`) or changes not made by a run (`activityAt`). */
+export type ActivityOrder = 'lastModified' | 'activityAt';
+
+const CHANGED_FIELDS = 'c.id, c.externalId, c.lastModified, c.activityAt, c.history, c.historyOmitted';
+
 /**
- * A source's identities with their history, most recently changed first (served by the lastModified range
- * index; an externalId is the unique key, so it needs no order), of those changed at or after `since`.
+ * A source's identities newest first by `order`, at or below `upTo` and from `since` on, at most `top`
+ * (a keyset page: the next one asks `upTo` = the last one's time); of one externalId, the one identity.
+ * An identity without the field (never changed but by runs) is not read.
  */
-export function changedIdentities<R>(pk: string, filter: { since?: string; externalId?: string }): NamedQuery<R> {
+export function changedIdentities<R>(
+  pk: string,
+  filter: { order: ActivityOrder; since?: string; upTo?: string; externalId?: string },
+  top: number,
+): NamedQuery<R> {
   const where: string[] = [];
   const parameters: Array<{ name: string; value: string }> = [];
+  const field = `c.${filter.order}`;
   if (filter.externalId !== undefined) {
     where.push('c.externalIdKey = @externalId');
     parameters.push({ name: '@externalId', value: filter.externalId });
   }
-  if (filter.since !== undefined) {
-    where.push('c.lastModified >= @since');
-    parameters.push({ name: '@since', value: filter.since });
+  where.push(`${field} >= @since`);
+  parameters.push({ name: '@since', value: filter.since ?? '' });
+  if (filter.upTo !== undefined) {
+    where.push(`${field} <= @upTo`);
+    parameters.push({ name: '@upTo', value: filter.upTo });
   }
   return inPartition(
-    { name: 'changedIdentities', container, index: { paths: ['/externalIdKey/?', '/lastModified/?'] } },
+    { name: 'changedIdentities', container, index: { paths: ['/externalIdKey/?', `/${filter.order}/?`] } },
     pk,
-    'SELECT c.id, c.externalId, c.lastModified, c.history, c.historyOmitted',
+    `SELECT TOP ${Math.max(1, Math.floor(top))} ${CHANGED_FIELDS}`,
     where,
     parameters,
-    filter.externalId !== undefined ? undefined : 'c.lastModified DESC',
+    filter.externalId !== undefined ? undefined : `${field} DESC`,
+  );
+}
+
+/** The identities a run changed last (`lastRunId`), in id order after `afterId`, at most `top`. */
+export function runChangedIdentities<R>(
+  pk: string,
+  runId: string,
+  afterId: string | undefined,
+  top: number,
+): NamedQuery<R> {
+  const where = ['c.lastRunId = @run'];
+  const parameters = [{ name: '@run', value: runId }];
+  if (afterId !== undefined) {
+    where.push('c.id > @after');
+    parameters.push({ name: '@after', value: afterId });
+  }
+  return inPartition(
+    {
+      name: 'runChangedIdentities',
+      container,
+      index: { paths: ['/lastRunId/?'], composites: [[asc('/lastRunId'), asc('/id')]] },
+    },
+    pk,
+    `SELECT TOP ${Math.max(1, Math.floor(top))} ${CHANGED_FIELDS}`,
+    where,
+    parameters,
+    'c.id',
   );
 }
 
@@ -366,8 +406,10 @@ export function examples(): Array<NamedQuery<unknown>> {
     pendingToSweep('t', 'n', ''),
     waitingForUpns('t', [{ key: 'k', upn: 'U' }]),
     tenantIdentities('t'),
-    changedIdentities(pk, {}),
-    changedIdentities(pk, { since: '2026-01-01' }),
-    changedIdentities(pk, { externalId: 'e', since: '2026-01-01' }),
+    changedIdentities(pk, { order: 'lastModified' }, 10),
+    changedIdentities(pk, { order: 'activityAt', since: '2026-01-01', upTo: '2026-02-01' }, 10),
+    changedIdentities(pk, { order: 'activityAt', externalId: 'e', since: '2026-01-01' }, 10),
+    runChangedIdentities(pk, 'r', undefined, 10),
+    runChangedIdentities(pk, 'r', 'a', 10),
   ];
 }

@@ -26,6 +26,11 @@ function entry(at: number, tail: string): ActivityEntry {
     identityId: null,
     changedAttributes: null,
     correlationId: null,
+    action: 'create',
+    runId: null,
+    counts: null,
+    durationMs: null,
+    actor: null,
   };
 }
 

@@ -101,6 +101,11 @@ describe('readActivity with a stream that stopped reading early', () => {
     identityId: null,
     changedAttributes: [],
     correlationId: null,
+    action: 'update',
+    runId: null,
+    counts: null,
+    durationMs: null,
+    actor: null,
   });
 
   it('ends the page at the key the stream knows down to, and says more follows', async () => {

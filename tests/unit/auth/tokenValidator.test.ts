@@ -2,6 +2,7 @@ import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import {
   createTokenValidator,
+  MAX_CALLER_NAME,
   parseBearer,
   TokenValidationError,
   type TokenFailure,
@@ -178,6 +179,15 @@ describe('createTokenValidator', () => {
       const h = harness();
       const caller = await h.validate(bearer(sign(claims({ scp: 'user_impersonation', idtyp: undefined }))));
       expect(caller).toMatchObject({ kind: 'user', objectId: OID, clientId: CLIENT.toLowerCase() });
+    });
+
+    it("keeps a user token's display name (name), without control characters and bounded; an app token's none", async () => {
+      const h = harness();
+      const user = (name: unknown) => bearer(sign(claims({ scp: 'Console.Admin', idtyp: undefined, name })));
+      expect((await h.validate(user('Ada\u0007 Lovelace'))).name).toBe('Ada  Lovelace');
+      expect((await h.validate(user('x'.repeat(300)))).name).toHaveLength(MAX_CALLER_NAME);
+      expect((await h.validate(user(7))).name).toBeUndefined();
+      expect((await h.validate(bearer(sign(claims({ name: 'App' }))))).name).toBeUndefined();
     });
 
     it('reports the delegated scopes of a user token', async () => {

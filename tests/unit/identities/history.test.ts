@@ -256,3 +256,43 @@ describe('updateOperation', () => {
     );
   });
 });
+
+describe('the marks of the activity', () => {
+  it("a run's change sets lastRunId and keeps activityAt; any other change sets activityAt", () => {
+    const imported = withChange(undefined, created(), { actor: byRun('run-1'), operation: 'IMPORT_CREATE' });
+    expect(imported).toMatchObject({ lastRunId: 'run-1' });
+    expect(imported.activityAt).toBeUndefined();
+    const linked = withChange(imported, nextIdentityVersion(imported, { attributes: attributes() }, T1), {
+      actor: byAdministrator({ id: 'admin-1' }),
+      operation: 'ADMIN_UPDATE',
+    });
+    expect(linked).toMatchObject({ lastRunId: 'run-1', activityAt: T1 });
+    const later = '2026-03-01T00:00:00.000Z';
+    const updated = withChange(
+      linked,
+      nextIdentityVersion(linked, { attributes: attributes({ givenName: 'A' }) }, later),
+      {
+        actor: byRun('run-2'),
+        operation: 'IMPORT_UPDATE',
+      },
+    );
+    expect(updated).toMatchObject({ lastRunId: 'run-2', activityAt: T1, lastModified: later });
+  });
+});
+
+describe("an administrator's name", () => {
+  it('is kept with the change in the stored form and read back; an id without a name reads as before', () => {
+    const named = withChange(undefined, created(), {
+      actor: byAdministrator({ id: 'oid-1', name: 'Ada | Lovelace' }),
+      operation: 'CREATE',
+    });
+    const plain = withChange(named, nextIdentityVersion(named, { attributes: attributes({ givenName: 'B' }) }, T1), {
+      actor: byAdministrator({ id: 'oid-1' }),
+      operation: 'ADMIN_UPDATE',
+    });
+    expect(readHistory(plain).map((e) => e.actor)).toEqual([
+      { kind: 'administrator', id: 'oid-1' },
+      { kind: 'administrator', id: 'oid-1', name: 'Ada | Lovelace' },
+    ]);
+  });
+});

@@ -271,4 +271,26 @@ describe('local engine: ORDER BY the partition key', () => {
     );
     expect(next.result).toEqual([{ pk: 'p2' }]);
   });
+
+  it('TOP with ORDER BY one path DESC walks down its index: the newest first, examining about the page', () => {
+    const out = examined(() =>
+      store.query(
+        {
+          query:
+            'SELECT TOP 10 c.id, c.lastModified FROM c WHERE c.pk = @pk AND (c.lastModified <= @until) ORDER BY c.lastModified DESC',
+          parameters: [
+            { name: '@pk', value: 'p1' },
+            { name: '@until', value: '2026-01-01T00:00:30Z' },
+          ],
+        },
+        {},
+        { value: 'p1' },
+      ),
+    );
+    expect(out.result).toHaveLength(10);
+    expect(
+      (out.result as Array<{ lastModified: string }>).every((r) => r.lastModified === '2026-01-01T00:00:30Z'),
+    ).toBe(true);
+    expect(out.examined).toBeLessThanOrEqual(10);
+  });
 });

@@ -68,6 +68,7 @@ describe('production package', () => {
     stack = await startTestStack({ functions: { dir: extracted, extension: '.js' } });
     expect(stack.host.functions.http.sort()).toEqual(
       [
+        'activityExport',
         'console',
         'graphql',
         'health',

@@ -424,7 +424,7 @@ class JobStep {
     this.job = ended;
     if (!job.dryRun) await releaseJobLease(this.deps.store, pk, job.runId);
     await this.docs.removeFromIndex(job.importId).catch(() => undefined);
-    await this.docs.deleteParts(pk, job.importId, session.parts).catch(() => undefined);
+    await this.docs.deleteParts(pk, job.importId).catch(() => undefined);
   }
 }
 
@@ -442,6 +442,8 @@ async function expireJob(deps: ImportJobDeps, job: WithEtag<ImportJobDoc>, now: 
   if ((await docs.replaceJob({ ...released(doc), phase: 'done' }, _etag)) === undefined) return;
   if (!doc.dryRun) await releaseJobLease(deps.store, doc.pk, doc.runId);
   await docs.removeFromIndex(doc.importId);
+  // Parts written near the session's end may outlive it: they hold personal data, and the job has ended.
+  await docs.deleteParts(doc.pk, doc.importId).catch(() => undefined);
 }
 
 /** Removes a job whose completion was never recorded, with its run, its entry for the resumer and its lease. */
@@ -486,6 +488,8 @@ export async function resumeImportJobs(deps: ImportJobDeps, now = Date.now()): P
       result.cleaned++;
     } else if (decision === 'ended') {
       if (!job?.dryRun) await releaseJobLease(deps.store, pk, entry.runId);
+      // Its end stopped before the parts were deleted (or they were written after it).
+      await docs.deleteParts(pk, entry.importId);
       await docs.removeFromIndex(entry.importId);
       result.cleaned++;
     } else if (decision === 'uncommitted' && job) {

@@ -12,7 +12,7 @@ import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { ImportIdentityInput } from './importInput';
-import { acquireJobLease } from './importLease';
+import { acquireJobLease, assertSourceFree } from './importLease';
 import { discardUncommittedJob } from './importJob';
 import type { RunHistory, RunStatus } from './runHistory';
 import { checkSequence, missingSequences, preparePart } from './stagedParts';
@@ -102,18 +102,24 @@ export class StagedImports {
     this.docs = new StagedStore(store);
   }
 
-  /** Opens an import of a source (its name validated by the caller) for parts, until STAGED_IMPORT_TTL_SECONDS from now. */
+  /**
+   * Opens an import of a source (its name validated by the caller) for parts, until STAGED_IMPORT_TTL_SECONDS
+   * from now; refused (IMPORT_IN_PROGRESS, naming the run) while another import of the source is applied.
+   */
   async start(
     caller: StagedCaller,
     source: string,
     options: { dryRun: boolean; maxDeletedRatio?: number },
   ): Promise<StartedImport> {
     const now = this.now();
+    const pk = partitionKey(caller.tenantId, customSourceKey(source));
+    // A dry run writes nothing and holds no lease: it may run beside another import of the source.
+    if (!options.dryRun) await assertSourceFree(this.store, pk, now);
     const importId = uuid7(now);
     const expiresAt = new Date(now + this.settings.ttlSeconds * 1000).toISOString();
     await this.docs.createSession({
       id: sessionId(importId),
-      pk: partitionKey(caller.tenantId, customSourceKey(source)),
+      pk,
       kind: 'stagedImport',
       importId,
       tenantId: caller.tenantId,
@@ -150,6 +156,11 @@ export class StagedImports {
     let session = await this.open(tenantId, input.importId);
     const part = preparePart(input.identities, this.settings.maxIdentitiesPerPart);
     let stored = false;
+    /** Refuses the part; a copy of it this request stored (under its own hash, never the recorded part's) goes first. */
+    const refuse = async (refusal: DomainError): Promise<never> => {
+      if (stored) await this.docs.deletePart(session.pk, session.importId, sequence, part.hash);
+      throw refusal;
+    };
     // Parts of one import added at once race for its session: many tries, spread out (RETRY.contention).
     return retrying(
       RETRY.contention,
@@ -158,16 +169,20 @@ export class StagedImports {
         const known = session.parts.find(([s]) => s === sequence);
         if (known) {
           if (known[2] !== part.hash)
-            throw new DomainError(
-              CODE.IMPORT_PART_CONFLICT,
-              `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
+            return refuse(
+              new DomainError(
+                CODE.IMPORT_PART_CONFLICT,
+                `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
+              ),
             );
           return this.added(session, sequence, known[1]);
         }
         if (session.identitiesReceived + part.identities.length > this.settings.maxIdentities)
-          throw new DomainError(
-            CODE.IMPORT_TOO_LARGE,
-            `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+          return refuse(
+            new DomainError(
+              CODE.IMPORT_TOO_LARGE,
+              `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+            ),
           );
         const now = this.now();
         if (!stored) {

@@ -21,7 +21,7 @@ import { RETRY, retrying } from '../store/retryPolicy';
 import { isStoreError } from '../store/errors';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { RunFailure } from './runHistory';
-import { indexedJobs } from '../store/queries/imports';
+import { importPartIds, indexedJobs } from '../store/queries/imports';
 
 /** A completed import's parts, session and job are kept this long past its expiry, for its job to apply it. */
 export const APPLY_WINDOW_SECONDS = 24 * 3600;
@@ -228,15 +228,24 @@ export class StagedStore {
     return retrying(RETRY.background, () => this.col<PartBodyDoc>().read(pk, bodyId(importId, sequence, hash)));
   }
 
-  /** Deletes the parts of an import (its job has ended; they hold personal data no longer needed). */
-  async deleteParts(pk: string, importId: string, parts: ReadonlyArray<[number, number, string]>): Promise<void> {
-    const ids = parts.flatMap(([sequence, , hash]) => [
-      keysId(importId, sequence, hash),
-      bodyId(importId, sequence, hash),
-    ]);
-    await forEachBounded(ids, 8, async (id) => {
-      await retrying(RETRY.background, () => this.col().delete(pk, id));
-    });
+  /**
+   * Deletes every stored part of an import (its job has ended; they hold personal data no longer needed):
+   * those its session recorded and any other (a resend refused in a race, a write whose session update
+   * never came), found by one query of the partition.
+   */
+  async deleteParts(pk: string, importId: string): Promise<void> {
+    const ids = await retrying(RETRY.background, () => this.col().all(importPartIds(pk, importId)));
+    await forEachBounded(ids, 8, (id) => this.deletePartDoc(pk, id));
+  }
+
+  /** Deletes one part's documents (keys and body) stored under its sequence and hash. */
+  async deletePart(pk: string, importId: string, sequence: number, hash: string): Promise<void> {
+    for (const id of [keysId(importId, sequence, hash), bodyId(importId, sequence, hash)])
+      await this.deletePartDoc(pk, id);
+  }
+
+  private async deletePartDoc(pk: string, id: string): Promise<void> {
+    await retrying(RETRY.background, () => this.col().delete(pk, id));
   }
 
   async readJob(pk: string, importId: string): Promise<WithEtag<ImportJobDoc> | undefined> {

@@ -13,8 +13,8 @@
  *   writes, manifest outcome), so a step done twice writes nothing twice;
  * - delete: identities of the source the set no longer holds, after every part is applied;
  * - finish: the run COMPLETED, the source's lease released, the parts deleted.
- * A step holds the job for STEP_LEASE_MS, renewed by its heartbeat; one step of any job runs at a time in a
- * process (another waits on the queue), so a process holds one source's manifest in memory at most.
+ * A step holds the job for STEP_LEASE_MS, renewed by its heartbeat. Steps of several jobs run at once in a
+ * process, each in one of its units of background work (lib/background/fairUnits.ts), shared fairly among tenants.
  */
 import { randomUUID } from 'node:crypto';
 import type { Store, WithEtag } from '../store/store';
@@ -38,6 +38,7 @@ import {
 } from './jobPlan';
 import { StagedStore, type ImportJobDoc, type JobPhase, type StagedImportDoc } from './stagedStore';
 import { CODE } from '../util/errorCodes';
+import { closeImport } from './tenantImports';
 
 export interface ImportJobDeps {
   store: Store;
@@ -60,10 +61,9 @@ export interface ImportStepResult {
   /**
    * stepped: a step was done and the next one queued; ended: the run ended (completed, rejected or failed);
    * stale: the message's step was done already, or the job ended; held: another step holds the job now;
-   * busy: this process runs another job's step, the message was put back; missing: no such job (or its
-   * completion was never recorded).
+   * missing: no such job (or its completion was never recorded).
    */
-  outcome: 'stepped' | 'ended' | 'stale' | 'held' | 'busy' | 'missing';
+  outcome: 'stepped' | 'ended' | 'stale' | 'held' | 'missing';
   /** How the run ended (outcome ended). */
   status?: 'completed' | 'rejected' | 'failed';
   phase?: JobPhase;
@@ -71,30 +71,13 @@ export interface ImportStepResult {
   total?: number;
 }
 
-/** A message put back because this process runs another step comes back after this long. */
-export const BUSY_DELAY_SECONDS = 3;
-
-/** A step running longer than the function's time limit no longer keeps others out (the host has given up on it). */
-const STEP_GATE_MS = 10 * 60_000;
-let steppingSince: number | undefined;
-
-/** One step of a job (called from the queue function, at low priority for the job's tenant). */
+/** One step of a job (called from the queue function, in a unit of the instance, at low priority for the job's tenant). */
 export async function runImportStep(
   deps: ImportJobDeps,
   work: ImportStepWork,
   now: () => number = Date.now,
 ): Promise<{ result: ImportStepResult; continued: boolean }> {
-  const started = now();
-  if (steppingSince !== undefined && started - steppingSince < STEP_GATE_MS) {
-    await deps.queue.send({ kind: 'import', ...work }, BUSY_DELAY_SECONDS);
-    return { result: { outcome: 'busy' }, continued: true };
-  }
-  steppingSince = started;
-  try {
-    return await new JobStep(deps, work, now).run();
-  } finally {
-    if (steppingSince === started) steppingSince = undefined;
-  }
+  return new JobStep(deps, work, now).run();
 }
 
 function partsGone(): DomainError {
@@ -423,6 +406,7 @@ class JobStep {
     if (!(await this.save(ended))) return;
     this.job = ended;
     if (!job.dryRun) await releaseJobLease(this.deps.store, pk, job.runId);
+    await closeImport(this.deps.store, job.tenantId, job.importId).catch(() => undefined);
     await this.docs.removeFromIndex(job.importId).catch(() => undefined);
     await this.docs.deleteParts(pk, job.importId).catch(() => undefined);
   }
@@ -441,6 +425,7 @@ async function expireJob(deps: ImportJobDeps, job: WithEtag<ImportJobDoc>, now: 
   });
   if ((await docs.replaceJob({ ...released(doc), phase: 'done' }, _etag)) === undefined) return;
   if (!doc.dryRun) await releaseJobLease(deps.store, doc.pk, doc.runId);
+  await closeImport(deps.store, doc.tenantId, doc.importId).catch(() => undefined);
   await docs.removeFromIndex(doc.importId);
   // Parts written near the session's end may outlive it: they hold personal data, and the job has ended.
   await docs.deleteParts(doc.pk, doc.importId).catch(() => undefined);
@@ -490,6 +475,7 @@ export async function resumeImportJobs(deps: ImportJobDeps, now = Date.now()): P
       if (!job?.dryRun) await releaseJobLease(deps.store, pk, entry.runId);
       // Its end stopped before the parts were deleted (or they were written after it).
       await docs.deleteParts(pk, entry.importId);
+      await closeImport(deps.store, entry.tenantId, entry.importId);
       await docs.removeFromIndex(entry.importId);
       result.cleaned++;
     } else if (decision === 'uncommitted' && job) {

@@ -13,6 +13,7 @@ import { uuid7 } from '../util/uuid7';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { ImportIdentityInput } from './importInput';
 import { acquireJobLease, assertSourceFree } from './importLease';
+import { closeImport, openImport, type ImportBounds } from './tenantImports';
 import { discardUncommittedJob } from './importJob';
 import type { RunHistory, RunStatus } from './runHistory';
 import { checkSequence, missingSequences, preparePart } from './stagedParts';
@@ -35,6 +36,8 @@ export interface StagedImportSettings {
   maxIdentities: number;
   /** STAGED_IMPORT_TTL_SECONDS */
   ttlSeconds: number;
+  /** IMPORT_MAX_OPEN_PER_TENANT and IMPORT_MAX_DRY_RUNS_PER_TENANT */
+  perTenant: ImportBounds;
 }
 
 export interface StartedImport {
@@ -117,6 +120,9 @@ export class StagedImports {
     if (!options.dryRun) await assertSourceFree(this.store, pk, now);
     const importId = uuid7(now);
     const expiresAt = new Date(now + this.settings.ttlSeconds * 1000).toISOString();
+    // Counted while open (until it expires), then while its job runs: a tenant queues boundedly many jobs.
+    const entry = { tenantId: caller.tenantId, importId, dryRun: options.dryRun, until: Date.parse(expiresAt) };
+    await openImport(this.store, this.settings.perTenant, entry, now);
     await this.docs.createSession({
       id: sessionId(importId),
       pk,
@@ -298,6 +304,7 @@ export class StagedImports {
       await this.runs.discardStaged(caller.tenantId, doc.source, runId).catch(() => undefined);
       return undefined;
     }
+    await closeImport(this.store, caller.tenantId, doc.importId).catch(() => undefined);
     return { importId: doc.importId, runId, status: 'rejected' };
   }
 
@@ -355,6 +362,9 @@ export class StagedImports {
       await this.undo(job);
       return undefined;
     }
+    // Counted until its job ends (which takes it off), at most for the apply window.
+    const until = Date.parse(doc.expiresAt) + APPLY_WINDOW_SECONDS * 1000;
+    await openImport(this.store, this.settings.perTenant, { ...job, until }, now).catch(() => undefined);
     // Not sent (the queue failing now): the resumer hands the job to the queue within a few minutes.
     await this.queue
       .send({ kind: 'import', tenantId: caller.tenantId, partition: pk, importId: doc.importId, step: 0 })

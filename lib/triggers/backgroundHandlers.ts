@@ -42,6 +42,17 @@ export async function doBackgroundWork(message: unknown, context: InvocationCont
     });
     return;
   }
+  if ('waitingFull' in outcome) {
+    log.info('background work put back', {
+      kind: work.kind,
+      tenantId: work.tenantId,
+      reason: 'the tenant has enough units waiting in this instance',
+      delaySeconds: outcome.delaySeconds,
+      queuedMs,
+      durationMs,
+    });
+    return;
+  }
   log.info('background work done', {
     kind: work.kind,
     tenantId: work.tenantId,

@@ -15,7 +15,12 @@ import { RecordingQueue } from '../../support/recordingQueue';
 const TENANT = '11111111-1111-4111-8111-111111111111';
 const PK = `${TENANT}|src:HR`;
 const CALLER = { tenantId: TENANT, clientId: 'importer-client', correlationId: 'c-1' };
-const SETTINGS = { maxIdentitiesPerPart: 100, maxIdentities: 1_000, ttlSeconds: 3600 };
+const SETTINGS = {
+  maxIdentitiesPerPart: 100,
+  maxIdentities: 1_000,
+  ttlSeconds: 3600,
+  perTenant: { maxOpen: 2, maxDryRuns: 1 },
+};
 
 const person = (externalId: string) => ({ externalId, affiliationType: 'EMPLOYMENT', firstName: 'F', lastName: 'L' });
 
@@ -66,6 +71,10 @@ async function drain(): Promise<void> {
   }
 }
 
+/** The tenant's imports started and not ended (IMPORT_MAX_OPEN_PER_TENANT counts them). */
+const openImports = () =>
+  memory.document<{ imports: unknown[] }>('imports', `${TENANT}|_imports`, 'open-imports')?.imports ?? [];
+
 const runStatus = async (runId: string) => (await runs.get(TENANT, runId))?.status;
 
 describe('the job of a staged import', () => {
@@ -106,5 +115,6 @@ describe('the job of a staged import', () => {
     await resumeImportJobs(deps, Date.now() + 2 * 60_000);
     expect(await runStatus(runId)).toBe('failed');
     expect(partDocs()).toEqual([]);
+    expect(openImports()).toEqual([]);
   });
 });

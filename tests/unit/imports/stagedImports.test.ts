@@ -12,7 +12,12 @@ import { RecordingQueue } from '../../support/recordingQueue';
 const TENANT = '11111111-1111-4111-8111-111111111111';
 const PK = `${TENANT}|src:HR`;
 const CALLER = { tenantId: TENANT, clientId: 'importer-client', correlationId: 'c-1' };
-const SETTINGS = { maxIdentitiesPerPart: 100, maxIdentities: 1_000, ttlSeconds: 3600 };
+const SETTINGS = {
+  maxIdentitiesPerPart: 100,
+  maxIdentities: 1_000,
+  ttlSeconds: 3600,
+  perTenant: { maxOpen: 2, maxDryRuns: 1 },
+};
 
 const person = (externalId: string, lastName = externalId) => ({
   externalId,
@@ -101,5 +106,29 @@ describe('StagedImports', () => {
       '01890000-0000-7000-8000-000000000001',
     );
     await expect(staged.start(CALLER, 'HR', { dryRun: false })).resolves.toMatchObject({ maxIdentitiesPerPart: 100 });
+  });
+
+  it('bounds the staged imports and dry runs an organization has started and not ended (IMPORT_LIMIT_REACHED)', async () => {
+    let now = Date.now();
+    staged = new StagedImports(memory.store, new RunHistory(memory.store), new RecordingQueue(), SETTINGS, () => now);
+    const first = await staged.start(CALLER, 'HR', { dryRun: false });
+    await staged.start(CALLER, 'Payroll', { dryRun: false });
+    const over = await refusal(staged.start(CALLER, 'Students', { dryRun: false }));
+    expect(over.code).toBe('IMPORT_LIMIT_REACHED');
+    expect(over.message).toContain('IMPORT_MAX_OPEN_PER_TENANT');
+    expect(over.message).not.toContain('Students');
+    // Dry runs have their own bound.
+    await staged.start(CALLER, 'Students', { dryRun: true });
+    expect((await refusal(staged.start(CALLER, 'Students', { dryRun: true }))).code).toBe('IMPORT_LIMIT_REACHED');
+    // Another organization is not counted.
+    const other = { ...CALLER, tenantId: '33333333-3333-4333-8333-333333333333' };
+    await expect(staged.start(other, 'HR', { dryRun: false })).resolves.toMatchObject({ maxIdentitiesPerPart: 100 });
+    // An import whose run ended (an empty set is refused at once) counts no more.
+    await expect(staged.complete(CALLER, first.importId)).resolves.toMatchObject({ status: 'rejected' });
+    await staged.start(CALLER, 'Students', { dryRun: false });
+    // Nor one left open past its expiry.
+    now += SETTINGS.ttlSeconds * 1000 + 1;
+    await staged.start(CALLER, 'Contractors', { dryRun: false });
+    await staged.start(CALLER, 'Alumni', { dryRun: false });
   });
 });

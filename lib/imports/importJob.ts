@@ -22,9 +22,9 @@ import type { WorkQueue } from '../background/workQueue';
 import { atHighPriority } from '../store/priority';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
-import { deleteLimitExceeded, type ImportCounts, type Importer } from './importer';
-import { ImportManifest } from './manifest';
-import { exceedsDeleteRatio, planWrites, type PlannedWrite } from './importPlan';
+import type { ImportCounts, Importer } from './importer';
+import { ImportManifest, type ManifestEntry } from './manifest';
+import { planWrites, type PlannedWrite } from './importPlan';
 import { releaseJobLease, renewJobLease } from './importLease';
 import { describeFailure, type RunFailure, type RunHistory, type StagedRunChange } from './runHistory';
 import {
@@ -32,11 +32,16 @@ import {
   WRITES_PER_STEP,
   STEP_HEARTBEAT_MS,
   STEP_LEASE_MS,
+  noCounts,
+  planAfter,
   resumeDecision,
   stepDecision,
   takesAnotherPart,
+  type JobPhase,
+  type JobPlan,
+  type PhaseFacts,
 } from './jobPlan';
-import { StagedStore, type ImportJobDoc, type JobPhase, type StagedImportDoc } from './stagedStore';
+import { StagedStore, type ImportJobDoc, type StagedImportDoc } from './stagedStore';
 import { CODE } from '../util/errorCodes';
 import { closeImport } from './tenantImports';
 
@@ -87,17 +92,7 @@ function partsGone(): DomainError {
   );
 }
 
-const noCounts = (): ImportCounts => ({ created: 0, updated: 0, deleted: 0, unchanged: 0 });
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function addCounts(a: ImportCounts, b: ImportCounts): ImportCounts {
-  return {
-    created: a.created + b.created,
-    updated: a.updated + b.updated,
-    deleted: a.deleted + b.deleted,
-    unchanged: a.unchanged + b.unchanged,
-  };
-}
 
 /** The job without its step's hold. */
 function released(job: ImportJobDoc): ImportJobDoc {
@@ -234,72 +229,49 @@ class JobStep {
     return doc.keys;
   }
 
-  /** Does the work of the job's phase; true when the run ended. */
+  /** Does the work of the job's phase and asks the planner what follows; true when the run ended. */
   private async advance(session: StagedImportDoc): Promise<boolean> {
     const job = this.job;
-    if (job.phase === 'check') return this.check(session);
-    if (job.phase === 'apply') await this.apply(session);
-    else if (job.phase === 'delete') await this.deleteAbsent(session);
-    if (this.job.phase === 'finish') {
-      await this.end(session, 'completed');
-      return true;
-    }
-    return false;
+    // A job stored in the 'finish' phase by an earlier version has only its end left.
+    if (job.phase === 'finish') return this.endAs(session, { end: 'completed', job });
+    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+    const facts =
+      job.phase === 'check'
+        ? await this.check(session, manifest)
+        : job.phase === 'apply'
+          ? await this.apply(session, manifest)
+          : await this.deleteAbsent(session, manifest);
+    return this.endAs(session, planAfter(job, facts));
   }
 
-  private async check(session: StagedImportDoc): Promise<boolean> {
-    const job = this.job;
-    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+  /** Takes the planner's next state: the job goes on (false), or its run ends (true). */
+  private async endAs(session: StagedImportDoc, plan: JobPlan<ImportJobDoc>): Promise<boolean> {
+    if ('next' in plan) {
+      this.job = plan.next;
+      return false;
+    }
+    this.job = plan.job;
+    await this.end(session, plan.end, plan.end === 'rejected' ? plan.failure : undefined);
+    return true;
+  }
+
+  /** Every part's keys against the manifest: duplicates, the delete guard, what the set changes. */
+  private async check(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
     const check = new SetCheck(manifest.entries);
     for (const [sequence, , hash] of session.parts) check.addPart(sequence, await this.keys(session, sequence, hash));
-    const { duplicates, firstDuplicate, planned, held } = check.result();
-    if (duplicates > 0) {
-      const first = firstDuplicate
-        ? ` (the first: part ${firstDuplicate.sequence}, identities[${firstDuplicate.index}])`
-        : '';
-      await this.end(session, 'rejected', {
-        code: CODE.BAD_USER_INPUT,
-        message: `The import was rejected: ${duplicates} identit(ies) repeat the externalId of an identity in an earlier part${first}; nothing was changed`,
-      });
-      return true;
-    }
-    if (exceedsDeleteRatio(planned.deleted, held, this.deps.importer.strictestDeleteRatio(job.maxDeletedRatio))) {
-      const refusal = deleteLimitExceeded(planned.deleted, held, job.maxDeletedRatio !== undefined);
-      await this.end(session, 'rejected', { code: refusal.code, message: refusal.message });
-      return true;
-    }
-    if (job.dryRun) {
-      this.job = { ...job, counts: planned, applied: job.total };
-      await this.end(session, 'completed');
-      return true;
-    }
-    // Nothing to create or update: the parts need not be read again.
-    const writes = planned.created + planned.updated;
-    this.job = {
-      ...job,
-      planned,
-      ...(writes === 0
-        ? {
-            phase: planned.deleted > 0 ? 'delete' : 'finish',
-            counts: { ...job.counts, unchanged: planned.unchanged },
-            applied: job.total,
-            nextPart: session.parts.length,
-          }
-        : { phase: 'apply' }),
-    };
-    return false;
+    const strictestRatio = this.deps.importer.strictestDeleteRatio(this.job.maxDeletedRatio);
+    return { phase: 'check', found: check.result(), strictestRatio, parts: session.parts.length };
   }
 
-  private async apply(session: StagedImportDoc): Promise<void> {
+  /** Parts in order, while the step's writes and reading time allow; their changed identities written. */
+  private async apply(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
     const job = this.job;
-    const { store, importer } = this.deps;
-    const manifest = await ImportManifest.load(store, session.pk);
     const started = this.now();
     const creates: PlannedWrite[] = [];
     const updates: PlannedWrite[] = [];
     const counts = noCounts();
     let next = job.nextPart;
-    let consumed = 0;
+    let identities = 0;
     while (
       next < session.parts.length &&
       takesAnotherPart(
@@ -317,66 +289,47 @@ class JobStep {
       if (changed.length > 0) {
         const body = await this.docs.readPartBody(session.pk, session.importId, sequence, hash);
         if (!body) throw partsGone();
-        const identities = changed.map((index) => {
+        const changes = changed.map((index) => {
           const attributes = body.identities[index];
           const key = keys[index];
           if (!attributes || !key) throw partsGone();
           return { attributes, hash: key[1] };
         });
-        const plan = planWrites(manifest.entries, identities, uuid7);
+        const plan = planWrites(manifest.entries, changes, uuid7);
         creates.push(...plan.creates);
         updates.push(...plan.updates);
       }
-      consumed += keys.length;
+      identities += keys.length;
       next++;
     }
-    await importer.writePlanned(
-      job.tenantId,
-      job.source,
-      session.pk,
-      manifest,
-      { creates, updates, deletions: [] },
-      counts,
-      job.runId,
-    );
-    const done = next >= session.parts.length;
-    this.job = {
-      ...this.job,
-      counts: addCounts(job.counts, counts),
-      applied: job.applied + consumed,
-      nextPart: next,
-      ...(done ? { phase: (job.planned?.deleted ?? 0) > 0 ? 'delete' : 'finish' } : {}),
-    };
+    await this.write(session, manifest, { creates, updates, deletions: [] }, counts);
+    return { phase: 'apply', counts, identities, nextPart: next, parts: session.parts.length };
   }
 
   /** Deletes (a bounded number of) the source's identities that no part holds. */
-  private async deleteAbsent(session: StagedImportDoc): Promise<void> {
-    const job = this.job;
-    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+  private async deleteAbsent(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
     const absent = new Set(manifest.entries.keys());
     for (const [sequence, , hash] of session.parts)
       for (const [externalId] of await this.keys(session, sequence, hash)) absent.delete(externalId);
-    const deletions: Array<{ externalId: string; entry: NonNullable<ReturnType<typeof manifest.entries.get>> }> = [];
+    const deletions: Array<{ externalId: string; entry: ManifestEntry }> = [];
     for (const externalId of absent) {
       if (deletions.length >= this.stepWrites) break;
       const entry = manifest.entries.get(externalId);
       if (entry) deletions.push({ externalId, entry });
     }
     const counts = noCounts();
-    await this.deps.importer.writePlanned(
-      job.tenantId,
-      job.source,
-      session.pk,
-      manifest,
-      { creates: [], updates: [], deletions },
-      counts,
-      job.runId,
-    );
-    this.job = {
-      ...this.job,
-      counts: addCounts(job.counts, counts),
-      ...(absent.size <= this.stepWrites ? { phase: 'finish' } : {}),
-    };
+    await this.write(session, manifest, { creates: [], updates: [], deletions }, counts);
+    return { phase: 'delete', counts, more: absent.size > this.stepWrites };
+  }
+
+  private write(
+    session: StagedImportDoc,
+    manifest: ImportManifest,
+    plan: Parameters<Importer['writePlanned']>[4],
+    counts: ImportCounts,
+  ): Promise<void> {
+    const { tenantId, source, runId } = this.job;
+    return this.deps.importer.writePlanned(tenantId, source, session.pk, manifest, plan, counts, runId);
   }
 
   /**

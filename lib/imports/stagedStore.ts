@@ -21,6 +21,7 @@ import { RETRY, retrying } from '../store/retryPolicy';
 import { isStoreError } from '../store/errors';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { RunFailure } from './runHistory';
+import type { JobPhase } from './jobPlan';
 import { importPartIds, indexedJobs } from '../store/queries/imports';
 
 /** A completed import's parts, session and job are kept this long past its expiry, for its job to apply it. */
@@ -72,8 +73,6 @@ export interface PartBodyDoc extends StoredDoc {
   identities: IdentityAttributes[];
   ttl: number;
 }
-
-export type JobPhase = 'check' | 'apply' | 'delete' | 'finish' | 'done';
 
 export interface ImportJobDoc extends StoredDoc {
   kind: 'importJob';

@@ -117,4 +117,53 @@ describe('the job of a staged import', () => {
     expect(partDocs()).toEqual([]);
     expect(openImports()).toEqual([]);
   });
+
+  it('applies a set in steps of a bounded number of writes, then deletes what it no longer holds; an unchanged set again is one step', async () => {
+    deps = { ...deps, stepWrites: 2 };
+    await stage([['H1', 'H2'], ['H3', 'H4'], ['H5']]);
+    await drain();
+    expect(memory.documents('identities', PK)).toHaveLength(5);
+    // Messages: the completion's, then one per step after the check and after each of the first two parts.
+    expect(queue.sent).toBe(1 + 3);
+
+    const sentBefore = queue.sent;
+    const { runId } = await stage([['H1', 'H2'], ['H3']]);
+    await drain();
+    expect(await runs.get(TENANT, runId)).toMatchObject({
+      status: 'completed',
+      importCounts: { created: 0, updated: 0, deleted: 2, unchanged: 3 },
+    });
+    expect(
+      memory
+        .documents<{ externalId: string }>('identities', PK)
+        .map((d) => d.externalId)
+        .sort(),
+    ).toEqual(['H1', 'H2', 'H3']);
+    // The completion's, and the deletions' after the check (nothing to write: no part is applied).
+    expect(queue.sent - sentBefore).toBe(1 + 1);
+
+    const sentAgain = queue.sent;
+    const again = await stage([['H1', 'H2'], ['H3']]);
+    await drain();
+    expect(await runs.get(TENANT, again.runId)).toMatchObject({
+      status: 'completed',
+      importCounts: { created: 0, updated: 0, deleted: 0, unchanged: 3 },
+    });
+    // The completion's only: the check finds nothing to do and ends the run in the same step.
+    expect(queue.sent - sentAgain).toBe(1);
+  });
+
+  it('a dry run ends after the check with what it would write, and writes nothing', async () => {
+    const { importId } = await staged.start(CALLER, 'HR', { dryRun: true });
+    await staged.addPart(TENANT, { importId, sequence: 1, identities: ['H1', 'H2'].map(person) });
+    const { runId } = await staged.complete(CALLER, importId);
+    await drain();
+    expect(await runs.get(TENANT, runId)).toMatchObject({
+      status: 'completed',
+      dryRun: true,
+      importCounts: { created: 2, updated: 0, deleted: 0, unchanged: 0 },
+    });
+    expect(memory.documents('identities', PK)).toEqual([]);
+    expect(partDocs()).toEqual([]);
+  });
 });

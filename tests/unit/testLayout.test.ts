@@ -101,7 +101,6 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/graphql/sources.ts',
     'lib/identities/manualIdentities.ts',
     'lib/identities/retention.ts',
-    'lib/imports/stagedStore.ts',
     'lib/integrations/enabledIntegrations.ts',
     'lib/integrations/scimIntegrations.ts',
     'lib/links/adminLinks.ts',

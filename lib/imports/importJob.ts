@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store, WithEtag } from '../store/store';
 import type { WorkQueue } from '../background/workQueue';
 import { atHighPriority } from '../store/priority';
+import { measuringCharges } from '../store/metrics';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
 import type { ImportCounts, Importer } from './importer';
@@ -165,6 +166,7 @@ class JobStep {
       await this.deps.runs.updateStaged(pk, next.runId, {
         status: 'running',
         importCounts: next.counts,
+        ...(next.writeRequestUnits !== undefined ? { writeRequestUnits: Math.round(next.writeRequestUnits) } : {}),
         progress: { applied: next.applied, total: next.total },
       });
       await this.deps.queue.send({ kind: 'import', ...this.work, step: next.step });
@@ -302,8 +304,8 @@ class JobStep {
       identities += keys.length;
       next++;
     }
-    await this.write(session, manifest, { creates, updates, deletions: [] }, counts);
-    return { phase: 'apply', counts, identities, nextPart: next, parts: session.parts.length };
+    const requestUnits = await this.write(session, manifest, { creates, updates, deletions: [] }, counts);
+    return { phase: 'apply', counts, identities, nextPart: next, parts: session.parts.length, requestUnits };
   }
 
   /** Deletes (a bounded number of) the source's identities that no part holds. */
@@ -318,18 +320,22 @@ class JobStep {
       if (entry) deletions.push({ externalId, entry });
     }
     const counts = noCounts();
-    await this.write(session, manifest, { creates: [], updates: [], deletions }, counts);
-    return { phase: 'delete', counts, more: absent.size > this.stepWrites };
+    const requestUnits = await this.write(session, manifest, { creates: [], updates: [], deletions }, counts);
+    return { phase: 'delete', counts, more: absent.size > this.stepWrites, requestUnits };
   }
 
-  private write(
+  /** Writes a step's identities and their manifest entries: what the store charged for them (request units). */
+  private async write(
     session: StagedImportDoc,
     manifest: ImportManifest,
     plan: Parameters<Importer['writePlanned']>[4],
     counts: ImportCounts,
-  ): Promise<void> {
+  ): Promise<number> {
     const { tenantId, source, runId } = this.job;
-    return this.deps.importer.writePlanned(tenantId, source, session.pk, manifest, plan, counts, runId);
+    const { requestUnits } = await measuringCharges(() =>
+      this.deps.importer.writePlanned(tenantId, source, session.pk, manifest, plan, counts, runId),
+    );
+    return requestUnits;
   }
 
   /**
@@ -350,6 +356,7 @@ class JobStep {
         endedAt: iso(this.now()),
         progress: { applied: status === 'completed' ? job.total : job.applied, total: job.total },
         ...(status !== 'rejected' ? { importCounts: job.counts } : {}),
+        ...(job.writeRequestUnits !== undefined ? { writeRequestUnits: Math.round(job.writeRequestUnits) } : {}),
         ...(failure ? { failure } : {}),
       };
       await this.deps.runs.updateStaged(pk, job.runId, change);

@@ -156,6 +156,8 @@ export interface JobProgress {
   counts: ImportCounts;
   /** What the set changes, found by the check. */
   planned?: ImportCounts;
+  /** Request units the store charged for the job's writes so far (identities and their manifest entries). */
+  writeRequestUnits?: number;
 }
 
 /** What a phase's work found: the facts the next state is made of. */
@@ -167,8 +169,16 @@ export type PhaseFacts =
       strictestRatio: number | undefined;
       parts: number;
     }
-  | { phase: 'apply'; counts: ImportCounts; identities: number; nextPart: number; parts: number }
-  | { phase: 'delete'; counts: ImportCounts; more: boolean };
+  | {
+      phase: 'apply';
+      counts: ImportCounts;
+      identities: number;
+      nextPart: number;
+      parts: number;
+      /** What the step's writes cost. */
+      requestUnits: number;
+    }
+  | { phase: 'delete'; counts: ImportCounts; more: boolean; requestUnits: number };
 
 /** The job's next state: go on with another step, or end its run. */
 export type JobPlan<J extends JobProgress> =
@@ -227,15 +237,17 @@ export function planAfter<J extends JobProgress>(job: J, facts: PhaseFacts): Job
       });
     return { next: { ...checked, phase: 'apply' } };
   }
+  const writeRequestUnits = (job.writeRequestUnits ?? 0) + facts.requestUnits;
   if (facts.phase === 'apply') {
     const applied = {
       ...job,
+      writeRequestUnits,
       counts: addCounts(job.counts, facts.counts),
       applied: job.applied + facts.identities,
       nextPart: facts.nextPart,
     };
     return facts.nextPart >= facts.parts ? afterParts(applied) : { next: applied };
   }
-  const deleted = { ...job, counts: addCounts(job.counts, facts.counts) };
+  const deleted = { ...job, writeRequestUnits, counts: addCounts(job.counts, facts.counts) };
   return facts.more ? { next: deleted } : { end: 'completed', job: deleted };
 }

@@ -68,6 +68,11 @@ interface RunDoc extends StoredDoc {
   progress?: RunProgress;
   /** A staged import: when a step of its job or the resumer last worked on it. */
   aliveAt?: string;
+  /**
+   * A staged import: request units the store charged for its writes (identities created, updated or deleted,
+   * and their manifest entries); divided by the changed identities, what a changed identity costs.
+   */
+  writeRequestUnits?: number;
   ttl: number;
 }
 
@@ -77,7 +82,9 @@ export interface RunProgress {
 }
 
 /** What a staged import's job changes in its run record as it goes. */
-export type StagedRunChange = Partial<Pick<RunDoc, 'status' | 'importCounts' | 'progress' | 'failure' | 'endedAt'>>;
+export type StagedRunChange = Partial<
+  Pick<RunDoc, 'status' | 'importCounts' | 'progress' | 'failure' | 'endedAt' | 'writeRequestUnits'>
+>;
 
 export interface RunView {
   id: string;

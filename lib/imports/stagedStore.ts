@@ -93,6 +93,8 @@ export interface ImportJobDoc extends StoredDoc {
   counts: ImportCounts;
   /** What the set changes, found by the check before anything was written. */
   planned?: ImportCounts;
+  /** Request units the store charged for the job's writes so far. */
+  writeRequestUnits?: number;
   /** The step running now and until when it holds the job (renewed by its heartbeat). */
   holder?: string;
   heldUntil?: string;

@@ -82,6 +82,10 @@ describe('the job of a staged import', () => {
     const { runId } = await stage([['H1', 'H2'], ['H3']]);
     await drain();
     expect(await runStatus(runId)).toBe('completed');
+    // What its writes cost is in its run record: divided by the identities it changed, a changed identity's cost.
+    const record = memory.document<{ writeRequestUnits?: number }>('imports', PK, `run-${runId}`);
+    expect(record?.writeRequestUnits).toBeGreaterThan(3);
+    expect(openImports()).toEqual([]);
     expect(
       memory
         .documents<{ externalId: string }>('identities', PK)

@@ -198,23 +198,36 @@ describe('what the job does after each phase (planAfter)', () => {
       planned: counts({ created: 6, deleted: 1 }),
       counts: counts({ created: 2 }),
     });
-    const step = { phase: 'apply' as const, counts: counts({ created: 3, unchanged: 1 }), identities: 4, parts: 3 };
+    const step = {
+      phase: 'apply' as const,
+      counts: counts({ created: 3, unchanged: 1 }),
+      identities: 4,
+      parts: 3,
+      requestUnits: 40,
+    };
     expect(planAfter(applying, { ...step, nextPart: 2 })).toEqual({
-      next: { ...applying, counts: counts({ created: 5, unchanged: 1 }), applied: 4, nextPart: 2 },
+      next: {
+        ...applying,
+        counts: counts({ created: 5, unchanged: 1 }),
+        applied: 4,
+        nextPart: 2,
+        writeRequestUnits: 40,
+      },
     });
     expect(planAfter(applying, { ...step, nextPart: 3 })).toMatchObject({ next: { phase: 'delete', nextPart: 3 } });
     const noDeletions = { ...applying, planned: counts({ created: 6 }) };
     expect(planAfter(noDeletions, { ...step, nextPart: 3 })).toMatchObject({ end: 'completed', job: { applied: 4 } });
   });
 
-  it('deletes in steps until nothing the set lacks is left', () => {
-    const deleting = job({ phase: 'delete', counts: counts({ unchanged: 5, deleted: 2 }) });
-    expect(planAfter(deleting, { phase: 'delete', counts: counts({ deleted: 3 }), more: true })).toEqual({
-      next: { ...deleting, counts: counts({ unchanged: 5, deleted: 5 }) },
+  it('deletes in steps until nothing the set lacks is left, adding up what the writes cost', () => {
+    const deleting = job({ phase: 'delete', counts: counts({ unchanged: 5, deleted: 2 }), writeRequestUnits: 100 });
+    const step = { phase: 'delete' as const, requestUnits: 30 };
+    expect(planAfter(deleting, { ...step, counts: counts({ deleted: 3 }), more: true })).toEqual({
+      next: { ...deleting, counts: counts({ unchanged: 5, deleted: 5 }), writeRequestUnits: 130 },
     });
-    expect(planAfter(deleting, { phase: 'delete', counts: counts({ deleted: 1 }), more: false })).toMatchObject({
+    expect(planAfter(deleting, { ...step, counts: counts({ deleted: 1 }), more: false })).toMatchObject({
       end: 'completed',
-      job: { counts: { deleted: 3 } },
+      job: { counts: { deleted: 3 }, writeRequestUnits: 130 },
     });
   });
 });

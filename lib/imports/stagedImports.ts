@@ -123,22 +123,28 @@ export class StagedImports {
     // Counted while open (until it expires), then while its job runs: a tenant queues boundedly many jobs.
     const entry = { tenantId: caller.tenantId, importId, dryRun: options.dryRun, until: Date.parse(expiresAt) };
     await openImport(this.store, this.settings.perTenant, entry, now);
-    await this.docs.createSession({
-      id: sessionId(importId),
-      pk,
-      kind: 'stagedImport',
-      importId,
-      tenantId: caller.tenantId,
-      source,
-      clientId: caller.clientId,
-      dryRun: options.dryRun,
-      ...(options.maxDeletedRatio !== undefined ? { maxDeletedRatio: options.maxDeletedRatio } : {}),
-      createdAt: new Date(now).toISOString(),
-      expiresAt,
-      parts: [],
-      identitiesReceived: 0,
-      ttl: this.settings.ttlSeconds,
-    });
+    try {
+      await this.docs.createSession({
+        id: sessionId(importId),
+        pk,
+        kind: 'stagedImport',
+        importId,
+        tenantId: caller.tenantId,
+        source,
+        clientId: caller.clientId,
+        dryRun: options.dryRun,
+        ...(options.maxDeletedRatio !== undefined ? { maxDeletedRatio: options.maxDeletedRatio } : {}),
+        createdAt: new Date(now).toISOString(),
+        expiresAt,
+        parts: [],
+        identitiesReceived: 0,
+        ttl: this.settings.ttlSeconds,
+      });
+    } catch (err) {
+      // Not started after all: it does not count against the organization's bound.
+      await closeImport(this.store, caller.tenantId, importId).catch(() => undefined);
+      throw err;
+    }
     return { importId, maxIdentitiesPerPart: this.settings.maxIdentitiesPerPart, expiresAt };
   }
 

@@ -131,4 +131,20 @@ describe('StagedImports', () => {
     await staged.start(CALLER, 'Contractors', { dryRun: false });
     await staged.start(CALLER, 'Alumni', { dryRun: false });
   });
+
+  it('does not count an import whose start failed against the bound', async () => {
+    const refused = memory.faults.add({
+      ops: ['create'],
+      container: 'imports',
+      status: 400,
+      match: (t) => t.id?.startsWith('import-') === true,
+      count: 2,
+    });
+    await expect(staged.start(CALLER, 'HR', { dryRun: false })).rejects.toThrow();
+    await expect(staged.start(CALLER, 'HR', { dryRun: false })).rejects.toThrow();
+    expect(refused.hits).toBe(2);
+    const list = memory.document<{ imports: unknown[] }>('imports', `${TENANT}|_imports`, 'open-imports');
+    expect(list?.imports).toEqual([]);
+    await expect(staged.start(CALLER, 'HR', { dryRun: false })).resolves.toMatchObject({ maxIdentitiesPerPart: 100 });
+  });
 });

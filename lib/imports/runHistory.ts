@@ -114,7 +114,7 @@ export const ASSOCIATION_LIMIT_MS = 10 * 60_000;
 export const MAX_LISTED_RUNS = 100;
 
 /** Codes of requests refused before anything was written. */
-const REJECTIONS = new Set<string>([
+const REJECTIONS: ReadonlySet<string> = new Set<string>([
   CODE.BAD_USER_INPUT,
   CODE.IMPORT_TOO_LARGE,
   CODE.IMPORT_DELETE_LIMIT_EXCEEDED,

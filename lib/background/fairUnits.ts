@@ -10,6 +10,8 @@
  *
  * A tenant has at most `maxWaiting` messages waiting here; one more is put back on the queue by the caller
  * (it comes back later), so a tenant with many messages cannot hold all of the host's invocations either.
+ * A message that waited `maxWaitMs` without a unit is put back too: its invocation must end well inside the
+ * function's time limit (10 minutes), which counts the wait.
  * The decision is `nextTenant`, pure; `FairUnits` only keeps the counts and wakes the waiting.
  */
 
@@ -43,8 +45,25 @@ export function nextTenant(
 interface TenantState {
   running: number;
   lastServed: number;
+  /** Wakes a waiting message with its unit. */
   waiting: Array<() => void>;
 }
+
+/** The timer a wait is bounded with (a test passes its own). */
+export interface WaitTimer {
+  start(ms: number, expired: () => void): () => void;
+}
+
+const REAL_TIMER: WaitTimer = {
+  start: (ms, expired) => {
+    const timer = setTimeout(expired, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+/** How long a message waits for a unit at most, by default: several steps of a large import, well inside 10 minutes. */
+export const MAX_WAIT_MS = 3 * 60_000;
 
 export type UnitRun<T> = { ran: true; value: T } | { ran: false };
 
@@ -58,6 +77,9 @@ export class FairUnits {
     readonly units: number,
     /** Messages of one tenant that may wait here at once. */
     readonly maxWaiting: number = units,
+    /** A message waits for a unit at most this long. */
+    readonly maxWaitMs: number = MAX_WAIT_MS,
+    private readonly timer: WaitTimer = REAL_TIMER,
   ) {}
 
   /** Units running now, and messages waiting for one (for logs and tests). */
@@ -68,16 +90,29 @@ export class FairUnits {
   }
 
   /**
-   * Runs `work` in a unit once the tenant's turn comes; `{ ran: false }` at once, without running it, when
-   * the tenant has `maxWaiting` messages waiting already (the caller puts the message back on the queue).
+   * Runs `work` in a unit once the tenant's turn comes; `{ ran: false }` without running it when the tenant
+   * has `maxWaiting` messages waiting already, or after `maxWaitMs` without a unit (the caller puts the
+   * message back on the queue).
    */
   async run<T>(tenantId: string, work: () => Promise<T>): Promise<UnitRun<T>> {
     const tenant = this.tenant(tenantId);
     if (tenant.waiting.length >= this.maxWaiting) return { ran: false };
-    await new Promise<void>((resolve) => {
-      tenant.waiting.push(resolve);
+    const gotUnit = await new Promise<boolean>((resolve) => {
+      const wake = () => {
+        stop();
+        resolve(true);
+      };
+      const stop = this.timer.start(this.maxWaitMs, () => {
+        const at = tenant.waiting.indexOf(wake);
+        if (at < 0) return;
+        tenant.waiting.splice(at, 1);
+        if (tenant.running === 0 && tenant.waiting.length === 0) this.tenants.delete(tenantId);
+        resolve(false);
+      });
+      tenant.waiting.push(wake);
       this.dispatch();
     });
+    if (!gotUnit) return { ran: false };
     try {
       return { ran: true, value: await work() };
     } finally {

@@ -41,7 +41,7 @@ export interface WorkDeps {
   units?: FairUnits;
 }
 
-/** A message put back because its tenant has enough messages waiting for a unit comes back after this long. */
+/** A message put back without a unit (its tenant has enough waiting, or it waited its longest) comes back after this long. */
 export const PUT_BACK_SECONDS = 3;
 
 /** Identities one retention unit examines. */

@@ -46,7 +46,7 @@ export async function doBackgroundWork(message: unknown, context: InvocationCont
     log.info('background work put back', {
       kind: work.kind,
       tenantId: work.tenantId,
-      reason: 'the tenant has enough units waiting in this instance',
+      reason: 'no unit of this instance for it now (its tenant has enough waiting, or it waited its longest)',
       delaySeconds: outcome.delaySeconds,
       queuedMs,
       durationMs,

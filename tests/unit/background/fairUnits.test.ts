@@ -108,4 +108,30 @@ describe('FairUnits', () => {
     await expect(units.run('B', () => Promise.resolve(1))).resolves.toEqual({ ran: true, value: 1 });
     expect(units.counts).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('gives up on a message that waited its longest for a unit, without running it; the others keep their turn', async () => {
+    const expiries: Array<() => void> = [];
+    const timer = {
+      start: (_ms: number, expired: () => void) => {
+        expiries.push(expired);
+        return () => undefined;
+      },
+    };
+    const units = new FairUnits(1, 4, 1_000, timer);
+    let release!: () => void;
+    const first = units.run('A', () => new Promise<void>((resolve) => (release = resolve)));
+    const late = units.run('B', () => Promise.resolve('late'));
+    const next = units.run('C', () => Promise.resolve('next'));
+    await turn();
+    expect(units.counts).toEqual({ running: 1, waiting: 2 });
+    expiries[1]?.();
+    await expect(late).resolves.toEqual({ ran: false });
+    expect(units.counts).toEqual({ running: 1, waiting: 1 });
+    release();
+    await first;
+    await expect(next).resolves.toEqual({ ran: true, value: 'next' });
+    // A wait that ended with its unit is not given up afterwards.
+    expiries[2]?.();
+    expect(units.counts).toEqual({ running: 0, waiting: 0 });
+  });
 });

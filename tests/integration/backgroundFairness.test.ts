@@ -3,7 +3,8 @@
  * applied (their writes paced by A's request-unit budget, so each step takes seconds), tenant B's small
  * staged import gets a unit of the instance at once and completes before any of A's, instead of waiting
  * behind A's steps. Asserted by the order in which the runs complete, not by time. Also: startImport of a
- * source whose import is being applied is refused at once, naming that run.
+ * source whose import is being applied is refused at once, naming that run; and one past the organization's
+ * bound of staged imports (dry runs here) is refused at once too.
  */
 import { startTestStack, call, type TestStack } from '../support/stack';
 import { DEV_CLIENTS, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
@@ -67,7 +68,11 @@ describe('background work shared fairly among tenants', () => {
     stack = await startTestStack({
       cosmosRuPerSecond: 20_000,
       // Each tenant's bulk writes paced at a budget where A's 1,000-identity job takes seconds.
-      env: { BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT: '400', BULK_REQUEST_UNITS_PER_SECOND: '10000' },
+      env: {
+        BULK_REQUEST_UNITS_PER_SECOND_PER_TENANT: '400',
+        BULK_REQUEST_UNITS_PER_SECOND: '10000',
+        IMPORT_MAX_DRY_RUNS_PER_TENANT: '1',
+      },
     });
     await services().tenants.register(UNREGISTERED_TENANT_ID);
     tokenA = await stack.token(DEV_CLIENTS.admin);
@@ -122,4 +127,20 @@ describe('background work shared fairly among tenants', () => {
     expect(ended.get(bRun)?.importCounts).toMatchObject({ created: B_IDENTITIES });
     for (const id of aRuns) expect(ended.get(id)?.importCounts).toMatchObject({ created: A_IDENTITIES });
   }, 300_000);
+
+  it("refuses a staged import past the organization's bound at once (IMPORT_LIMIT_REACHED), naming the setting, not the source", async () => {
+    const first = await gql<{ startImport: { importId: string } }>(
+      START,
+      { i: { source: 'Bound-1', dryRun: true } },
+      tokenB,
+    );
+    expect(first.errors).toBeUndefined();
+    const refused = await gql(START, { i: { source: 'Bound-2', dryRun: true } }, tokenB);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('IMPORT_LIMIT_REACHED');
+    expect(refused.errors?.[0]?.message).toContain('IMPORT_MAX_DRY_RUNS_PER_TENANT');
+    expect(refused.errors?.[0]?.message).not.toContain('Bound-2');
+    // Another organization's dry runs are its own.
+    const other = await gql(START, { i: { source: 'Bound-2', dryRun: true } }, tokenA);
+    expect(other.errors).toBeUndefined();
+  });
 });

@@ -365,11 +365,20 @@ class JobStep {
     // Lost to another step (this one's hold had lapsed): that step ends the job, and needs the parts until then.
     if (!(await this.save(ended))) return;
     this.job = ended;
-    if (!job.dryRun) await releaseJobLease(this.deps.store, pk, job.runId);
-    await closeImport(this.deps.store, job.tenantId, job.importId).catch(() => undefined);
-    await this.docs.removeFromIndex(job.importId).catch(() => undefined);
-    await this.docs.deleteParts(pk, job.importId).catch(() => undefined);
+    await afterEnd(this.deps.store, job);
   }
+}
+
+/**
+ * What follows a job's end, each part safe to do again: the source given back, the job off its organization's
+ * count and off the resumer's list, and every stored part deleted (they hold personal data).
+ */
+async function afterEnd(store: Store, job: Pick<ImportJobDoc, 'pk' | 'importId' | 'runId' | 'tenantId' | 'dryRun'>) {
+  const docs = new StagedStore(store);
+  if (!job.dryRun) await releaseJobLease(store, job.pk, job.runId);
+  await closeImport(store, job.tenantId, job.importId).catch(() => undefined);
+  await docs.removeFromIndex(job.importId).catch(() => undefined);
+  await docs.deleteParts(job.pk, job.importId).catch(() => undefined);
 }
 
 /** Ends the run of a job whose import's documents are gone (its time to live passed): nothing left to apply. */
@@ -384,11 +393,8 @@ async function expireJob(deps: ImportJobDeps, job: WithEtag<ImportJobDoc>, now: 
     failure: { code: partsGone().code, message: partsGone().message },
   });
   if ((await docs.replaceJob({ ...released(doc), phase: 'done' }, _etag)) === undefined) return;
-  if (!doc.dryRun) await releaseJobLease(deps.store, doc.pk, doc.runId);
-  await closeImport(deps.store, doc.tenantId, doc.importId).catch(() => undefined);
-  await docs.removeFromIndex(doc.importId);
-  // Parts written near the session's end may outlive it: they hold personal data, and the job has ended.
-  await docs.deleteParts(doc.pk, doc.importId).catch(() => undefined);
+  // Parts written near the session's end may outlive it.
+  await afterEnd(deps.store, doc);
 }
 
 /** Removes a job whose completion was never recorded, with its run, its entry for the resumer and its lease. */
@@ -432,11 +438,8 @@ export async function resumeImportJobs(deps: ImportJobDeps, now = Date.now()): P
       await expireJob(deps, job, now);
       result.cleaned++;
     } else if (decision === 'ended') {
-      if (!job?.dryRun) await releaseJobLease(deps.store, pk, entry.runId);
-      // Its end stopped before the parts were deleted (or they were written after it).
-      await docs.deleteParts(pk, entry.importId);
-      await closeImport(deps.store, entry.tenantId, entry.importId);
-      await docs.removeFromIndex(entry.importId);
+      // Its end stopped part-way (or parts were written after it).
+      await afterEnd(deps.store, { ...entry, pk, dryRun: job?.dryRun === true });
       result.cleaned++;
     } else if (decision === 'uncommitted' && job) {
       await discardUncommittedJob(deps.store, deps.runs, job);

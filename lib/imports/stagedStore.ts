@@ -125,6 +125,12 @@ function pointerPartition(tenantId: string): string {
   return partitionKey(tenantId, '_imports');
 }
 
+/** The pointer from an import's id to its source, living as long as its session. */
+function pointerTo(session: StagedImportDoc): PointerDoc {
+  const { importId: id, tenantId, source, ttl } = session;
+  return { id, pk: pointerPartition(tenantId), kind: 'stagedImportPointer', source, ttl };
+}
+
 /** Seconds from `now` until `at` (at least 1: Cosmos DB takes a positive ttl). */
 export function secondsUntil(at: string, now: number): number {
   return Math.max(1, Math.ceil((Date.parse(at) - now) / 1000));
@@ -140,14 +146,7 @@ export class StagedStore {
   }
 
   async createSession(session: StagedImportDoc): Promise<void> {
-    const pointer: PointerDoc = {
-      id: session.importId,
-      pk: pointerPartition(session.tenantId),
-      kind: 'stagedImportPointer',
-      source: session.source,
-      ttl: session.ttl,
-    };
-    await retrying(RETRY.background, () => this.col<PointerDoc>().create(pointer));
+    await retrying(RETRY.background, () => this.col<PointerDoc>().create(pointerTo(session)));
     await retrying(RETRY.background, () => this.col<StagedImportDoc>().create(session));
   }
 
@@ -177,14 +176,7 @@ export class StagedStore {
       if (isPrecondition(err)) return false;
       throw err;
     }
-    const pointer: PointerDoc = {
-      id: session.importId,
-      pk: pointerPartition(session.tenantId),
-      kind: 'stagedImportPointer',
-      source: session.source,
-      ttl: session.ttl,
-    };
-    await retrying(RETRY.background, () => this.col<PointerDoc>().upsert(pointer));
+    await retrying(RETRY.background, () => this.col<PointerDoc>().upsert(pointerTo(session)));
     return true;
   }
 

@@ -94,7 +94,6 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   'integration only': [
     'lib/activity/sourceActivity.ts',
     'lib/background/planner.ts',
-    'lib/background/runWork.ts',
     'lib/graphql/activityResolvers.ts',
     'lib/graphql/consoleQueries.ts',
     'lib/graphql/resolvers.ts',

@@ -93,7 +93,6 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   /** Orchestrators tested only through the whole stack so far: next in line for unit tests over the memory store. */
   'integration only': [
     'lib/activity/sourceActivity.ts',
-    'lib/background/planner.ts',
     'lib/graphql/activityResolvers.ts',
     'lib/graphql/consoleQueries.ts',
     'lib/graphql/resolvers.ts',

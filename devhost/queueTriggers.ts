@@ -1,7 +1,8 @@
 /**
  * Serves `app.storageQueue` registrations the way the Functions host's queue listener does:
  * polls each queue (exponential back-off up to maxPollingInterval while it is empty), receives up to
- * batchSize messages under a lease, runs them concurrently, deletes a message whose invocation
+ * batchSize messages under a lease, runs them concurrently and receives the next batch once the messages
+ * running are down to newBatchThreshold (so a long message does not hold back the ones behind it), deletes a message whose invocation
  * succeeded, makes a failed one visible again after visibilityTimeout, and moves a message that failed
  * maxDequeueCount times to `<queue>-poison`. Settings come from host.json (`extensions.queues`).
  */
@@ -12,6 +13,8 @@ import type { HostLog } from './hostLog';
 
 export interface QueueHostSettings {
   batchSize: number;
+  /** A new batch is received once the messages running are down to this many (the host's default: batchSize / 2). */
+  newBatchThreshold: number;
   maxDequeueCount: number;
   /** Delay before a failed message is visible again. */
   visibilityTimeoutSeconds: number;
@@ -62,8 +65,10 @@ export function queueHostSettings(hostJson: unknown): QueueHostSettings {
   const encoding = queues.messageEncoding ?? 'base64';
   if (encoding !== 'base64' && encoding !== 'none')
     throw new Error('host.json extensions.queues.messageEncoding must be base64 or none');
+  const batchSize = num('batchSize', 16, 1, 32);
   return {
-    batchSize: num('batchSize', 16, 1, 32),
+    batchSize,
+    newBatchThreshold: num('newBatchThreshold', Math.floor(batchSize / 2), 0, 1000),
     maxDequeueCount: num('maxDequeueCount', 5, 1, 1000),
     visibilityTimeoutSeconds: Math.round(span('visibilityTimeout', 0) / 1000),
     maxPollingIntervalMs: Math.max(MIN_POLL_MS, span('maxPollingInterval', 60_000)),
@@ -104,6 +109,9 @@ class QueueListener {
   private stopped = false;
   private wake: (() => void) | undefined;
   private running = 0;
+  private readonly invocations = new Set<Promise<void>>();
+  /** Called when an invocation ends (the loop waits for one while too many run). */
+  private ended: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
   constructor(
@@ -127,7 +135,9 @@ class QueueListener {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
+    this.ended?.();
     await this.loop;
+    await Promise.all(this.invocations);
   }
 
   private async run(): Promise<void> {
@@ -148,7 +158,16 @@ class QueueListener {
       if (received.length > 0) {
         delay = MIN_POLL_MS;
         this.running += received.length;
-        await Promise.all(received.map((m) => this.invoke(m).finally(() => this.running--)));
+        for (const m of received) {
+          const invocation = this.invoke(m).finally(() => {
+            this.running--;
+            this.invocations.delete(invocation);
+            this.ended?.();
+          });
+          this.invocations.add(invocation);
+        }
+        while (!this.stopped && this.running > this.settings.newBatchThreshold)
+          await new Promise<void>((resolve) => (this.ended = resolve));
         continue;
       }
       await new Promise<void>((resolve) => {

@@ -23,6 +23,7 @@ import { RunHistory } from './imports/runHistory';
 import { StagedImports } from './imports/stagedImports';
 import { AdminLinks } from './links/adminLinks';
 import { createWorkQueue, type WorkQueue } from './background/workQueue';
+import { FairUnits } from './background/fairUnits';
 import type { WorkDeps } from './background/runWork';
 import type { ImportJobDeps } from './imports/importJob';
 import { RefusalLog } from './activity/refusals';
@@ -53,6 +54,8 @@ export interface Services {
   runs: RunHistory;
   /** Imports of sets of any size, sent in parts and applied by a queued job. */
   stagedImports: StagedImports;
+  /** The instance's units of background work, shared fairly among tenants (BACKGROUND_UNITS_PER_INSTANCE). */
+  backgroundUnits: FairUnits;
   adminLinks: AdminLinks;
   /** SCIM requests per integration and per tenant (all its integrations together): rate and in flight. */
   scimAdmission: ScimAdmission;
@@ -123,7 +126,9 @@ export function services(): Services {
       maxIdentitiesPerPart: s.importPartMaxIdentities,
       maxIdentities: s.importMaxIdentities,
       ttlSeconds: s.stagedImportTtlSeconds,
+      perTenant: { maxOpen: s.importMaxOpenPerTenant, maxDryRuns: s.importMaxDryRunsPerTenant },
     }),
+    backgroundUnits: new FairUnits(s.backgroundUnitsPerInstance),
     adminLinks: new AdminLinks(store, directory, claims, audit),
     ...limiters(budgets(s), fleet),
     workQueue,
@@ -168,6 +173,7 @@ export function workDeps(svc: Services): WorkDeps {
     retentionInactiveDays: svc.settings.retentionInactiveDays,
     audit: svc.audit,
     imports: importJobDeps(svc),
+    units: svc.backgroundUnits,
   };
 }
 

@@ -67,7 +67,7 @@ export const USAGE = [
   '         --scope <service appId>/.default [--authority <url>] [--certificate-password-env <ENV VAR NAME>]',
   "         [--association-chunk <pairs>] [--delimiter ',' | ';'] [--timeout <seconds>]",
   '         [--part-size <identities>] [--max-body-bytes <bytes>] [--state-dir <dir>] [--no-wait]',
-  '         [--dry-run] [--allow-deletes] [--report <file.csv>]',
+  '         [--follow-running] [--dry-run] [--allow-deletes] [--report <file.csv>]',
   '       npm run import -- --local --source <name> --file <file> [...]   (the local stack of `npm start`, as dev-admin)',
   '       npm run import -- --help',
 ].join('\n');
@@ -95,6 +95,8 @@ export const HELP = [
   '                         conflict: the user is linked to another identity, not done)',
   '  --no-wait              return once the service accepted the set (after `run <id>`); the run is applied',
   '                         without the client, and no association is sent',
+  '  --follow-running       when another import of the source is being applied (IMPORT_IN_PROGRESS), follow',
+  '                         that run to its end, then upload this set (default: exit at once, naming the run)',
   '  --part-size N          identities per part at most (default 2000; the service may take fewer per part)',
   "  --max-body-bytes N     bytes per request body at most (default 8388608, the service's default limit)",
   '  --state-dir DIR        where an upload is remembered so that an interrupted one resumes (default: the',
@@ -283,6 +285,7 @@ export function importRunFromArgs(
         'max-body-bytes': { type: 'string' },
         'state-dir': { type: 'string' },
         'no-wait': { type: 'boolean' },
+        'follow-running': { type: 'boolean' },
       },
     }));
   } catch {
@@ -302,6 +305,7 @@ export function importRunFromArgs(
     'dry-run': dryRun,
     'allow-deletes': allowDeletes,
     'no-wait': noWait,
+    'follow-running': followRunning,
     report,
     certificate,
     'certificate-password-env': certificatePasswordEnv,
@@ -371,6 +375,7 @@ export function importRunFromArgs(
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
     ...(stateDir !== undefined ? { stateDir } : {}),
     ...(noWait ? { noWait: true } : {}),
+    ...(followRunning ? { followRunning: true } : {}),
   };
 }
 
@@ -461,6 +466,11 @@ export interface ImportRun {
   stateDir?: string;
   /** Return once the service accepted the set: the run is not followed, nothing is associated. */
   noWait?: boolean;
+  /**
+   * When another import of the source is being applied (the service refuses to start a staged import:
+   * IMPORT_IN_PROGRESS), follow that run to its end and then upload the set; otherwise fail at once naming it.
+   */
+  followRunning?: boolean;
   /** Told the run id as soon as the service accepted a staged set (before it is applied). */
   onRun?: (runId: string) => void;
   /** Progress as counts: a bar on a terminal, lines otherwise (default: by stderr, or lines to `progress`). */
@@ -502,6 +512,52 @@ export const DEFAULT_ASSOCIATION_CHUNK = 10_000;
 export const DEFAULT_PART_SIZE = 2_000;
 /** Just under the 230 s after which Azure's front end gives up on an HTTP request. */
 export const DEFAULT_TIMEOUT_MS = 225_000;
+/** Times the client follows a running import of the source before it gives up (another may start meanwhile). */
+const FOLLOW_RUNNING_ROUNDS = 3;
+
+/** Another import of the source is being applied: the set was not uploaded. */
+export class SourceBusy extends Error {
+  constructor(
+    readonly source: string,
+    readonly runId: string,
+  ) {
+    super(
+      `IMPORT_IN_PROGRESS: another import of source ${source} is being applied as run ${runId}; nothing was uploaded. Follow it (npm run ops -- runs, or the importRun query), or run again with --follow-running to wait for it and then upload this set`,
+    );
+    this.name = 'SourceBusy';
+  }
+}
+
+/**
+ * Uploads the set; when the service refuses it at once because another run of the source is being applied,
+ * follows that run to its end (--follow-running) and uploads again, or fails naming the run.
+ */
+async function uploadBesideRunning<T>(
+  o: ImportRun,
+  calls: ServiceCalls,
+  meter: Meter,
+  log: Progress,
+  upload: () => Promise<T>,
+): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await upload();
+    } catch (err) {
+      if (!(err instanceof ServiceError && err.code === 'IMPORT_IN_PROGRESS' && err.runId)) throw err;
+      if (!o.followRunning || round > FOLLOW_RUNNING_ROUNDS) throw new SourceBusy(o.source, err.runId);
+      log(`another import of source ${o.source} is being applied as run ${err.runId}; following it (--follow-running)`);
+      const other = await watchRun({
+        calls,
+        runId: err.runId,
+        meter,
+        pollMs: o.pollMs ?? 5_000,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+      log(`run ${other.id} ended ${other.status.toLowerCase()}; uploading this set`);
+    }
+  }
+}
+
 /** Reads and checks the file, imports the set (in one request, or staged), follows its run, associates. */
 export async function runImport(o: ImportRun): Promise<ImportResult> {
   const progress = o.progress ?? toStderr;
@@ -571,24 +627,27 @@ export async function runImport(o: ImportRun): Promise<ImportResult> {
     }
     if (!imported) {
       const calls = new ServiceCalls({ service, credential, progress: log, backoffMs: pollMs, timeoutMs });
-      const upload = await uploadStaged({
-        calls,
-        source: o.source,
-        identities,
-        partSize,
-        maxBodyBytes,
-        dryRun: o.dryRun === true,
-        maxDeletedRatio,
-        resume: {
-          file: resumeFileFor({ file, stateDir: o.stateDir, service, tenant: o.tenant, source: o.source }),
-          service,
-          tenant: o.tenant,
-          fileHash: await fileHash(file),
-        },
-        meter,
-        progress: log,
-        ...(o.signal ? { signal: o.signal } : {}),
-      });
+      const hashOfFile = await fileHash(file);
+      const upload = await uploadBesideRunning(o, calls, meter, log, () =>
+        uploadStaged({
+          calls,
+          source: o.source,
+          identities,
+          partSize,
+          maxBodyBytes,
+          dryRun: o.dryRun === true,
+          maxDeletedRatio,
+          resume: {
+            file: resumeFileFor({ file, stateDir: o.stateDir, service, tenant: o.tenant, source: o.source }),
+            service,
+            tenant: o.tenant,
+            fileHash: hashOfFile,
+          },
+          meter,
+          progress: log,
+          ...(o.signal ? { signal: o.signal } : {}),
+        }),
+      );
       meter.end();
       log(
         `uploaded in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${upload.partsSent} of ${upload.parts} parts sent by this run); the service accepted the set as run ${upload.runId}`,

@@ -1,6 +1,8 @@
 /**
  * Does one unit of background work: one tenant's link cycle (lib/links/tenantLinkCycle.ts),
- * retention, a bounded batch, or one step of a staged import's job (lib/imports/importJob.ts).
+ * retention, a bounded batch, or one step of a staged import's job (lib/imports/importJob.ts), in one of
+ * the instance's units shared fairly among tenants (fairUnits.ts); a tenant with too many messages
+ * waiting for a unit gets this one put back on the queue for a few seconds.
  * When more is due it enqueues its own continuation; when the tenant's directory throttles or is
  * unavailable it puts the unit back with a delay (at most MAX_DEFERRALS times), so that tenant
  * waits without holding up any other. Any other failure is thrown: the queue retries the message
@@ -22,6 +24,7 @@ import { deferralFor, type Deferral } from './deferral';
 import type { WorkQueue } from './workQueue';
 import { atLowPriority } from '../store/priority';
 import { runImportStep, type ImportJobDeps, type ImportStepResult } from '../imports/importJob';
+import type { FairUnits } from './fairUnits';
 
 export interface WorkDeps {
   store: Store;
@@ -34,7 +37,12 @@ export interface WorkDeps {
   audit?: AuditLog;
   /** What a staged import's job needs (absent: import units are refused). */
   imports?: ImportJobDeps;
+  /** The instance's units, shared among tenants (absent: every message runs at once, as in unit tests). */
+  units?: FairUnits;
 }
+
+/** A message put back without a unit (its tenant has enough waiting, or it waited its longest) comes back after this long. */
+export const PUT_BACK_SECONDS = 3;
 
 /** Identities one retention unit examines. */
 export const RETENTION_UNIT_LIMIT = 500;
@@ -43,11 +51,20 @@ export type WorkOutcome =
   | { done: 'pendingLinks'; result: TenantCycleResult; continued: boolean }
   | { done: 'retention'; result: RetentionResult; continued: boolean }
   | { done: 'import'; result: ImportStepResult; continued: boolean }
-  | { deferred: Deferral; putBack: boolean };
+  | { deferred: Deferral; putBack: boolean }
+  | { waitingFull: true; delaySeconds: number };
 
-/** One unit of background work, at low priority in the store (see lib/store/priority.ts). */
-export function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now = new Date()): Promise<WorkOutcome> {
-  return atLowPriority(() => runUnit(deps, work, now), work.tenantId);
+/**
+ * One unit of background work, in the tenant's turn for one of the instance's units, at low priority in the
+ * store and paced by the tenant's request-unit budget (see lib/store/priority.ts).
+ */
+export async function runBackgroundWork(deps: WorkDeps, work: BackgroundWork, now?: Date): Promise<WorkOutcome> {
+  const unit = () => atLowPriority(() => runUnit(deps, work, now ?? new Date()), work.tenantId);
+  if (!deps.units) return unit();
+  const run = await deps.units.run(work.tenantId, unit);
+  if (run.ran) return run.value;
+  await deps.queue.send(work, PUT_BACK_SECONDS);
+  return { waitingFull: true, delaySeconds: PUT_BACK_SECONDS };
 }
 
 async function runUnit(deps: WorkDeps, work: BackgroundWork, now: Date): Promise<WorkOutcome> {

@@ -240,6 +240,9 @@ export function loadSettings(env: Env = process.env): Settings {
     importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES'),
     stagedImportTtlSeconds: integer(env, 'STAGED_IMPORT_TTL_SECONDS'),
     importStepMaxWrites: integer(env, 'IMPORT_STEP_MAX_WRITES'),
+    importMaxOpenPerTenant: integer(env, 'IMPORT_MAX_OPEN_PER_TENANT'),
+    importMaxDryRunsPerTenant: integer(env, 'IMPORT_MAX_DRY_RUNS_PER_TENANT'),
+    backgroundUnitsPerInstance: integer(env, 'BACKGROUND_UNITS_PER_INSTANCE'),
     associationMaxPairs: integer(env, 'ASSOCIATION_MAX_PAIRS'),
     activity: {
       retentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS'),
@@ -792,6 +795,30 @@ export const SETTINGS: readonly SettingDescription[] = [
     parse: { type: 'integer', default: 20_000, min: 10, max: 100_000 },
     meaning:
       "identity writes (or deletions) one step of a staged import's job makes at most, one queue message each; fewer make shorter steps, more make fewer manifest loads",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'IMPORT_MAX_OPEN_PER_TENANT',
+    parse: { type: 'integer', default: 10, min: 1, max: 1_000 },
+    meaning:
+      'staged imports (not dry runs) an organization may have started and not yet ended (open for parts, or applied by their job) at once; `startImport` beyond is refused with `IMPORT_LIMIT_REACHED`. Bounds the background work one organization can queue',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'IMPORT_MAX_DRY_RUNS_PER_TENANT',
+    parse: { type: 'integer', default: 3, min: 1, max: 1_000 },
+    meaning:
+      'staged dry runs an organization may have started and not yet ended at once (they hold no source, so this is their only bound); `IMPORT_LIMIT_REACHED` beyond',
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'BACKGROUND_UNITS_PER_INSTANCE',
+    parse: { type: 'integer', default: 4, min: 1, max: 32 },
+    meaning:
+      "units of background work (queue messages: a step of an import's job, a tenant's links or retention) one instance runs at once, shared fairly among the tenants with work waiting; the others wait in the instance. Sized by memory: a step of a 1,000,000-identity job holds its manifest and planned writes (about 250 MB), so 4 fit a 2,048 MB Flex Consumption instance beside the HTTP functions",
     appliesTo: 'Azure and local',
     deployed: false,
   },

@@ -78,6 +78,12 @@ export interface Settings {
   stagedImportTtlSeconds: number;
   /** Identity writes (or deletions) one step of a staged import's job makes at most. */
   importStepMaxWrites: number;
+  /** Staged imports (not dry runs) a tenant may have started and not yet ended, at once. */
+  importMaxOpenPerTenant: number;
+  /** Staged dry runs a tenant may have started and not yet ended, at once. */
+  importMaxDryRunsPerTenant: number;
+  /** Units of background work (queue messages) one instance runs at once, shared fairly among tenants. */
+  backgroundUnitsPerInstance: number;
   associationMaxPairs: number;
   /** Refused SCIM requests kept per integration (lib/activity/refusals.ts). */
   activity: {

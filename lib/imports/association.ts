@@ -16,7 +16,7 @@ import type { AuditLog, Actor } from '../audit/auditLog';
 import type { Logger } from '../log/logger';
 import { badInput, DomainError, type FieldProblem } from '../util/domainError';
 import { forEachBounded } from '../util/concurrency';
-import { RETRY, retrying } from '../store/retryPolicy';
+import { RETRY, retrying, type RetryClock } from '../store/retryPolicy';
 import { writeStamped } from '../store/stampedWrite';
 import { validateSourceName } from './importInput';
 import { isUpnShaped, upnKey } from '../identities/upn';
@@ -97,6 +97,8 @@ type LinkRow = { id: string; externalIdKey: string; link: DirectoryLink };
 export class Associator {
   private readonly repo: IdentityRepository;
   private readonly batches: BatchLinker;
+  /** The clock option of this associator's retries (none: the policy's real one). */
+  private readonly timing: { clock?: RetryClock };
 
   constructor(
     private readonly store: Store,
@@ -104,9 +106,12 @@ export class Associator {
     private readonly claims: LinkClaims,
     private readonly audit: AuditLog,
     private readonly maxPairs = Number.POSITIVE_INFINITY,
+    /** The retry policy's waits (a unit test passes one that does not wait in real time). */
+    private readonly clock?: RetryClock,
   ) {
     this.repo = new IdentityRepository(store);
-    this.batches = new BatchLinker(store, claims, audit);
+    this.batches = new BatchLinker(store, claims, audit, clock);
+    this.timing = clock ? { clock } : {};
   }
 
   async associate(
@@ -190,7 +195,7 @@ export class Associator {
         const outcome = await retrying(
           RETRY.unit,
           () => this.pair(tenantId, pk, identityId, lookup.users, a, actor, by, log),
-          { alsoRetry: isConcurrentChange },
+          { alsoRetry: isConcurrentChange, ...this.timing },
         );
         record(a, outcome);
       } catch (err) {
@@ -225,14 +230,17 @@ export class Associator {
     for (let i = 0; i < pairs.length; i += PAIRS_PER_QUERY) parts.push(pairs.slice(i, i + PAIRS_PER_QUERY));
     await forEachBounded(parts, QUERY_PARALLELISM, async (part) => {
       try {
-        const rows = await retrying(RETRY.unit, () =>
-          this.store.collection<IdentityDoc>('identities').all(
-            linksByExternalIds<LinkRow | WithEtag<IdentityDoc>>(
-              pk,
-              part.map((a) => a.externalId),
+        const rows = await retrying(
+          RETRY.unit,
+          () =>
+            this.store.collection<IdentityDoc>('identities').all(
+              linksByExternalIds<LinkRow | WithEtag<IdentityDoc>>(
+                pk,
+                part.map((a) => a.externalId),
+              ),
+              { maxItemCount: part.length },
             ),
-            { maxItemCount: part.length },
-          ),
+          this.timing,
         );
         for (const r of rows) links.set(r.externalIdKey, { id: r.id, link: r.link, doc: 'pk' in r ? r : undefined });
       } catch {
@@ -322,6 +330,7 @@ export class Associator {
       {
         exhausted: () =>
           new DomainError(CODE.CONCURRENT_CHANGE, 'The identity kept changing while it was being associated'),
+        ...this.timing,
       },
     );
   }
@@ -346,7 +355,7 @@ export class Associator {
       await this.claims.release(tenantId, userId, identity).catch(() => undefined);
       throw err;
     }
-    await afterLinks(this.claims, this.audit, tenantId, [{ before: identity, userId }], actor, log);
+    await afterLinks(this.claims, this.audit, tenantId, [{ before: identity, userId }], actor, log, this.clock);
     return 'associated';
   }
 

@@ -20,7 +20,7 @@ import { isStoreError, type StoreError } from '../store/errors';
 import { MAX_BATCH_OPERATIONS } from '../store/batches';
 import { DomainError } from '../util/domainError';
 import { CODE } from '../util/errorCodes';
-import { RETRY, retrying } from '../store/retryPolicy';
+import { RETRY, retrying, type RetryClock } from '../store/retryPolicy';
 import type { AssociationPair as AssociationInput } from './pairClassification';
 import { byIds } from '../store/queries/identities';
 
@@ -66,6 +66,7 @@ export async function afterLinks(
   links: StoredLink[],
   actor: Actor,
   log: Logger | undefined,
+  clock?: RetryClock,
 ): Promise<void> {
   const problem = (err: unknown, identityId: string) =>
     log?.error('association: a link was stored but its audit entry or the release of the user it replaced failed', {
@@ -80,6 +81,7 @@ export async function afterLinks(
       releaseClaim: (released) =>
         retrying(RETRY.unit, () => claims.release(tenantId, released, before), {
           alsoRetry: isConcurrentChange,
+          ...(clock ? { clock } : {}),
         }).catch((err: unknown) => problem(err, before.id)),
       audit: (action) => {
         entries.push({
@@ -101,9 +103,10 @@ export async function afterLinks(
     unwritten = entries;
   }
   for (const entry of unwritten)
-    await retrying(RETRY.unit, () => audit.write(tenantId, entry), { alsoRetry: isConcurrentChange }).catch(
-      (err: unknown) => problem(err, entry.target.id),
-    );
+    await retrying(RETRY.unit, () => audit.write(tenantId, entry), {
+      alsoRetry: isConcurrentChange,
+      ...(clock ? { clock } : {}),
+    }).catch((err: unknown) => problem(err, entry.target.id));
 }
 
 /** The identity with the new link made by the run `by`, as it is written at `now` (its lastModified is the time of this write). */
@@ -131,6 +134,8 @@ export class BatchLinker {
     private readonly store: Store,
     private readonly claims: LinkClaims,
     private readonly audit: AuditLog,
+    /** The retry policy's waits (a unit test passes one that does not wait in real time). */
+    private readonly clock?: RetryClock,
   ) {}
 
   private get identities(): Collection<IdentityDoc> {
@@ -196,7 +201,7 @@ export class BatchLinker {
         stored.push({ before: doc, userId: candidate.userId });
       } else oneByOne.push(candidate); // its claim is kept: the one-by-one link finds it held by this identity
     });
-    await afterLinks(this.claims, this.audit, tenantId, stored, actor, log);
+    await afterLinks(this.claims, this.audit, tenantId, stored, actor, log, this.clock);
     return { associated, oneByOne };
   }
 
@@ -224,7 +229,10 @@ export class BatchLinker {
         );
       },
       // A batch is all or nothing: it is sent again only when every item was throttled.
-      { retryResult: (outcomes) => (outcomes.every((o) => isStoreError(o, 'throttled')) ? outcomes[0] : undefined) },
+      {
+        retryResult: (outcomes) => (outcomes.every((o) => isStoreError(o, 'throttled')) ? outcomes[0] : undefined),
+        ...(this.clock ? { clock: this.clock } : {}),
+      },
     );
   }
 }

@@ -13,18 +13,19 @@
  *   writes, manifest outcome), so a step done twice writes nothing twice;
  * - delete: identities of the source the set no longer holds, after every part is applied;
  * - finish: the run COMPLETED, the source's lease released, the parts deleted.
- * A step holds the job for STEP_LEASE_MS, renewed by its heartbeat; one step of any job runs at a time in a
- * process (another waits on the queue), so a process holds one source's manifest in memory at most.
+ * A step holds the job for STEP_LEASE_MS, renewed by its heartbeat. Steps of several jobs run at once in a
+ * process, each in one of its units of background work (lib/background/fairUnits.ts), shared fairly among tenants.
  */
 import { randomUUID } from 'node:crypto';
 import type { Store, WithEtag } from '../store/store';
 import type { WorkQueue } from '../background/workQueue';
 import { atHighPriority } from '../store/priority';
+import { measuringCharges } from '../store/metrics';
 import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
-import { deleteLimitExceeded, type ImportCounts, type Importer } from './importer';
-import { ImportManifest } from './manifest';
-import { exceedsDeleteRatio, planWrites, type PlannedWrite } from './importPlan';
+import type { ImportCounts, Importer } from './importer';
+import { ImportManifest, type ManifestEntry } from './manifest';
+import { planWrites, type PlannedWrite } from './importPlan';
 import { releaseJobLease, renewJobLease } from './importLease';
 import { describeFailure, type RunFailure, type RunHistory, type StagedRunChange } from './runHistory';
 import {
@@ -32,12 +33,18 @@ import {
   WRITES_PER_STEP,
   STEP_HEARTBEAT_MS,
   STEP_LEASE_MS,
+  noCounts,
+  planAfter,
   resumeDecision,
   stepDecision,
   takesAnotherPart,
+  type JobPhase,
+  type JobPlan,
+  type PhaseFacts,
 } from './jobPlan';
-import { StagedStore, type ImportJobDoc, type JobPhase, type StagedImportDoc } from './stagedStore';
+import { StagedStore, type ImportJobDoc, type StagedImportDoc } from './stagedStore';
 import { CODE } from '../util/errorCodes';
+import { closeImport } from './tenantImports';
 
 export interface ImportJobDeps {
   store: Store;
@@ -60,10 +67,9 @@ export interface ImportStepResult {
   /**
    * stepped: a step was done and the next one queued; ended: the run ended (completed, rejected or failed);
    * stale: the message's step was done already, or the job ended; held: another step holds the job now;
-   * busy: this process runs another job's step, the message was put back; missing: no such job (or its
-   * completion was never recorded).
+   * missing: no such job (or its completion was never recorded).
    */
-  outcome: 'stepped' | 'ended' | 'stale' | 'held' | 'busy' | 'missing';
+  outcome: 'stepped' | 'ended' | 'stale' | 'held' | 'missing';
   /** How the run ended (outcome ended). */
   status?: 'completed' | 'rejected' | 'failed';
   phase?: JobPhase;
@@ -71,30 +77,13 @@ export interface ImportStepResult {
   total?: number;
 }
 
-/** A message put back because this process runs another step comes back after this long. */
-export const BUSY_DELAY_SECONDS = 3;
-
-/** A step running longer than the function's time limit no longer keeps others out (the host has given up on it). */
-const STEP_GATE_MS = 10 * 60_000;
-let steppingSince: number | undefined;
-
-/** One step of a job (called from the queue function, at low priority for the job's tenant). */
+/** One step of a job (called from the queue function, in a unit of the instance, at low priority for the job's tenant). */
 export async function runImportStep(
   deps: ImportJobDeps,
   work: ImportStepWork,
   now: () => number = Date.now,
 ): Promise<{ result: ImportStepResult; continued: boolean }> {
-  const started = now();
-  if (steppingSince !== undefined && started - steppingSince < STEP_GATE_MS) {
-    await deps.queue.send({ kind: 'import', ...work }, BUSY_DELAY_SECONDS);
-    return { result: { outcome: 'busy' }, continued: true };
-  }
-  steppingSince = started;
-  try {
-    return await new JobStep(deps, work, now).run();
-  } finally {
-    if (steppingSince === started) steppingSince = undefined;
-  }
+  return new JobStep(deps, work, now).run();
 }
 
 function partsGone(): DomainError {
@@ -104,17 +93,7 @@ function partsGone(): DomainError {
   );
 }
 
-const noCounts = (): ImportCounts => ({ created: 0, updated: 0, deleted: 0, unchanged: 0 });
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function addCounts(a: ImportCounts, b: ImportCounts): ImportCounts {
-  return {
-    created: a.created + b.created,
-    updated: a.updated + b.updated,
-    deleted: a.deleted + b.deleted,
-    unchanged: a.unchanged + b.unchanged,
-  };
-}
 
 /** The job without its step's hold. */
 function released(job: ImportJobDoc): ImportJobDoc {
@@ -187,6 +166,7 @@ class JobStep {
       await this.deps.runs.updateStaged(pk, next.runId, {
         status: 'running',
         importCounts: next.counts,
+        ...(next.writeRequestUnits !== undefined ? { writeRequestUnits: Math.round(next.writeRequestUnits) } : {}),
         progress: { applied: next.applied, total: next.total },
       });
       await this.deps.queue.send({ kind: 'import', ...this.work, step: next.step });
@@ -251,72 +231,49 @@ class JobStep {
     return doc.keys;
   }
 
-  /** Does the work of the job's phase; true when the run ended. */
+  /** Does the work of the job's phase and asks the planner what follows; true when the run ended. */
   private async advance(session: StagedImportDoc): Promise<boolean> {
     const job = this.job;
-    if (job.phase === 'check') return this.check(session);
-    if (job.phase === 'apply') await this.apply(session);
-    else if (job.phase === 'delete') await this.deleteAbsent(session);
-    if (this.job.phase === 'finish') {
-      await this.end(session, 'completed');
-      return true;
-    }
-    return false;
+    // A job stored in the 'finish' phase by an earlier version has only its end left.
+    if (job.phase === 'finish') return this.endAs(session, { end: 'completed', job });
+    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+    const facts =
+      job.phase === 'check'
+        ? await this.check(session, manifest)
+        : job.phase === 'apply'
+          ? await this.apply(session, manifest)
+          : await this.deleteAbsent(session, manifest);
+    return this.endAs(session, planAfter(job, facts));
   }
 
-  private async check(session: StagedImportDoc): Promise<boolean> {
-    const job = this.job;
-    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+  /** Takes the planner's next state: the job goes on (false), or its run ends (true). */
+  private async endAs(session: StagedImportDoc, plan: JobPlan<ImportJobDoc>): Promise<boolean> {
+    if ('next' in plan) {
+      this.job = plan.next;
+      return false;
+    }
+    this.job = plan.job;
+    await this.end(session, plan.end, plan.end === 'rejected' ? plan.failure : undefined);
+    return true;
+  }
+
+  /** Every part's keys against the manifest: duplicates, the delete guard, what the set changes. */
+  private async check(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
     const check = new SetCheck(manifest.entries);
     for (const [sequence, , hash] of session.parts) check.addPart(sequence, await this.keys(session, sequence, hash));
-    const { duplicates, firstDuplicate, planned, held } = check.result();
-    if (duplicates > 0) {
-      const first = firstDuplicate
-        ? ` (the first: part ${firstDuplicate.sequence}, identities[${firstDuplicate.index}])`
-        : '';
-      await this.end(session, 'rejected', {
-        code: CODE.BAD_USER_INPUT,
-        message: `The import was rejected: ${duplicates} identit(ies) repeat the externalId of an identity in an earlier part${first}; nothing was changed`,
-      });
-      return true;
-    }
-    if (exceedsDeleteRatio(planned.deleted, held, this.deps.importer.strictestDeleteRatio(job.maxDeletedRatio))) {
-      const refusal = deleteLimitExceeded(planned.deleted, held, job.maxDeletedRatio !== undefined);
-      await this.end(session, 'rejected', { code: refusal.code, message: refusal.message });
-      return true;
-    }
-    if (job.dryRun) {
-      this.job = { ...job, counts: planned, applied: job.total };
-      await this.end(session, 'completed');
-      return true;
-    }
-    // Nothing to create or update: the parts need not be read again.
-    const writes = planned.created + planned.updated;
-    this.job = {
-      ...job,
-      planned,
-      ...(writes === 0
-        ? {
-            phase: planned.deleted > 0 ? 'delete' : 'finish',
-            counts: { ...job.counts, unchanged: planned.unchanged },
-            applied: job.total,
-            nextPart: session.parts.length,
-          }
-        : { phase: 'apply' }),
-    };
-    return false;
+    const strictestRatio = this.deps.importer.strictestDeleteRatio(this.job.maxDeletedRatio);
+    return { phase: 'check', found: check.result(), strictestRatio, parts: session.parts.length };
   }
 
-  private async apply(session: StagedImportDoc): Promise<void> {
+  /** Parts in order, while the step's writes and reading time allow; their changed identities written. */
+  private async apply(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
     const job = this.job;
-    const { store, importer } = this.deps;
-    const manifest = await ImportManifest.load(store, session.pk);
     const started = this.now();
     const creates: PlannedWrite[] = [];
     const updates: PlannedWrite[] = [];
     const counts = noCounts();
     let next = job.nextPart;
-    let consumed = 0;
+    let identities = 0;
     while (
       next < session.parts.length &&
       takesAnotherPart(
@@ -334,66 +291,51 @@ class JobStep {
       if (changed.length > 0) {
         const body = await this.docs.readPartBody(session.pk, session.importId, sequence, hash);
         if (!body) throw partsGone();
-        const identities = changed.map((index) => {
+        const changes = changed.map((index) => {
           const attributes = body.identities[index];
           const key = keys[index];
           if (!attributes || !key) throw partsGone();
           return { attributes, hash: key[1] };
         });
-        const plan = planWrites(manifest.entries, identities, uuid7);
+        const plan = planWrites(manifest.entries, changes, uuid7);
         creates.push(...plan.creates);
         updates.push(...plan.updates);
       }
-      consumed += keys.length;
+      identities += keys.length;
       next++;
     }
-    await importer.writePlanned(
-      job.tenantId,
-      job.source,
-      session.pk,
-      manifest,
-      { creates, updates, deletions: [] },
-      counts,
-      job.runId,
-    );
-    const done = next >= session.parts.length;
-    this.job = {
-      ...this.job,
-      counts: addCounts(job.counts, counts),
-      applied: job.applied + consumed,
-      nextPart: next,
-      ...(done ? { phase: (job.planned?.deleted ?? 0) > 0 ? 'delete' : 'finish' } : {}),
-    };
+    const requestUnits = await this.write(session, manifest, { creates, updates, deletions: [] }, counts);
+    return { phase: 'apply', counts, identities, nextPart: next, parts: session.parts.length, requestUnits };
   }
 
   /** Deletes (a bounded number of) the source's identities that no part holds. */
-  private async deleteAbsent(session: StagedImportDoc): Promise<void> {
-    const job = this.job;
-    const manifest = await ImportManifest.load(this.deps.store, session.pk);
+  private async deleteAbsent(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
     const absent = new Set(manifest.entries.keys());
     for (const [sequence, , hash] of session.parts)
       for (const [externalId] of await this.keys(session, sequence, hash)) absent.delete(externalId);
-    const deletions: Array<{ externalId: string; entry: NonNullable<ReturnType<typeof manifest.entries.get>> }> = [];
+    const deletions: Array<{ externalId: string; entry: ManifestEntry }> = [];
     for (const externalId of absent) {
       if (deletions.length >= this.stepWrites) break;
       const entry = manifest.entries.get(externalId);
       if (entry) deletions.push({ externalId, entry });
     }
     const counts = noCounts();
-    await this.deps.importer.writePlanned(
-      job.tenantId,
-      job.source,
-      session.pk,
-      manifest,
-      { creates: [], updates: [], deletions },
-      counts,
-      job.runId,
+    const requestUnits = await this.write(session, manifest, { creates: [], updates: [], deletions }, counts);
+    return { phase: 'delete', counts, more: absent.size > this.stepWrites, requestUnits };
+  }
+
+  /** Writes a step's identities and their manifest entries: what the store charged for them (request units). */
+  private async write(
+    session: StagedImportDoc,
+    manifest: ImportManifest,
+    plan: Parameters<Importer['writePlanned']>[4],
+    counts: ImportCounts,
+  ): Promise<number> {
+    const { tenantId, source, runId } = this.job;
+    const { requestUnits } = await measuringCharges(() =>
+      this.deps.importer.writePlanned(tenantId, source, session.pk, manifest, plan, counts, runId),
     );
-    this.job = {
-      ...this.job,
-      counts: addCounts(job.counts, counts),
-      ...(absent.size <= this.stepWrites ? { phase: 'finish' } : {}),
-    };
+    return requestUnits;
   }
 
   /**
@@ -414,6 +356,7 @@ class JobStep {
         endedAt: iso(this.now()),
         progress: { applied: status === 'completed' ? job.total : job.applied, total: job.total },
         ...(status !== 'rejected' ? { importCounts: job.counts } : {}),
+        ...(job.writeRequestUnits !== undefined ? { writeRequestUnits: Math.round(job.writeRequestUnits) } : {}),
         ...(failure ? { failure } : {}),
       };
       await this.deps.runs.updateStaged(pk, job.runId, change);
@@ -422,10 +365,20 @@ class JobStep {
     // Lost to another step (this one's hold had lapsed): that step ends the job, and needs the parts until then.
     if (!(await this.save(ended))) return;
     this.job = ended;
-    if (!job.dryRun) await releaseJobLease(this.deps.store, pk, job.runId);
-    await this.docs.removeFromIndex(job.importId).catch(() => undefined);
-    await this.docs.deleteParts(pk, job.importId, session.parts).catch(() => undefined);
+    await afterEnd(this.deps.store, job);
   }
+}
+
+/**
+ * What follows a job's end, each part safe to do again: the source given back, the job off its organization's
+ * count and off the resumer's list, and every stored part deleted (they hold personal data).
+ */
+async function afterEnd(store: Store, job: Pick<ImportJobDoc, 'pk' | 'importId' | 'runId' | 'tenantId' | 'dryRun'>) {
+  const docs = new StagedStore(store);
+  if (!job.dryRun) await releaseJobLease(store, job.pk, job.runId);
+  await closeImport(store, job.tenantId, job.importId).catch(() => undefined);
+  await docs.removeFromIndex(job.importId).catch(() => undefined);
+  await docs.deleteParts(job.pk, job.importId).catch(() => undefined);
 }
 
 /** Ends the run of a job whose import's documents are gone (its time to live passed): nothing left to apply. */
@@ -440,8 +393,8 @@ async function expireJob(deps: ImportJobDeps, job: WithEtag<ImportJobDoc>, now: 
     failure: { code: partsGone().code, message: partsGone().message },
   });
   if ((await docs.replaceJob({ ...released(doc), phase: 'done' }, _etag)) === undefined) return;
-  if (!doc.dryRun) await releaseJobLease(deps.store, doc.pk, doc.runId);
-  await docs.removeFromIndex(doc.importId);
+  // Parts written near the session's end may outlive it.
+  await afterEnd(deps.store, doc);
 }
 
 /** Removes a job whose completion was never recorded, with its run, its entry for the resumer and its lease. */
@@ -485,8 +438,8 @@ export async function resumeImportJobs(deps: ImportJobDeps, now = Date.now()): P
       await expireJob(deps, job, now);
       result.cleaned++;
     } else if (decision === 'ended') {
-      if (!job?.dryRun) await releaseJobLease(deps.store, pk, entry.runId);
-      await docs.removeFromIndex(entry.importId);
+      // Its end stopped part-way (or parts were written after it).
+      await afterEnd(deps.store, { ...entry, pk, dryRun: job?.dryRun === true });
       result.cleaned++;
     } else if (decision === 'uncommitted' && job) {
       await discardUncommittedJob(deps.store, deps.runs, job);

@@ -90,6 +90,15 @@ async function markAbandoned(store: Store, pk: string, runId: string, now: numbe
   );
 }
 
+/**
+ * Refuses at once (IMPORT_IN_PROGRESS, naming the holding run) while another import holds the source: a
+ * staged import is not started, so its client uploads nothing that completeImport would refuse.
+ */
+export async function assertSourceFree(store: Store, pk: string, now: number): Promise<void> {
+  const lease = await retrying(RETRY.background, () => store.collection<LeaseDoc>('imports').read(pk, 'lease'));
+  if (lease && Date.parse(lease.expiresAt) > now) throw inProgress(lease.runId);
+}
+
 function inProgress(holderRunId: string | undefined): DomainError {
   return new DomainError(
     CODE.IMPORT_IN_PROGRESS,

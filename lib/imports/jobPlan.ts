@@ -1,10 +1,14 @@
 /**
- * The decisions of a staged import's job, pure: the check of the whole set before anything is written,
- * whether a queue message may run its step, how much one step takes on, and when the resumer hands a
- * stopped job to the queue again.
+ * The decisions of a staged import's job, pure (job state and facts in, the next state out; no store, no
+ * clock): the check of the whole set before anything is written, what the job does after each phase's work
+ * (`planAfter`), whether a queue message may run its step, how much one step takes on, and when the resumer
+ * hands a stopped job to the queue again. importJob.ts is the executor: it reads and writes, and asks here.
  */
 import type { ManifestEntry } from './manifest';
-import type { ImportCounts } from './importer';
+import { deleteLimitExceeded, type ImportCounts } from './importer';
+import { exceedsDeleteRatio } from './importPlan';
+import type { RunFailure } from './runHistory';
+import { CODE } from '../util/errorCodes';
 
 /** How long a step holds its job without its heartbeat renewing it. */
 export const STEP_LEASE_MS = 60_000;
@@ -135,4 +139,115 @@ export function takesAnotherPart(
   maxWrites = WRITES_PER_STEP,
 ): boolean {
   return taken.parts === 0 || (taken.writes < maxWrites && taken.elapsedMs < STEP_READ_BUDGET_MS);
+}
+
+/** The job's phases: check the whole set, apply its parts, delete what it no longer holds; done when ended. */
+export type JobPhase = 'check' | 'apply' | 'delete' | 'finish' | 'done';
+
+/** What of the job the planner reads and changes. */
+export interface JobProgress {
+  phase: JobPhase;
+  dryRun: boolean;
+  maxDeletedRatio?: number;
+  /** Index (in the session's parts) of the next part to apply. */
+  nextPart: number;
+  applied: number;
+  total: number;
+  counts: ImportCounts;
+  /** What the set changes, found by the check. */
+  planned?: ImportCounts;
+  /** Request units the store charged for the job's writes so far (identities and their manifest entries). */
+  writeRequestUnits?: number;
+}
+
+/** What a phase's work found: the facts the next state is made of. */
+export type PhaseFacts =
+  | {
+      phase: 'check';
+      found: SetCheckResult;
+      /** The strictest delete ratio of the service's and the request's (undefined: no guard). */
+      strictestRatio: number | undefined;
+      parts: number;
+    }
+  | {
+      phase: 'apply';
+      counts: ImportCounts;
+      identities: number;
+      nextPart: number;
+      parts: number;
+      /** What the step's writes cost. */
+      requestUnits: number;
+    }
+  | { phase: 'delete'; counts: ImportCounts; more: boolean; requestUnits: number };
+
+/** The job's next state: go on with another step, or end its run. */
+export type JobPlan<J extends JobProgress> =
+  { next: J } | { end: 'completed'; job: J } | { end: 'rejected'; job: J; failure: RunFailure };
+
+export const noCounts = (): ImportCounts => ({ created: 0, updated: 0, deleted: 0, unchanged: 0 });
+
+export function addCounts(a: ImportCounts, b: ImportCounts): ImportCounts {
+  return {
+    created: a.created + b.created,
+    updated: a.updated + b.updated,
+    deleted: a.deleted + b.deleted,
+    unchanged: a.unchanged + b.unchanged,
+  };
+}
+
+/** After the parts are applied: deletions when the check found any, else the end. */
+function afterParts<J extends JobProgress>(job: J): JobPlan<J> {
+  return (job.planned?.deleted ?? 0) > 0 ? { next: { ...job, phase: 'delete' } } : { end: 'completed', job };
+}
+
+/**
+ * The job after its phase's work: a set with an externalId in two parts, or more deletions than the guard
+ * allows, is rejected before anything is written; a dry run ends after the check with what it would write;
+ * a set with nothing to create or update skips its parts; the parts are applied in order, then deletions.
+ */
+export function planAfter<J extends JobProgress>(job: J, facts: PhaseFacts): JobPlan<J> {
+  if (facts.phase === 'check') {
+    const { duplicates, firstDuplicate, planned, held } = facts.found;
+    if (duplicates > 0) {
+      const first = firstDuplicate
+        ? ` (the first: part ${firstDuplicate.sequence}, identities[${firstDuplicate.index}])`
+        : '';
+      return {
+        end: 'rejected',
+        job,
+        failure: {
+          code: CODE.BAD_USER_INPUT,
+          message: `The import was rejected: ${duplicates} identit(ies) repeat the externalId of an identity in an earlier part${first}; nothing was changed`,
+        },
+      };
+    }
+    if (exceedsDeleteRatio(planned.deleted, held, facts.strictestRatio)) {
+      const refusal = deleteLimitExceeded(planned.deleted, held, job.maxDeletedRatio !== undefined);
+      return { end: 'rejected', job, failure: { code: refusal.code, message: refusal.message } };
+    }
+    if (job.dryRun) return { end: 'completed', job: { ...job, counts: planned, applied: job.total } };
+    const checked = { ...job, planned };
+    // Nothing to create or update: the parts need not be read again.
+    if (planned.created + planned.updated === 0)
+      return afterParts({
+        ...checked,
+        counts: { ...job.counts, unchanged: planned.unchanged },
+        applied: job.total,
+        nextPart: facts.parts,
+      });
+    return { next: { ...checked, phase: 'apply' } };
+  }
+  const writeRequestUnits = (job.writeRequestUnits ?? 0) + facts.requestUnits;
+  if (facts.phase === 'apply') {
+    const applied = {
+      ...job,
+      writeRequestUnits,
+      counts: addCounts(job.counts, facts.counts),
+      applied: job.applied + facts.identities,
+      nextPart: facts.nextPart,
+    };
+    return facts.nextPart >= facts.parts ? afterParts(applied) : { next: applied };
+  }
+  const deleted = { ...job, writeRequestUnits, counts: addCounts(job.counts, facts.counts) };
+  return facts.more ? { next: deleted } : { end: 'completed', job: deleted };
 }

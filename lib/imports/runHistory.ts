@@ -68,6 +68,11 @@ interface RunDoc extends StoredDoc {
   progress?: RunProgress;
   /** A staged import: when a step of its job or the resumer last worked on it. */
   aliveAt?: string;
+  /**
+   * A staged import: request units the store charged for its writes (identities created, updated or deleted,
+   * and their manifest entries); divided by the changed identities, what a changed identity costs.
+   */
+  writeRequestUnits?: number;
   ttl: number;
 }
 
@@ -77,7 +82,9 @@ export interface RunProgress {
 }
 
 /** What a staged import's job changes in its run record as it goes. */
-export type StagedRunChange = Partial<Pick<RunDoc, 'status' | 'importCounts' | 'progress' | 'failure' | 'endedAt'>>;
+export type StagedRunChange = Partial<
+  Pick<RunDoc, 'status' | 'importCounts' | 'progress' | 'failure' | 'endedAt' | 'writeRequestUnits'>
+>;
 
 export interface RunView {
   id: string;
@@ -107,7 +114,7 @@ export const ASSOCIATION_LIMIT_MS = 10 * 60_000;
 export const MAX_LISTED_RUNS = 100;
 
 /** Codes of requests refused before anything was written. */
-const REJECTIONS = new Set<string>([
+const REJECTIONS: ReadonlySet<string> = new Set<string>([
   CODE.BAD_USER_INPUT,
   CODE.IMPORT_TOO_LARGE,
   CODE.IMPORT_DELETE_LIMIT_EXCEEDED,

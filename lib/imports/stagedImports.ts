@@ -12,7 +12,8 @@ import { DomainError } from '../util/domainError';
 import { uuid7 } from '../util/uuid7';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { ImportIdentityInput } from './importInput';
-import { acquireJobLease } from './importLease';
+import { acquireJobLease, assertSourceFree } from './importLease';
+import { closeImport, openImport, type ImportBounds } from './tenantImports';
 import { discardUncommittedJob } from './importJob';
 import type { RunHistory, RunStatus } from './runHistory';
 import { checkSequence, missingSequences, preparePart } from './stagedParts';
@@ -35,6 +36,8 @@ export interface StagedImportSettings {
   maxIdentities: number;
   /** STAGED_IMPORT_TTL_SECONDS */
   ttlSeconds: number;
+  /** IMPORT_MAX_OPEN_PER_TENANT and IMPORT_MAX_DRY_RUNS_PER_TENANT */
+  perTenant: ImportBounds;
 }
 
 export interface StartedImport {
@@ -102,31 +105,46 @@ export class StagedImports {
     this.docs = new StagedStore(store);
   }
 
-  /** Opens an import of a source (its name validated by the caller) for parts, until STAGED_IMPORT_TTL_SECONDS from now. */
+  /**
+   * Opens an import of a source (its name validated by the caller) for parts, until STAGED_IMPORT_TTL_SECONDS
+   * from now; refused (IMPORT_IN_PROGRESS, naming the run) while another import of the source is applied.
+   */
   async start(
     caller: StagedCaller,
     source: string,
     options: { dryRun: boolean; maxDeletedRatio?: number },
   ): Promise<StartedImport> {
     const now = this.now();
+    const pk = partitionKey(caller.tenantId, customSourceKey(source));
+    // A dry run writes nothing and holds no lease: it may run beside another import of the source.
+    if (!options.dryRun) await assertSourceFree(this.store, pk, now);
     const importId = uuid7(now);
     const expiresAt = new Date(now + this.settings.ttlSeconds * 1000).toISOString();
-    await this.docs.createSession({
-      id: sessionId(importId),
-      pk: partitionKey(caller.tenantId, customSourceKey(source)),
-      kind: 'stagedImport',
-      importId,
-      tenantId: caller.tenantId,
-      source,
-      clientId: caller.clientId,
-      dryRun: options.dryRun,
-      ...(options.maxDeletedRatio !== undefined ? { maxDeletedRatio: options.maxDeletedRatio } : {}),
-      createdAt: new Date(now).toISOString(),
-      expiresAt,
-      parts: [],
-      identitiesReceived: 0,
-      ttl: this.settings.ttlSeconds,
-    });
+    // Counted while open (until it expires), then while its job runs: a tenant queues boundedly many jobs.
+    const entry = { tenantId: caller.tenantId, importId, dryRun: options.dryRun, until: Date.parse(expiresAt) };
+    await openImport(this.store, this.settings.perTenant, entry, now);
+    try {
+      await this.docs.createSession({
+        id: sessionId(importId),
+        pk,
+        kind: 'stagedImport',
+        importId,
+        tenantId: caller.tenantId,
+        source,
+        clientId: caller.clientId,
+        dryRun: options.dryRun,
+        ...(options.maxDeletedRatio !== undefined ? { maxDeletedRatio: options.maxDeletedRatio } : {}),
+        createdAt: new Date(now).toISOString(),
+        expiresAt,
+        parts: [],
+        identitiesReceived: 0,
+        ttl: this.settings.ttlSeconds,
+      });
+    } catch (err) {
+      // Not started after all: it does not count against the organization's bound.
+      await closeImport(this.store, caller.tenantId, importId).catch(() => undefined);
+      throw err;
+    }
     return { importId, maxIdentitiesPerPart: this.settings.maxIdentitiesPerPart, expiresAt };
   }
 
@@ -150,6 +168,11 @@ export class StagedImports {
     let session = await this.open(tenantId, input.importId);
     const part = preparePart(input.identities, this.settings.maxIdentitiesPerPart);
     let stored = false;
+    /** Refuses the part; a copy of it this request stored (under its own hash, never the recorded part's) goes first. */
+    const refuse = async (refusal: DomainError): Promise<never> => {
+      if (stored) await this.docs.deletePart(session.pk, session.importId, sequence, part.hash);
+      throw refusal;
+    };
     // Parts of one import added at once race for its session: many tries, spread out (RETRY.contention).
     return retrying(
       RETRY.contention,
@@ -158,16 +181,20 @@ export class StagedImports {
         const known = session.parts.find(([s]) => s === sequence);
         if (known) {
           if (known[2] !== part.hash)
-            throw new DomainError(
-              CODE.IMPORT_PART_CONFLICT,
-              `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
+            return refuse(
+              new DomainError(
+                CODE.IMPORT_PART_CONFLICT,
+                `Part ${sequence} was received before with other identities; a part's sequence is sent again only with the same identities`,
+              ),
             );
           return this.added(session, sequence, known[1]);
         }
         if (session.identitiesReceived + part.identities.length > this.settings.maxIdentities)
-          throw new DomainError(
-            CODE.IMPORT_TOO_LARGE,
-            `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+          return refuse(
+            new DomainError(
+              CODE.IMPORT_TOO_LARGE,
+              `An import set holds at most ${this.settings.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
+            ),
           );
         const now = this.now();
         if (!stored) {
@@ -283,6 +310,7 @@ export class StagedImports {
       await this.runs.discardStaged(caller.tenantId, doc.source, runId).catch(() => undefined);
       return undefined;
     }
+    await closeImport(this.store, caller.tenantId, doc.importId).catch(() => undefined);
     return { importId: doc.importId, runId, status: 'rejected' };
   }
 
@@ -340,6 +368,9 @@ export class StagedImports {
       await this.undo(job);
       return undefined;
     }
+    // Counted until its job ends (which takes it off), at most for the apply window.
+    const until = Date.parse(doc.expiresAt) + APPLY_WINDOW_SECONDS * 1000;
+    await openImport(this.store, this.settings.perTenant, { ...job, until }, now).catch(() => undefined);
     // Not sent (the queue failing now): the resumer hands the job to the queue within a few minutes.
     await this.queue
       .send({ kind: 'import', tenantId: caller.tenantId, partition: pk, importId: doc.importId, step: 0 })

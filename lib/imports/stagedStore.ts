@@ -21,7 +21,8 @@ import { RETRY, retrying } from '../store/retryPolicy';
 import { isStoreError } from '../store/errors';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { RunFailure } from './runHistory';
-import { indexedJobs } from '../store/queries/imports';
+import type { JobPhase } from './jobPlan';
+import { importPartIds, indexedJobs } from '../store/queries/imports';
 
 /** A completed import's parts, session and job are kept this long past its expiry, for its job to apply it. */
 export const APPLY_WINDOW_SECONDS = 24 * 3600;
@@ -73,8 +74,6 @@ export interface PartBodyDoc extends StoredDoc {
   ttl: number;
 }
 
-export type JobPhase = 'check' | 'apply' | 'delete' | 'finish' | 'done';
-
 export interface ImportJobDoc extends StoredDoc {
   kind: 'importJob';
   importId: string;
@@ -94,6 +93,8 @@ export interface ImportJobDoc extends StoredDoc {
   counts: ImportCounts;
   /** What the set changes, found by the check before anything was written. */
   planned?: ImportCounts;
+  /** Request units the store charged for the job's writes so far. */
+  writeRequestUnits?: number;
   /** The step running now and until when it holds the job (renewed by its heartbeat). */
   holder?: string;
   heldUntil?: string;
@@ -124,6 +125,12 @@ function pointerPartition(tenantId: string): string {
   return partitionKey(tenantId, '_imports');
 }
 
+/** The pointer from an import's id to its source, living as long as its session. */
+function pointerTo(session: StagedImportDoc): PointerDoc {
+  const { importId: id, tenantId, source, ttl } = session;
+  return { id, pk: pointerPartition(tenantId), kind: 'stagedImportPointer', source, ttl };
+}
+
 /** Seconds from `now` until `at` (at least 1: Cosmos DB takes a positive ttl). */
 export function secondsUntil(at: string, now: number): number {
   return Math.max(1, Math.ceil((Date.parse(at) - now) / 1000));
@@ -139,14 +146,7 @@ export class StagedStore {
   }
 
   async createSession(session: StagedImportDoc): Promise<void> {
-    const pointer: PointerDoc = {
-      id: session.importId,
-      pk: pointerPartition(session.tenantId),
-      kind: 'stagedImportPointer',
-      source: session.source,
-      ttl: session.ttl,
-    };
-    await retrying(RETRY.background, () => this.col<PointerDoc>().create(pointer));
+    await retrying(RETRY.background, () => this.col<PointerDoc>().create(pointerTo(session)));
     await retrying(RETRY.background, () => this.col<StagedImportDoc>().create(session));
   }
 
@@ -176,14 +176,7 @@ export class StagedStore {
       if (isPrecondition(err)) return false;
       throw err;
     }
-    const pointer: PointerDoc = {
-      id: session.importId,
-      pk: pointerPartition(session.tenantId),
-      kind: 'stagedImportPointer',
-      source: session.source,
-      ttl: session.ttl,
-    };
-    await retrying(RETRY.background, () => this.col<PointerDoc>().upsert(pointer));
+    await retrying(RETRY.background, () => this.col<PointerDoc>().upsert(pointerTo(session)));
     return true;
   }
 
@@ -228,15 +221,24 @@ export class StagedStore {
     return retrying(RETRY.background, () => this.col<PartBodyDoc>().read(pk, bodyId(importId, sequence, hash)));
   }
 
-  /** Deletes the parts of an import (its job has ended; they hold personal data no longer needed). */
-  async deleteParts(pk: string, importId: string, parts: ReadonlyArray<[number, number, string]>): Promise<void> {
-    const ids = parts.flatMap(([sequence, , hash]) => [
-      keysId(importId, sequence, hash),
-      bodyId(importId, sequence, hash),
-    ]);
-    await forEachBounded(ids, 8, async (id) => {
-      await retrying(RETRY.background, () => this.col().delete(pk, id));
-    });
+  /**
+   * Deletes every stored part of an import (its job has ended; they hold personal data no longer needed):
+   * those its session recorded and any other (a resend refused in a race, a write whose session update
+   * never came), found by one query of the partition.
+   */
+  async deleteParts(pk: string, importId: string): Promise<void> {
+    const ids = await retrying(RETRY.background, () => this.col().all(importPartIds(pk, importId)));
+    await forEachBounded(ids, 8, (id) => this.deletePartDoc(pk, id));
+  }
+
+  /** Deletes one part's documents (keys and body) stored under its sequence and hash. */
+  async deletePart(pk: string, importId: string, sequence: number, hash: string): Promise<void> {
+    for (const id of [keysId(importId, sequence, hash), bodyId(importId, sequence, hash)])
+      await this.deletePartDoc(pk, id);
+  }
+
+  private async deletePartDoc(pk: string, id: string): Promise<void> {
+    await retrying(RETRY.background, () => this.col().delete(pk, id));
   }
 
   async readJob(pk: string, importId: string): Promise<WithEtag<ImportJobDoc> | undefined> {

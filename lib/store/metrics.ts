@@ -1,4 +1,10 @@
-/** Counters of store operations, reported by benchmarks beside latencies. */
+/**
+ * Counters of store operations, reported by benchmarks beside latencies; and the request units of one piece
+ * of work (`measuringCharges`, through its awaits), for a figure the work reports itself (an import job's
+ * writes per changed identity).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export interface StoreCounters {
   pointReads: number;
   queries: number;
@@ -60,8 +66,21 @@ export function resetStoreCounters(): void {
   Object.assign(counters, emptyCounters());
 }
 
+const workCharges = new AsyncLocalStorage<{ requestUnits: number }>();
+
+/** Runs `work` and answers what the store charged for the requests it made (request units). */
+export async function measuringCharges<R>(work: () => Promise<R>): Promise<{ value: R; requestUnits: number }> {
+  const meter = { requestUnits: 0 };
+  const value = await workCharges.run(meter, work);
+  return { value, requestUnits: meter.requestUnits };
+}
+
 export function count(kind: keyof StoreCounters, n = 1): void {
   counters[kind] += n;
+  if (kind === 'requestCharge') {
+    const meter = workCharges.getStore();
+    if (meter) meter.requestUnits += n;
+  }
 }
 
 export function diffCounters(after: StoreCounters, before: StoreCounters): StoreCounters {

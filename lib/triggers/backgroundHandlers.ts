@@ -47,6 +47,17 @@ export async function doBackgroundWork(message: unknown, context: InvocationCont
     });
     return;
   }
+  if ('waitingFull' in outcome) {
+    log.info('background work put back', {
+      kind: work.kind,
+      tenantId: work.tenantId,
+      reason: 'no unit of this instance for it now (its tenant has enough waiting, or it waited its longest)',
+      delaySeconds: outcome.delaySeconds,
+      queuedMs,
+      durationMs,
+    });
+    return;
+  }
   log.info('background work done', {
     kind: work.kind,
     tenantId: work.tenantId,

@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   IMPORT_DELETE_LIMIT_EXCEEDED:
     'the set would delete more of the source than maxDeletedRatio or IMPORT_MAX_DELETE_RATIO allows',
   IMPORT_IN_PROGRESS: 'another import of the source holds it: `runId`',
+  IMPORT_LIMIT_REACHED:
+    'the organization has as many staged imports (or dry runs) started and not ended as IMPORT_MAX_OPEN_PER_TENANT (IMPORT_MAX_DRY_RUNS_PER_TENANT) allows',
   IMPORT_NOT_FOUND: "the staged import is unknown, expired, another organization's, or already completed",
   IMPORT_PART_TOO_LARGE: 'more identities than maxIdentitiesPerPart, or a part whose stored form would pass 1.5 MB',
   IMPORT_PART_CONFLICT: 'a sequence sent again with other identities',

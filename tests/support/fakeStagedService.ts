@@ -60,6 +60,8 @@ export interface FakeStagedService {
     dropOnPart?: number;
     forgetPartAtCompletion?: number;
     badInputOnPart?: { sequence: number; index: number };
+    /** startImport answers IMPORT_IN_PROGRESS naming this run (of another import of the source), once. */
+    inProgressAtStart?: string;
   };
   close(): Promise<void>;
 }
@@ -126,6 +128,11 @@ export async function startFakeStagedService(): Promise<FakeStagedService> {
     const input = (body.variables.i ?? {}) as Record<string, unknown>;
     switch (op) {
       case 'startImport': {
+        const running = fake.faults.inProgressAtStart;
+        if (running !== undefined) {
+          delete fake.faults.inProgressAtStart;
+          return graphqlError('IMPORT_IN_PROGRESS', 'Another import of this source is running', { runId: running });
+        }
         const importId = randomUUID();
         fake.imports.set(importId, {
           importId,

@@ -96,18 +96,12 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   /** Orchestrators tested only through the whole stack so far: next in line for unit tests over the memory store. */
   'integration only': [
     'lib/activity/sourceActivity.ts',
-    'lib/background/planner.ts',
-    'lib/background/runWork.ts',
     'lib/graphql/activityResolvers.ts',
     'lib/graphql/consoleQueries.ts',
     'lib/graphql/resolvers.ts',
     'lib/graphql/sources.ts',
     'lib/identities/manualIdentities.ts',
     'lib/identities/retention.ts',
-    'lib/imports/importJob.ts',
-    'lib/imports/runHistory.ts',
-    'lib/imports/stagedImports.ts',
-    'lib/imports/stagedStore.ts',
     'lib/integrations/enabledIntegrations.ts',
     'lib/integrations/scimIntegrations.ts',
     'lib/links/adminLinks.ts',

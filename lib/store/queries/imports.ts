@@ -10,6 +10,24 @@ export function indexedJobs(pk: string): NamedQuery<Whole> {
   return inPartition({ name: 'indexedJobs', container, index: byKind }, pk, 'SELECT *', ["c.kind = 'importJobIndex'"]);
 }
 
+/**
+ * The ids of every stored part document (keys and body) of a staged import, recorded by its session or not
+ * (a resend refused in a race, a write whose session update never came): its job deletes them all when it ends.
+ */
+export function importPartIds(pk: string, importId: string): NamedQuery<string> {
+  return inPartition(
+    { name: 'importPartIds', container, index: byKind },
+    pk,
+    'SELECT VALUE c.id',
+    ["c.kind IN ('importPartKeys', 'importPartBody')", 'c.id > @from', 'c.id < @to'],
+    [
+      // Part ids are `import-<importId>-k…` and `import-<importId>-b…`: between `-` and the next character, `.`.
+      { name: '@from', value: `import-${importId}-` },
+      { name: '@to', value: `import-${importId}.` },
+    ],
+  );
+}
+
 /** A source's manifest segments, newest first. */
 export function manifestSegments(pk: string): NamedQuery<Whole> {
   return inPartition(
@@ -86,6 +104,7 @@ export function examples(): Array<NamedQuery<unknown>> {
   const pk = 't|src:S';
   return [
     indexedJobs('_jobs'),
+    importPartIds(pk, '01890000-0000-7000-8000-000000000000'),
     manifestSegments(pk),
     legacyManifestShards(pk),
     runsNewestFirst(pk, 5),

@@ -12,6 +12,7 @@ describe('queue trigger settings of host.json', () => {
   it('has the Functions host defaults and takes the set values', () => {
     expect(queueHostSettings({})).toEqual({
       batchSize: 16,
+      newBatchThreshold: 8,
       maxDequeueCount: 5,
       visibilityTimeoutSeconds: 0,
       maxPollingIntervalMs: 60_000,
@@ -22,6 +23,7 @@ describe('queue trigger settings of host.json', () => {
         extensions: {
           queues: {
             batchSize: 4,
+            newBatchThreshold: 1,
             maxDequeueCount: 2,
             visibilityTimeout: '00:01:00',
             maxPollingInterval: '00:00:02',
@@ -31,6 +33,7 @@ describe('queue trigger settings of host.json', () => {
       }),
     ).toEqual({
       batchSize: 4,
+      newBatchThreshold: 1,
       maxDequeueCount: 2,
       visibilityTimeoutSeconds: 60,
       maxPollingIntervalMs: 2000,

@@ -10,8 +10,21 @@ import type { IdentityDoc } from '../../../lib/identities/model';
 import { DirectoryUnavailableError, type DirectoryUser } from '../../../lib/directory/directoryClient';
 import { createMemoryStore, type MemoryStore } from '../../support/memoryStore';
 import { MemoryDirectory } from '../../support/memoryDirectory';
+import type { RetryClock } from '../../../lib/store/retryPolicy';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';
+
+/** A clock whose sleep moves its time at once (the store's requests still take their turns of the event loop). */
+function testClock(): RetryClock {
+  let now = Date.now();
+  return {
+    now: () => now,
+    sleep: (ms) => {
+      now += ms;
+      return Promise.resolve();
+    },
+  };
+}
 const PK = `${TENANT}|src:HR`;
 const ACTOR: Actor = { tenantId: TENANT, kind: 'app', id: 'importer-client' };
 
@@ -34,7 +47,8 @@ beforeEach(async () => {
   directory.addUser(TENANT, 'carol@dev.example.com');
   claims = new LinkClaims(memory.store);
   audit = new AuditLog(memory.store);
-  associator = new Associator(memory.store, directory, claims, audit);
+  // The retry policy's waits pass on a clock of the test's own: throttling is waited out without real time passing.
+  associator = new Associator(memory.store, directory, claims, audit, undefined, testClock());
   await new Importer(memory.store, claims, undefined).import(
     TENANT,
     'HR',

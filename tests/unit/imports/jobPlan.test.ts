@@ -9,7 +9,10 @@ import {
   resumeDecision,
   stepDecision,
   takesAnotherPart,
+  planAfter,
+  type JobProgress,
   type JobState,
+  type SetCheckResult,
 } from '../../../lib/imports/jobPlan';
 
 const NOW = Date.parse('2025-03-01T12:00:00Z');
@@ -128,5 +131,103 @@ describe('how much one apply step takes on', () => {
     expect(takesAnotherPart({ parts: 3, writes: 0, elapsedMs: STEP_READ_BUDGET_MS })).toBe(false);
     expect(takesAnotherPart({ parts: 3, writes: 99, elapsedMs: 0 }, 100)).toBe(true);
     expect(takesAnotherPart({ parts: 3, writes: 100, elapsedMs: 0 }, 100)).toBe(false);
+  });
+});
+
+describe('what the job does after each phase (planAfter)', () => {
+  const counts = (c: Partial<JobProgress['counts']> = {}) => ({
+    created: 0,
+    updated: 0,
+    deleted: 0,
+    unchanged: 0,
+    ...c,
+  });
+  const job = (j: Partial<JobProgress> = {}): JobProgress => ({
+    phase: 'check',
+    dryRun: false,
+    nextPart: 0,
+    applied: 0,
+    total: 10,
+    counts: counts(),
+    ...j,
+  });
+  const found = (f: Partial<SetCheckResult> = {}): SetCheckResult => ({
+    duplicates: 0,
+    planned: counts({ created: 4, updated: 1, unchanged: 5 }),
+    held: 6,
+    ...f,
+  });
+  const checked = (j: JobProgress, f: SetCheckResult, strictestRatio?: number) =>
+    planAfter(j, { phase: 'check', found: f, strictestRatio, parts: 3 });
+
+  it('rejects a set with an externalId in two parts, naming where, never the value', () => {
+    const plan = checked(job(), found({ duplicates: 2, firstDuplicate: { sequence: 3, index: 7 } }));
+    expect(plan).toMatchObject({ end: 'rejected', failure: { code: 'BAD_USER_INPUT' } });
+    expect('failure' in plan && plan.failure.message).toContain('part 3, identities[7]');
+  });
+
+  it('rejects a set that deletes more than the strictest ratio allows, before anything is written', () => {
+    const f = found({ planned: counts({ deleted: 4, unchanged: 2 }), held: 6 });
+    expect(checked(job(), f, 0.5)).toMatchObject({
+      end: 'rejected',
+      failure: { code: 'IMPORT_DELETE_LIMIT_EXCEEDED' },
+    });
+    expect(checked(job(), f, 0.8)).toMatchObject({ next: { phase: 'delete' } });
+    expect(checked(job(), f)).toMatchObject({ next: { phase: 'delete' } });
+  });
+
+  it('ends a dry run after the check with the counts it would write', () => {
+    expect(checked(job({ dryRun: true }), found())).toEqual({
+      end: 'completed',
+      job: job({ dryRun: true, counts: found().planned, applied: 10 }),
+    });
+  });
+
+  it('applies the parts when something is created or updated; skips them when nothing is', () => {
+    expect(checked(job(), found())).toEqual({ next: job({ phase: 'apply', planned: found().planned }) });
+    const unchanged = found({ planned: counts({ unchanged: 10 }), held: 10 });
+    expect(checked(job(), unchanged)).toEqual({
+      end: 'completed',
+      job: job({ planned: unchanged.planned, counts: counts({ unchanged: 10 }), applied: 10, nextPart: 3 }),
+    });
+  });
+
+  it('adds up what each apply step wrote, then deletes when the check found deletions, else ends', () => {
+    const applying = job({
+      phase: 'apply',
+      planned: counts({ created: 6, deleted: 1 }),
+      counts: counts({ created: 2 }),
+    });
+    const step = {
+      phase: 'apply' as const,
+      counts: counts({ created: 3, unchanged: 1 }),
+      identities: 4,
+      parts: 3,
+      requestUnits: 40,
+    };
+    expect(planAfter(applying, { ...step, nextPart: 2 })).toEqual({
+      next: {
+        ...applying,
+        counts: counts({ created: 5, unchanged: 1 }),
+        applied: 4,
+        nextPart: 2,
+        writeRequestUnits: 40,
+      },
+    });
+    expect(planAfter(applying, { ...step, nextPart: 3 })).toMatchObject({ next: { phase: 'delete', nextPart: 3 } });
+    const noDeletions = { ...applying, planned: counts({ created: 6 }) };
+    expect(planAfter(noDeletions, { ...step, nextPart: 3 })).toMatchObject({ end: 'completed', job: { applied: 4 } });
+  });
+
+  it('deletes in steps until nothing the set lacks is left, adding up what the writes cost', () => {
+    const deleting = job({ phase: 'delete', counts: counts({ unchanged: 5, deleted: 2 }), writeRequestUnits: 100 });
+    const step = { phase: 'delete' as const, requestUnits: 30 };
+    expect(planAfter(deleting, { ...step, counts: counts({ deleted: 3 }), more: true })).toEqual({
+      next: { ...deleting, counts: counts({ unchanged: 5, deleted: 5 }), writeRequestUnits: 130 },
+    });
+    expect(planAfter(deleting, { ...step, counts: counts({ deleted: 1 }), more: false })).toMatchObject({
+      end: 'completed',
+      job: { counts: { deleted: 3 }, writeRequestUnits: 130 },
+    });
   });
 });

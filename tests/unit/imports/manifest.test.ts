@@ -29,8 +29,9 @@ describe('manifest entries as segments store them', () => {
     const bodies = segmentBodies(keys, entryOf);
     expect(bodies.length).toBeGreaterThan(1);
     for (const b of bodies) expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThanOrEqual(SEGMENT_MAX_BYTES);
-    expect(bodies.flatMap((b) => Object.keys(b))).toEqual(keys);
-    expect(segmentBodies(keys, entryOf)).toEqual(bodies);
+    // Compared as JSON text: a deep comparison of 30,000 entries takes seconds of the test's time.
+    expect(bodies.flatMap((b) => Object.keys(b)).join('\n')).toBe(keys.join('\n'));
+    expect(JSON.stringify(segmentBodies(keys, entryOf))).toBe(JSON.stringify(bodies));
     expect(segmentBodies(['a', 'b', 'c'], () => undefined, 1)).toEqual([{ a: 0 }, { b: 0 }, { c: 0 }]);
     expect(segmentBodies([], entryOf)).toEqual([]);
   });

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { importCli, resultLines, runImport, type ImportRun } from '../../../scripts/importClient';
+import { importCli, importRunFromArgs, resultLines, runImport, type ImportRun } from '../../../scripts/importClient';
 import { startFakeStagedService, type FakeStagedService } from '../../support/fakeStagedService';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';
@@ -149,6 +149,51 @@ describe('the import client uploads a large set as a staged import', () => {
     expect(fake.operations).not.toContain('associateBusinessIdentities');
     expect(fake.runs.get(runId!)?.status).toBe('QUEUED');
     expect(lines).toContain('300 association pairs not sent (run again without --no-wait to associate them)');
+  });
+
+  /** A run of another import of the source, being applied: the fake's startImport refuses while it is named. */
+  const otherRun = (): string => {
+    const id = 'a1b2c3d4-0000-4000-8000-00000000abcd';
+    fake.runs.set(id, { id, status: 'RUNNING', source: 'HR', dryRun: false, identities: [], looks: 1 });
+    fake.faults.inProgressAtStart = id;
+    return id;
+  };
+
+  it('exits at once naming the running run when startImport answers IMPORT_IN_PROGRESS: nothing is uploaded', async () => {
+    const file = people('busy.csv', 300);
+    const running = otherRun();
+    const r = await cli(['--file', file, '--part-size', '100']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`IMPORT_IN_PROGRESS: another import of source HR is being applied as run ${running}`);
+    expect(r.err).toContain('--follow-running');
+    expect(r.err).not.toContain(SECRET_NAME);
+    expect(fake.operations).toEqual(['startImport']);
+    expect(fake.partsReceived).toEqual([]);
+  });
+
+  it('--follow-running follows the running run to its end, then uploads the set', async () => {
+    lines.length = 0;
+    const file = people('follow.csv', 300);
+    const running = otherRun();
+    const { out } = await run(file, { followRunning: true });
+    expect(fake.runs.get(running)?.status).toBe('COMPLETED');
+    expect(lines).toContain(
+      `another import of source HR is being applied as run ${running}; following it (--follow-running)`,
+    );
+    expect(fake.operations.indexOf('importRun')).toBeLessThan(fake.operations.indexOf('addImportPart'));
+    expect(sequencesSent().sort((a, b) => a - b)).toEqual([1, 2, 3]);
+    const own = [...fake.runs.keys()].find((id) => id !== running);
+    expect(out).toEqual([
+      `run ${own}`,
+      `import ${JSON.stringify({ created: 300, updated: 0, deleted: 0, unchanged: 0 })}`,
+    ]);
+    const args = ['--service', fake.url, '--tenant', TENANT, '--client-id', 'c', '--client-secret-env', 'S'];
+    const parsed = importRunFromArgs(
+      [...args, '--scope', 's', '--source', 'HR', '--file', file, '--follow-running'],
+      { S: 'x' },
+      {},
+    );
+    expect(parsed).toMatchObject({ followRunning: true });
   });
 
   it('stops following the run on Ctrl+C (exit 130); the run goes on without the client', async () => {

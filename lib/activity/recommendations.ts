@@ -74,6 +74,8 @@ export const CODE_ACTIONS: Readonly<Record<ErrorCode, string>> = {
   IMPORT_DELETE_LIMIT_EXCEEDED:
     'Check that the export is complete (a partial export deletes the rest); if the deletions are meant, run it with a higher maxDeletedRatio.',
   IMPORT_IN_PROGRESS: 'Wait for the run named by runId to end, then start the import again.',
+  IMPORT_LIMIT_REACHED:
+    'Complete the staged imports this organization started and never completed, or let them expire, and wait for its dry runs to end; then start again.',
   IMPORT_NOT_FOUND: 'Begin a new staged import: this one is unknown, expired or already completed.',
   IMPORT_PART_TOO_LARGE: 'Send smaller parts: fewer identities per part (maxIdentitiesPerPart).',
   IMPORT_PART_CONFLICT: 'Send each sequence once with the same identities, or begin a new staged import.',

@@ -33,6 +33,8 @@ import type { RateLimiter } from './limits/rateLimiter';
 import type { RefusalPacer } from './limits/refusalPacing';
 import type { ScimAdmission } from './limits/scimAdmission';
 import type { LogLevel } from './log/logger';
+import { enableFieldEncryption } from './crypto/fieldEncryption';
+import type { FieldCrypto } from './crypto/fieldCrypto';
 
 export interface Services {
   settings: Settings;
@@ -72,6 +74,8 @@ export interface Services {
   graphqlBodyBytes: BodyBytesBudget;
   /** Refused SCIM requests recorded per integration (its activity). */
   refusals: RefusalLog;
+  /** Field encryption of personal and document numbers (lib/crypto); undefined without KEY_VAULT_URL (local only). */
+  fieldCrypto: FieldCrypto | undefined;
 }
 
 let current: Services | undefined;
@@ -86,6 +90,7 @@ export function services(): Services {
       instanceRequestUnitsPerSecond: s.bulkRequestUnitsPerSecond,
     }),
   );
+  const fieldCrypto = enableFieldEncryption(store, s.fieldEncryption);
   const audit = new AuditLog(store);
   const identities = new IdentityRepository(store);
   const directory = new DirectoryClient(s.graph.baseUrl, createGraphTokenProvider(s));
@@ -118,6 +123,7 @@ export function services(): Services {
     }),
     settings: s,
     store,
+    fieldCrypto,
     audit,
     tenants,
     integrations: new ScimIntegrations(store, audit, Date.now, s.scimMaxIntegrationsPerTenant),

@@ -16,6 +16,7 @@ import { acquireJobLease } from './importLease';
 import { discardUncommittedJob } from './importJob';
 import type { RunHistory, RunStatus } from './runHistory';
 import { checkSequence, missingSequences, preparePart } from './stagedParts';
+import { contentHashKeyer } from '../crypto/contentHashes';
 import {
   APPLY_WINDOW_SECONDS,
   JOB_TTL_SECONDS,
@@ -148,7 +149,11 @@ export class StagedImports {
   ): Promise<AddedPart> {
     const sequence = checkSequence(input.sequence);
     let session = await this.open(tenantId, input.importId);
-    const part = preparePart(input.identities, this.settings.maxIdentitiesPerPart);
+    const part = preparePart(
+      input.identities,
+      this.settings.maxIdentitiesPerPart,
+      await contentHashKeyer(this.store, tenantId),
+    );
     let stored = false;
     // Parts of one import added at once race for its session: many tries, spread out (RETRY.contention).
     return retrying(

@@ -45,12 +45,17 @@ export function checkSequence(sequence: unknown): number {
  * Checks a part: at most `maxIdentities` identities (IMPORT_PART_TOO_LARGE), each valid and no externalId
  * twice (BAD_USER_INPUT, index and field), and a stored form of at most PART_MAX_STORED_BYTES.
  */
-export function preparePart(identities: ImportIdentityInput[], maxIdentities: number): PreparedPart {
+export function preparePart(
+  identities: ImportIdentityInput[],
+  maxIdentities: number,
+  /** Keys the content hashes for the tenant (lib/crypto/contentHashes.ts); plain without it. */
+  keyHash: (plainHash: string) => string = (plainHash) => plainHash,
+): PreparedPart {
   if (identities.length > maxIdentities)
     throw tooLarge(
       `A part carries at most ${maxIdentities} identities (maxIdentitiesPerPart); send the set in more parts`,
     );
-  const valid = validateImportSet(identities, 'part');
+  const valid = validateImportSet(identities, 'part').map((v) => ({ ...v, hash: keyHash(v.hash) }));
   const stored = Buffer.byteLength(JSON.stringify(valid.map((v) => v.attributes)), 'utf8');
   if (stored > PART_MAX_STORED_BYTES)
     throw tooLarge(

@@ -1,0 +1,291 @@
+/**
+ * Personal and document numbers are stored encrypted per field, under a data key per tenant wrapped by the
+ * Key Vault key (here the stand-in, driven by the real @azure/keyvault-keys client): whoever reads the store
+ * without the keys (the SDK straight against the engine) finds no number in any container, for SCIM,
+ * import, staged and Manual identities, while every API answers as before. Removing one tenant's key makes
+ * its numbers unreadable and leaves another tenant's intact; a key rotation rewraps the data keys without
+ * rewriting an identity; a store with identities of before (plain) reads right and `encrypt-existing`
+ * seals them; the import content hash is keyed.
+ */
+import { randomUUID } from 'node:crypto';
+import { KeyClient } from '@azure/keyvault-keys';
+import { startTestStack, call, type TestStack } from '../support/stack';
+import { EXT, scim, userBody } from '../support/scim';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../devhost/devData';
+import { LOCAL_COSMOS_KEY } from '../../devhost/cosmosServer';
+import { services } from '../../lib/services';
+import { createStore, type Store } from '../../lib/store/store';
+import { CONTAINERS, type ContainerName } from '../../lib/store/containers';
+import type { IdentityDoc } from '../../lib/identities/model';
+import { partitionKey } from '../../lib/identities/model';
+import { newIdentityDoc } from '../../lib/identities/rules';
+import { isEnvelope, isKeyedHash } from '../../lib/crypto/fieldCipher';
+import { UNREADABLE_VALUE } from '../../lib/crypto/fieldCrypto';
+import { encryptExisting } from '../../lib/crypto/existingIdentities';
+import { contentHash } from '../../lib/imports/importInput';
+import { customSourceKey } from '../../lib/imports/importer';
+
+type Gql<T = Record<string, unknown>> = {
+  data?: T;
+  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+};
+
+const SCIM_CPR = '2802901234';
+const SCIM_DOC = 'P1234567';
+const IMPORT_CPR = '0101904321';
+const STAGED_CPR = '0202805555';
+const MANUAL_CPR = '0303703333';
+const MANUAL_DOC = 'P7654321';
+
+const IMPORT =
+  'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }';
+const START = 'mutation($i: StartImportInput!) { startImport(input: $i) { importId } }';
+const ADD = 'mutation($i: AddImportPartInput!) { addImportPart(input: $i) { importId sequence } }';
+const CREATE =
+  'mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id } } }';
+
+describe('field encryption of personal and document numbers', () => {
+  let stack: TestStack;
+  let admin: string;
+  let api: ReturnType<typeof scim>;
+  /** The store as someone with data-plane access and no keys reads it. */
+  let raw: Store;
+  const gql = async <T>(query: string, variables: Record<string, unknown>) =>
+    call<Gql<T>>(`${stack.base}/graphql`, {
+      method: 'POST',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+  /** Every document of a container in its stored form, as one string. */
+  const storedText = async (name: ContainerName) =>
+    JSON.stringify(await raw.collection(name).queryAll({ query: 'SELECT * FROM c' }));
+  const rawIdentity = (pk: string, id: string) => raw.collection<IdentityDoc>('identities').read(pk, id);
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    admin = await stack.token(DEV_CLIENTS.admin);
+    api = scim(stack, await stack.token(DEV_CLIENTS.scim));
+    raw = createStore({ endpoint: stack.cosmosEndpoint, key: LOCAL_COSMOS_KEY, database: 'business-identities' });
+  });
+  afterAll(async () => {
+    raw?.dispose();
+    await stack?.stop();
+  });
+
+  it('stores no number in any container, for SCIM, import, staged and Manual identities; the APIs answer as before', async () => {
+    const created = await api.create(
+      userBody(
+        {},
+        {
+          personalNumbers: [{ type: 'DkCpr', value: SCIM_CPR }],
+          identityDocumentReferences: [{ type: 'passport', issuingCountry: 'DK', documentNumber: SCIM_DOC }],
+        },
+      ),
+    );
+    expect(created.status).toBe(201);
+    const imported = await gql<{ importBusinessIdentities: { created: number } }>(IMPORT, {
+      i: {
+        source: 'HR',
+        identities: [
+          {
+            externalId: 'imp-1',
+            affiliationType: 'EMPLOYMENT',
+            firstName: 'Ida',
+            lastName: 'Holm',
+            personalNumbers: [{ type: 'DK_CPR', value: IMPORT_CPR }],
+          },
+        ],
+      },
+    });
+    expect(imported.body.errors).toBeUndefined();
+    const started = await gql<{ startImport: { importId: string } }>(START, { i: { source: 'Staged' } });
+    const part = await gql(ADD, {
+      i: {
+        importId: started.body.data!.startImport.importId,
+        sequence: 1,
+        identities: [
+          {
+            externalId: 'st-1',
+            affiliationType: 'EMPLOYMENT',
+            firstName: 'Sif',
+            lastName: 'Lund',
+            personalNumbers: [{ type: 'DK_CPR', value: STAGED_CPR }],
+          },
+        ],
+      },
+    });
+    expect(part.body.errors).toBeUndefined();
+    const manual = await gql(CREATE, {
+      i: {
+        externalId: 'man-1',
+        affiliationType: 'ENGAGEMENT',
+        firstName: 'Kim',
+        lastName: 'Vang',
+        personalNumbers: [{ type: 'DK_CPR', value: MANUAL_CPR }],
+        identityDocumentReferences: [{ type: 'PASSPORT', issuingCountry: 'DK', documentNumber: MANUAL_DOC }],
+      },
+    });
+    expect(manual.body.errors).toBeUndefined();
+
+    for (const name of Object.keys(CONTAINERS) as ContainerName[]) {
+      const text = await storedText(name);
+      for (const secret of [SCIM_CPR, SCIM_DOC, IMPORT_CPR, STAGED_CPR, MANUAL_CPR, MANUAL_DOC])
+        expect({ container: name, leaked: text.includes(secret) }).toEqual({ container: name, leaked: false });
+    }
+    const stored = await rawIdentity(partitionKey(DEV_TENANT_ID, DEV_CLIENTS.scim.clientId), created.body.id);
+    // Whatever the SCIM partition key is, the identity is found by id among the tenant's identities.
+    const doc =
+      stored ??
+      (
+        await raw.collection<IdentityDoc>('identities').queryAll({
+          query: 'SELECT * FROM c WHERE c.id = @id',
+          parameters: [{ name: '@id', value: created.body.id }],
+        })
+      )[0];
+    expect(doc?.personalNumbers?.[0]?.type).toBe('DkCpr');
+    expect(isEnvelope(doc?.personalNumbers?.[0]?.value)).toBe(true);
+    expect(isEnvelope(doc?.identityDocumentReferences?.[0]?.documentNumber)).toBe(true);
+
+    // With the keys, SCIM answers exactly as before.
+    const got = await api.get(created.body.id);
+    expect(got.body[EXT]).toMatchObject({
+      personalNumbers: [{ type: 'DkCpr', value: SCIM_CPR }],
+      identityDocumentReferences: [{ type: 'Passport', issuingCountry: 'DK', documentNumber: SCIM_DOC }],
+    });
+    expect(got.body).toEqual(created.body);
+  });
+
+  it('keys the import content hash: a stored hash is not the plain one, and an unchanged rerun writes nothing', async () => {
+    const identities = [
+      {
+        externalId: 'h-1',
+        affiliationType: 'EMPLOYMENT',
+        firstName: 'Bo',
+        lastName: 'Dal',
+        personalNumbers: [{ type: 'DK_CPR', value: '0404604444' }],
+      },
+    ];
+    const first = await gql<{ importBusinessIdentities: { created: number } }>(IMPORT, {
+      i: { source: 'Hashed', identities },
+    });
+    expect(first.body.data?.importBusinessIdentities.created).toBe(1);
+    const [doc] = await raw.collection<IdentityDoc>('identities').queryAll({
+      query: 'SELECT * FROM c WHERE c.pk = @pk',
+      parameters: [{ name: '@pk', value: partitionKey(DEV_TENANT_ID, customSourceKey('Hashed')) }],
+    });
+    expect(doc?.contentHash).toBeDefined();
+    expect(isKeyedHash(doc!.contentHash!)).toBe(true);
+    // Recomputed without the key, from the very attributes it was stored for, it does not match.
+    const plain = contentHash({ ...(await services().identities.get(doc!.pk, doc!.id))! });
+    expect(doc!.contentHash).not.toBe(plain);
+    expect(doc!.contentHash!.slice(1)).not.toBe(plain.slice(0, 21));
+    const again = await gql<{ importBusinessIdentities: { created: number; updated: number; unchanged: number } }>(
+      IMPORT,
+      { i: { source: 'Hashed', identities } },
+    );
+    expect(again.body.data?.importBusinessIdentities).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
+    const after = await rawIdentity(doc!.pk, doc!.id);
+    expect(after?._etag).toBe(doc!._etag);
+  });
+
+  /** An identity of `tenantId` with a personal number, written through the service's store (sealed). */
+  const writeFor = async (tenantId: string, cpr: string) => {
+    const doc = newIdentityDoc({
+      id: randomUUID(),
+      tenantId,
+      sourceKind: 'custom',
+      sourceKey: customSourceKey('Shred'),
+      attributes: {
+        externalId: `x-${cpr}`,
+        affiliationType: 'employment',
+        name: { givenName: 'A', familyName: 'B' },
+        personalNumbers: [{ type: 'DkCpr', value: cpr }],
+        identityDocumentReferences: [],
+      } as unknown as Parameters<typeof newIdentityDoc>[0]['attributes'],
+      now: new Date().toISOString(),
+    });
+    await services().identities.create(doc);
+    return doc;
+  };
+
+  it("removing one tenant's data key makes its numbers unreadable and leaves another tenant's intact", async () => {
+    const shredded = randomUUID();
+    const kept = randomUUID();
+    const a = await writeFor(shredded, '0505505555');
+    const b = await writeFor(kept, '0606606666');
+    const keys = services().fieldCrypto!.keys;
+    expect(await keys.forget(shredded)).toBe(true);
+    const readA = await services().identities.get(a.pk, a.id);
+    const readB = await services().identities.get(b.pk, b.id);
+    expect(readA?.personalNumbers).toEqual([{ type: 'DkCpr', value: UNREADABLE_VALUE }]);
+    expect(readB?.personalNumbers).toEqual([{ type: 'DkCpr', value: '0606606666' }]);
+    // A list of the shredded tenant's source still answers (each unreadable number in its place).
+    const page = await services().store.collection<IdentityDoc>('identities').queryPartitionPage(a.pk, 'SELECT *', '');
+    expect(page.items.map((d) => d.personalNumbers?.[0]?.value)).toEqual([UNREADABLE_VALUE]);
+    // No new key is made for a forgotten tenant: a new number of it is refused, not stored plain.
+    await expect(writeFor(shredded, '0707707777')).rejects.toThrow(/key was removed/);
+    // The dev tenant's SCIM users are untouched.
+    expect((await api.list('?count=5')).status).toBe(200);
+  });
+
+  it('a key rotation rewraps every data key with the new version and rewrites no identity', async () => {
+    const tenant = randomUUID();
+    const doc = await writeFor(tenant, '0808808888');
+    const before = await rawIdentity(doc.pk, doc.id);
+    const keys = services().fieldCrypto!.keys;
+    const oldRecord = await keys.record(tenant);
+    const client = new KeyClient(
+      stack.keyVault.url,
+      {
+        getToken: () => Promise.resolve({ token: 't', expiresOnTimestamp: Date.now() + 60_000 }),
+      },
+      { disableChallengeResourceVerification: true, allowInsecureConnection: true },
+    );
+    const rotated = await client.rotateKey('field-encryption');
+    (keys.wrapper as { refresh?: () => void }).refresh?.();
+    const result = await keys.rewrapAll();
+    expect(result.rewrapped).toBeGreaterThanOrEqual(1);
+    const newRecord = await keys.record(tenant);
+    expect(newRecord?.wrappedBy).toBe(rotated.id);
+    expect(newRecord?.wrappedBy).not.toBe(oldRecord?.wrappedBy);
+    expect(newRecord?.keyId).toBe(oldRecord?.keyId);
+    const after = await rawIdentity(doc.pk, doc.id);
+    expect(after?._etag).toBe(before?._etag);
+    keys.clearCache();
+    expect((await services().identities.get(doc.pk, doc.id))?.personalNumbers?.[0]?.value).toBe('0808808888');
+    // Run again: nothing left to rewrap.
+    expect((await keys.rewrapAll()).rewrapped).toBe(0);
+  });
+
+  it('a mixed store reads right, and encrypt-existing seals the plain identities once', async () => {
+    const tenant = randomUUID();
+    const sealed = await writeFor(tenant, '0909909999');
+    // An identity of before: written plain, straight to the store, with a plain content hash.
+    const plainDoc = {
+      ...(await writeFor(tenant, '1010101010')),
+      id: randomUUID(),
+      externalIdKey: 'plain-1',
+      userNameKey: 'plain-1',
+    };
+    const plainHash = contentHash(plainDoc);
+    await raw.collection<IdentityDoc>('identities').create({ ...plainDoc, contentHash: plainHash });
+    const storedPlain = await rawIdentity(plainDoc.pk, plainDoc.id);
+    expect(storedPlain?.personalNumbers?.[0]?.value).toBe('1010101010');
+    const read = await services().identities.get(plainDoc.pk, plainDoc.id);
+    expect(read?.personalNumbers?.[0]?.value).toBe('1010101010');
+    expect(isKeyedHash(read!.contentHash!)).toBe(true);
+    expect((await services().identities.get(sealed.pk, sealed.id))?.personalNumbers?.[0]?.value).toBe('0909909999');
+
+    const first = await encryptExisting(raw, services().fieldCrypto!, tenant, 100);
+    expect(first).toMatchObject({ written: 1, more: false });
+    const converted = await rawIdentity(plainDoc.pk, plainDoc.id);
+    expect(isEnvelope(converted?.personalNumbers?.[0]?.value)).toBe(true);
+    expect(isKeyedHash(converted!.contentHash!)).toBe(true);
+    expect(converted?.version).toBe(storedPlain?.version);
+    expect(converted?.lastModified).toBe(storedPlain?.lastModified);
+    expect((await services().identities.get(plainDoc.pk, plainDoc.id))?.personalNumbers?.[0]?.value).toBe('1010101010');
+    const second = await encryptExisting(raw, services().fieldCrypto!, tenant, 100);
+    expect(second).toMatchObject({ written: 0, more: false });
+  });
+});

@@ -71,29 +71,36 @@ export class FieldCrypto implements DocumentCodec {
   async encode<D>(container: ContainerName, doc: D): Promise<D> {
     if (!isObj(doc)) return doc;
     const hs = holders(container, doc);
-    const plainValue = hs.some((h) =>
-      SENSITIVE_FIELDS.some(({ list, field }) =>
-        values(h, list, field).some((v) => typeof v === 'string' && !isEnvelope(v)),
-      ),
+    const items = hs.flatMap((h) =>
+      SENSITIVE_FIELDS.flatMap(({ list, field }) => {
+        const l = h[list];
+        return Array.isArray(l) ? l.filter(isObj).map((item) => ({ item, v: item[field] })) : [];
+      }),
+    );
+    const kept = items.some(({ item, v }) => v === UNREADABLE_VALUE && sealedOf.has(item));
+    const toSeal = items.some(
+      ({ item, v }) => typeof v === 'string' && !isEnvelope(v) && !(v === UNREADABLE_VALUE && sealedOf.has(item)),
     );
     const plainHash =
       container === 'identities' && typeof doc.contentHash === 'string' && !isKeyedHash(doc.contentHash);
-    if (!plainValue && !plainHash) return doc;
+    if (!toSeal && !plainHash && !kept) return doc;
     const tenantId = tenantOf(doc);
     if (!tenantId) throw new Error('A document with personal numbers names no tenant');
-    const key = await this.keys.forWriting(tenantId);
+    const key = toSeal || plainHash ? await this.keys.forWriting(tenantId) : undefined;
     const sealHolder = (h: Obj): Obj => {
       const out: Obj = { ...h };
       for (const { list, field } of SENSITIVE_FIELDS) {
-        const items = h[list];
-        if (!Array.isArray(items)) continue;
+        const l = h[list];
+        if (!Array.isArray(l)) continue;
         const aad = associatedData(tenantId, pathOf(list, field));
-        out[list] = items.map((item: unknown) => {
+        out[list] = l.map((item: unknown) => {
           if (!isObj(item)) return item;
           const v = item[field];
           if (typeof v !== 'string' || isEnvelope(v)) return item;
-          const kept = v === UNREADABLE_VALUE ? sealedOf.get(item) : undefined;
-          return { ...item, [field]: kept ?? seal(key.key, key.keyId, v, aad) };
+          const envelope = v === UNREADABLE_VALUE ? sealedOf.get(item) : undefined;
+          if (envelope) return { ...item, [field]: envelope };
+          if (!key) throw new Error('A value to seal without a key');
+          return { ...item, [field]: seal(key.key, key.keyId, v, aad) };
         });
       }
       return out;
@@ -102,7 +109,7 @@ export class FieldCrypto implements DocumentCodec {
       container === 'identities'
         ? sealHolder(doc)
         : { ...doc, identities: (doc.identities as unknown[]).map((h) => (isObj(h) ? sealHolder(h) : h)) };
-    if (plainHash) out.contentHash = keyedHash(key.hashKey, doc.contentHash as string);
+    if (plainHash && key) out.contentHash = keyedHash(key.hashKey, doc.contentHash as string);
     return out as D;
   }
 

@@ -23,18 +23,28 @@ export function isLocalVault(vaultUrl: string): boolean {
   return LOOPBACK_HTTP.test(vaultUrl);
 }
 
-/** Installs field encryption on `store`; undefined (and nothing installed) without KEY_VAULT_URL. */
-export function enableFieldEncryption(store: Store, s: Settings['fieldEncryption']): FieldCrypto | undefined {
-  if (!s.keyVaultUrl) return undefined;
-  const local = isLocalVault(s.keyVaultUrl);
-  const wrapper = new KeyVaultWrapper({
-    vaultUrl: s.keyVaultUrl,
-    keyName: s.keyName,
+/** The Key Vault wrapper of the settings (the local stand-in's, or Azure's with the managed identity). */
+export function keyVaultWrapper(vaultUrl: string, keyName: string): KeyVaultWrapper {
+  const local = isLocalVault(vaultUrl);
+  return new KeyVaultWrapper({
+    vaultUrl,
+    keyName,
     credential: local ? localStandInCredential : new DefaultAzureCredential(),
     disableChallengeResourceVerification: local,
     allowInsecureConnection: local,
   });
-  const crypto = new FieldCrypto(new DataKeys(store, wrapper, { cacheTtlMs: s.keyCacheSeconds * 1000 }));
+}
+
+/** Field encryption over `store`'s key records, not installed on it (operator tools that see stored forms). */
+export function fieldCryptoFor(store: Store, s: Settings['fieldEncryption'] & { keyVaultUrl: string }): FieldCrypto {
+  const wrapper = keyVaultWrapper(s.keyVaultUrl, s.keyName);
+  return new FieldCrypto(new DataKeys(store, wrapper, { cacheTtlMs: s.keyCacheSeconds * 1000 }));
+}
+
+/** Installs field encryption on `store`; undefined (and nothing installed) without KEY_VAULT_URL. */
+export function enableFieldEncryption(store: Store, s: Settings['fieldEncryption']): FieldCrypto | undefined {
+  if (!s.keyVaultUrl) return undefined;
+  const crypto = fieldCryptoFor(store, { ...s, keyVaultUrl: s.keyVaultUrl });
   store.useCodec(crypto);
   return crypto;
 }

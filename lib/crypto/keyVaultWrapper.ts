@@ -23,6 +23,8 @@ export interface KeyWrapper {
   unwrap(key: WrappedKey): Promise<Buffer>;
   /** The key id (with version) new data keys are wrapped with. */
   currentKeyId(): Promise<string>;
+  /** Makes a new version of the key (operators only); its id. */
+  rotate?(): Promise<string>;
 }
 
 export interface KeyVaultWrapperOptions {
@@ -90,6 +92,17 @@ export class KeyVaultWrapper implements KeyWrapper {
   async unwrap(key: WrappedKey): Promise<Buffer> {
     const result = await this.client(key.wrappedBy).unwrapKey(WRAP_ALGORITHM, Buffer.from(key.wrapped, 'base64url'));
     return Buffer.from(result.result);
+  }
+
+  /**
+   * Makes a new version of the key (the operator's `rotate-keys`; needs Key Vault Crypto Officer, which the
+   * app's identity does not have): its id, which wraps data keys from now on.
+   */
+  async rotate(): Promise<string> {
+    const key = await this.keys.rotateKey(this.options.keyName);
+    this.refresh();
+    if (!key.id) throw new Error('Key Vault answered a key without an id');
+    return key.id;
   }
 
   /** Forgets the cached current version (after a rotation in this process). */

@@ -24,6 +24,7 @@ import { UNREADABLE_VALUE } from '../../lib/crypto/fieldCrypto';
 import { encryptExisting } from '../../lib/crypto/existingIdentities';
 import { contentHash } from '../../lib/imports/importInput';
 import { customSourceKey } from '../../lib/imports/importer';
+import { runOps } from '../../scripts/ops';
 
 type Gql<T = Record<string, unknown>> = {
   data?: T;
@@ -287,5 +288,59 @@ describe('field encryption of personal and document numbers', () => {
     expect((await services().identities.get(plainDoc.pk, plainDoc.id))?.personalNumbers?.[0]?.value).toBe('1010101010');
     const second = await encryptExisting(raw, services().fieldCrypto!, tenant, 100);
     expect(second).toMatchObject({ written: 0, more: false });
+  });
+
+  it('the operator commands: encrypt-existing, rotate-keys and forget-tenant-key, each refusing bad arguments', async () => {
+    const env = {
+      COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,
+      COSMOS_KEY: stack.env.COSMOS_KEY,
+      COSMOS_DATABASE: stack.env.COSMOS_DATABASE,
+      KEY_VAULT_URL: stack.keyVault.url,
+    };
+    const tenant = randomUUID();
+    const plainDoc = {
+      ...(await writeFor(tenant, '1111111118')),
+      id: randomUUID(),
+      externalIdKey: 'p',
+      userNameKey: 'p',
+    };
+    await raw.collection<IdentityDoc>('identities').create(plainDoc);
+    expect(await runOps(['encrypt-existing', tenant], env)).toEqual({
+      code: 0,
+      out: ['read 2 identities, sealed 1', 'done: every identity of the tenant is stored encrypted'],
+    });
+    expect(isEnvelope((await rawIdentity(plainDoc.pk, plainDoc.id))?.personalNumbers?.[0]?.value)).toBe(true);
+
+    const versions = stack.keyVault.versions('field-encryption').length;
+    const rotated = await runOps(['rotate-keys'], env);
+    expect(rotated.code).toBe(0);
+    expect(stack.keyVault.versions('field-encryption')).toHaveLength(versions + 1);
+    expect(rotated.out[1]).toMatch(
+      /^rewrapped [1-9]\d* of [1-9]\d* tenant data keys with the current key version; no identity rewritten$/,
+    );
+    expect((await runOps(['rotate-keys', '--rewrap-only'], env)).out).toEqual([
+      expect.stringMatching(/^rewrapped 0 of \d+ tenant data keys/),
+    ]);
+
+    expect(await runOps(['forget-tenant-key', tenant], env)).toMatchObject({ code: 2 });
+    expect(await runOps(['forget-tenant-key', 'not-a-guid', '--yes'], env)).toEqual({
+      code: 2,
+      out: ['The tenant id must be a GUID'],
+    });
+    expect(await runOps(['rotate-keys', 'now'], env)).toMatchObject({ code: 2 });
+    expect(await runOps(['encrypt-existing', tenant, '0'], env)).toMatchObject({ code: 2 });
+    const { KEY_VAULT_URL: _vault, ...azureWithoutVault } = env;
+    expect(await runOps(['rotate-keys'], azureWithoutVault)).toEqual({
+      code: 2,
+      out: ['Setting KEY_VAULT_URL is required for this command against an Azure account'],
+    });
+    expect(await runOps(['forget-tenant-key', tenant, '--yes'], env)).toEqual({
+      code: 0,
+      out: [`forgot the data key of ${tenant}: its personal and document numbers are unreadable from now on`],
+    });
+    services().fieldCrypto!.keys.clearCache();
+    expect((await services().identities.get(plainDoc.pk, plainDoc.id))?.personalNumbers?.[0]?.value).toBe(
+      UNREADABLE_VALUE,
+    );
   });
 });

@@ -29,6 +29,8 @@ param appIdentityClientId string
 param graphCredential string
 param graphCertificateName string
 param keyVaultName string
+@description('The key in the vault that wraps the tenants\' data keys.')
+param fieldEncryptionKeyName string
 param publicBaseUrl string
 param importMaxDeleteRatio string
 param consoleClientId string
@@ -108,6 +110,8 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         // Empty: the managed identity is used (Cosmos DB Built-in Data Contributor; local auth is off).
         { name: 'COSMOS_KEY', value: '' }
         { name: 'COSMOS_DATABASE', value: cosmosDatabase }
+        { name: 'KEY_VAULT_URL', value: 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/' }
+        { name: 'FIELD_ENCRYPTION_KEY_NAME', value: fieldEncryptionKeyName }
         { name: 'AUTH_AUTHORITY', value: 'https://login.microsoftonline.com' }
         // Empty by default: in Azure the service accepts the client id (the aud of v2.0 tokens) and, only when
         // this is set, a tenant-unique App ID URI; it refuses to start with the local api://business-identity-service.

@@ -30,7 +30,8 @@ var deploymentContainerName = 'app-package'
 // Same default as lib/config/settings.ts (COSMOS_DATABASE).
 var databaseName = 'business-identities'
 var certificateMode = graphCredential == 'certificate'
-// Named even when not created (the default mode), so role and setting expressions never see an empty name.
+// The key that wraps every tenant's data key (FIELD_ENCRYPTION_KEY_NAME).
+var fieldEncryptionKeyName = 'field-encryption'
 var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}${keyVaultNameSuffix}'
 
 module monitoring 'monitoring.bicep' = {
@@ -69,9 +70,9 @@ module cosmos 'cosmos.bicep' = {
   }
 }
 
-// Certificate mode only: the default mode keeps nothing in a vault, so `azd down` + `azd up` never meets a
-// soft-deleted vault of the same name.
-module keyVault 'keyvault.bicep' = if (certificateMode) {
+// Every mode: the vault holds the key that wraps the tenants' data keys (field encryption); in certificate
+// mode also the Graph certificate.
+module keyVault 'keyvault.bicep' = {
   name: 'keyvault'
   params: {
     location: location
@@ -79,11 +80,12 @@ module keyVault 'keyvault.bicep' = if (certificateMode) {
     name: keyVaultName
     purgeProtection: keyVaultPurgeProtection
     vnetEnabled: vnetEnabled
+    fieldEncryptionKeyName: fieldEncryptionKeyName
   }
 }
 
 // Private networking (the production setting): the virtual network, the app's integration subnet and the
-// private endpoints of Cosmos DB, storage and (certificate mode) Key Vault.
+// private endpoints of Cosmos DB, storage and Key Vault.
 module network 'network.bicep' = if (vnetEnabled) {
   name: 'network'
   params: {
@@ -94,7 +96,6 @@ module network 'network.bicep' = if (vnetEnabled) {
     storageAccountId: storage.outputs.id
     cosmosAccountId: cosmos.outputs.id
     keyVaultId: resourceId('Microsoft.KeyVault/vaults', keyVaultName)
-    certificateMode: certificateMode
   }
   dependsOn: [
     keyVault
@@ -142,6 +143,7 @@ module functionApp 'functionapp.bicep' = {
     graphCredential: graphCredential
     graphCertificateName: graphCertificateName
     keyVaultName: keyVaultName
+    fieldEncryptionKeyName: fieldEncryptionKeyName
     publicBaseUrl: publicBaseUrl
     importMaxDeleteRatio: importMaxDeleteRatio
     consoleClientId: consoleClientId
@@ -168,6 +170,7 @@ module roles 'roles.bicep' = {
     cosmosAccountName: cosmos.outputs.name
     cosmosDatabaseName: databaseName
     keyVaultName: keyVaultName
+    fieldEncryptionKeyName: fieldEncryptionKeyName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
   }
   dependsOn: [
@@ -185,7 +188,6 @@ module diagnostics 'diagnostics.bicep' = {
     storageAccountName: storage.outputs.name
     cosmosAccountName: cosmos.outputs.name
     keyVaultName: keyVaultName
-    certificateMode: certificateMode
     actionGroupName: '${abbrs.insightsActionGroups}${resourceToken}'
     alertPrefix: '${abbrs.insightsScheduledQueryRules}${resourceToken}'
     metricAlertPrefix: '${abbrs.insightsMetricAlerts}${resourceToken}'
@@ -205,7 +207,7 @@ output graphIdentityClientId string = graphIdentity.outputs.clientId
 output cosmosAccountName string = cosmos.outputs.name
 output cosmosEndpoint string = cosmos.outputs.endpoint
 output cosmosDatabase string = databaseName
-output keyVaultName string = certificateMode ? keyVaultName : ''
-output keyVaultUri string = certificateMode ? 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/' : ''
+output keyVaultName string = keyVaultName
+output keyVaultUri string = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/'
 output applicationInsightsName string = monitoring.outputs.applicationInsightsName
 output logAnalyticsName string = monitoring.outputs.logAnalyticsName

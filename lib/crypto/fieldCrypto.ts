@@ -64,6 +64,22 @@ function pathOf(list: string, field: string): string {
   return `${list}.${field}`;
 }
 
+/**
+ * How many bytes sealing adds to the stored form of these identities' attributes (each value becomes an
+ * envelope of 55 characters plus its base64url text): what a size limit on the stored form must count.
+ */
+export function sealedGrowth(identities: readonly object[]): number {
+  let bytes = 0;
+  for (const h of identities)
+    for (const { list, field } of SENSITIVE_FIELDS)
+      for (const v of values(h as Obj, list, field))
+        if (typeof v === 'string') {
+          const n = Buffer.byteLength(v, 'utf8');
+          bytes += 55 + Math.ceil((n * 4) / 3) - n;
+        }
+  return bytes;
+}
+
 export class FieldCrypto implements DocumentCodec {
   constructor(readonly keys: DataKeys) {}
 

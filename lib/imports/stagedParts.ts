@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { badInput, DomainError } from '../util/domainError';
 import { validateImportSet, type ImportIdentityInput, type ValidImportIdentity } from './importInput';
 import { CODE } from '../util/errorCodes';
+import { sealedGrowth } from '../crypto/fieldCrypto';
 
 /** A staged import has at most this many parts (sequences 1 to MAX_PARTS). */
 export const MAX_PARTS = 10_000;
@@ -56,7 +57,9 @@ export function preparePart(
       `A part carries at most ${maxIdentities} identities (maxIdentitiesPerPart); send the set in more parts`,
     );
   const valid = validateImportSet(identities, 'part').map((v) => ({ ...v, hash: keyHash(v.hash) }));
-  const stored = Buffer.byteLength(JSON.stringify(valid.map((v) => v.attributes)), 'utf8');
+  const attributes = valid.map((v) => v.attributes);
+  // As stored: its numbers sealed (lib/crypto), each several times its plain length.
+  const stored = Buffer.byteLength(JSON.stringify(attributes), 'utf8') + sealedGrowth(attributes);
   if (stored > PART_MAX_STORED_BYTES)
     throw tooLarge(
       `The part's identities take more than ${PART_MAX_STORED_BYTES} bytes to store; send fewer identities per part`,

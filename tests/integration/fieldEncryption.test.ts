@@ -42,6 +42,8 @@ const IMPORT =
   'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created updated deleted unchanged runId } }';
 const START = 'mutation($i: StartImportInput!) { startImport(input: $i) { importId } }';
 const ADD = 'mutation($i: AddImportPartInput!) { addImportPart(input: $i) { importId sequence } }';
+const COMPLETE = 'mutation($i: CompleteImportInput!) { completeImport(input: $i) { runId } }';
+const RUN = 'query($id: ID!) { importRun(id: $id) { status importCounts { created } } }';
 const CREATE =
   'mutation($i: ImportBusinessIdentityInput!) { createBusinessIdentity(input: $i) { businessIdentity { id } } }';
 
@@ -117,6 +119,31 @@ describe('field encryption of personal and document numbers', () => {
       },
     });
     expect(part.body.errors).toBeUndefined();
+    // The staged part is in the store now (imports container); the job then creates the identity.
+    const partsText = await storedText('imports');
+    expect(partsText).toContain('importPartBody');
+    expect(partsText).not.toContain(STAGED_CPR);
+    const completed = await gql<{ completeImport: { runId: string } }>(COMPLETE, {
+      i: { importId: started.body.data!.startImport.importId },
+    });
+    const runId = completed.body.data!.completeImport.runId;
+    for (let tries = 0; ; tries++) {
+      const r = await gql<{ importRun: { status: string; importCounts: { created: number } | null } }>(RUN, {
+        id: runId,
+      });
+      if (r.body.data?.importRun.status === 'COMPLETED') {
+        expect(r.body.data.importRun.importCounts?.created).toBe(1);
+        break;
+      }
+      if (tries > 600) throw new Error(`run ${r.body.data?.importRun.status}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const stagedIdentity = await raw.collection<IdentityDoc>('identities').queryAll({
+      query: 'SELECT * FROM c WHERE c.pk = @pk',
+      parameters: [{ name: '@pk', value: partitionKey(DEV_TENANT_ID, customSourceKey('Staged')) }],
+    });
+    expect(stagedIdentity).toHaveLength(1);
+    expect(isEnvelope(stagedIdentity[0]?.personalNumbers?.[0]?.value)).toBe(true);
     const manual = await gql(CREATE, {
       i: {
         externalId: 'man-1',
@@ -342,5 +369,16 @@ describe('field encryption of personal and document numbers', () => {
     expect((await services().identities.get(plainDoc.pk, plainDoc.id))?.personalNumbers?.[0]?.value).toBe(
       UNREADABLE_VALUE,
     );
+  });
+
+  it('a write of a number for a tenant whose key was forgotten is refused (500, nothing echoed, nothing stored)', async () => {
+    const keys = services().fieldCrypto!.keys;
+    await keys.forget(DEV_TENANT_ID);
+    const res = await api.create(userBody({}, { personalNumbers: [{ type: 'DkCpr', value: '1212121212' }] }));
+    expect(res.status).toBe(500);
+    expect(res.text).not.toContain('1212121212');
+    expect(await storedText('identities')).not.toContain('1212121212');
+    // A User without numbers is still served.
+    expect((await api.create(userBody())).status).toBe(201);
   });
 });

@@ -7,7 +7,7 @@
  * (a removed key is unusable everywhere within that time) and are never logged or returned by anything.
  */
 import type { Store, StoredDoc, WithEtag } from '../store/store';
-import { isStoreError } from '../store/errors';
+import { isStoreError, StoreError } from '../store/errors';
 import { allTenants } from '../store/queries/tenants';
 import { contentHashKey, newDataKey } from './fieldCipher';
 import type { KeyWrapper } from './keyVaultWrapper';
@@ -92,8 +92,9 @@ export class DataKeys {
     const existing = await this.forReading(tenantId);
     if (existing) return existing;
     const id = tenantId.toLowerCase();
+    if ((await this.record(id))?.forgottenAt) throw new TenantKeyForgottenError();
     const { keyId, key } = newDataKey();
-    const wrapped = await this.wrapper.wrap(key);
+    const wrapped = await vaultCall(() => this.wrapper.wrap(key));
     try {
       await this.docs.create({
         id: FIELD_KEY_DOC_ID,
@@ -120,7 +121,8 @@ export class DataKeys {
   private async load(tenantId: string): Promise<TenantKey | undefined> {
     const doc = await this.record(tenantId);
     if (!doc?.wrapped || !doc.wrappedBy || doc.forgottenAt) return undefined;
-    const key = await this.wrapper.unwrap({ wrapped: doc.wrapped, wrappedBy: doc.wrappedBy });
+    const { wrapped, wrappedBy } = doc;
+    const key = await vaultCall(() => this.wrapper.unwrap({ wrapped, wrappedBy }));
     return { keyId: doc.keyId, key, hashKey: contentHashKey(key) };
   }
 
@@ -193,5 +195,23 @@ export class DataKeys {
   /** Forgets every cached key of this process. */
   clearCache(): void {
     this.cache.clear();
+  }
+}
+
+/** Seconds a caller is asked to wait when Key Vault did not answer. */
+const VAULT_RETRY_AFTER_MS = 5_000;
+
+/**
+ * A call to Key Vault whose outage (no answer, 5xx, 429) is the store's kind of outage: `unavailable`, so the
+ * APIs answer 503 with Retry-After as for the store, and the retry policy waits and tries again. A refusal
+ * (401, 403, 404: a missing role or key) stays an error an operator must fix.
+ */
+async function vaultCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const status = (err as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number' && status < 500 && status !== 429) throw err;
+    throw new StoreError('unavailable', 'Key Vault did not answer', VAULT_RETRY_AFTER_MS);
   }
 }

@@ -53,7 +53,8 @@ export class KeyVaultWrapper implements KeyWrapper {
     return {
       disableChallengeResourceVerification: this.options.disableChallengeResourceVerification ?? false,
       allowInsecureConnection: this.options.allowInsecureConnection ?? false,
-      retryOptions: { maxRetries: 3 },
+      // A short stall at most when the vault does not answer: the caller gets 503 with Retry-After (dataKeys.ts).
+      retryOptions: { maxRetries: 2, retryDelayInMs: 200, maxRetryDelayInMs: 1_000 },
     };
   }
 

@@ -53,6 +53,8 @@ describe('field encryption of personal and document numbers', () => {
   let api: ReturnType<typeof scim>;
   /** The store as someone with data-plane access and no keys reads it. */
   let raw: Store;
+  /** The SCIM User of the first test, with a personal and a document number. */
+  let scimUserId = '';
   const gql = async <T>(query: string, variables: Record<string, unknown>) =>
     call<Gql<T>>(`${stack.base}/graphql`, {
       method: 'POST',
@@ -87,6 +89,7 @@ describe('field encryption of personal and document numbers', () => {
       ),
     );
     expect(created.status).toBe(201);
+    scimUserId = created.body.id;
     const imported = await gql<{ importBusinessIdentities: { created: number } }>(IMPORT, {
       i: {
         source: 'HR',
@@ -369,6 +372,19 @@ describe('field encryption of personal and document numbers', () => {
     expect((await services().identities.get(plainDoc.pk, plainDoc.id))?.personalNumbers?.[0]?.value).toBe(
       UNREADABLE_VALUE,
     );
+  });
+
+  it('while Key Vault does not answer, a number whose key is not cached is 503 with Retry-After, not a wrong answer', async () => {
+    const plain = await api.create(userBody());
+    expect(plain.status).toBe(201);
+    await stack.keyVault.close();
+    services().fieldCrypto!.keys.clearCache();
+    const res = await api.get(scimUserId);
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(res.text).not.toContain(SCIM_CPR);
+    // A User without numbers is still served.
+    expect((await api.get(plain.body.id)).status).toBe(200);
   });
 
   it('a write of a number for a tenant whose key was forgotten is refused (500, nothing echoed, nothing stored)', async () => {

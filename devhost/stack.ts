@@ -43,7 +43,10 @@ export interface StackOptions {
   cosmosMode?: CosmosMode;
   /** File the identity-provider stand-in keeps its signing key in; without it each start has a new key. */
   idpKeyFile?: string;
-  /** File the Key Vault stand-in keeps its keys in; without it each start has new keys (and a new store). */
+  /**
+   * File the Key Vault stand-in keeps its keys in; default: inside cosmosDataDir when given, else none (each
+   * start has new keys, as it has a new store).
+   */
   keyVaultFile?: string;
   /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
   hostJson?: unknown;
@@ -147,7 +150,10 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     const keyVault = await startKeyVaultStandIn({
       port: ports.keyVault,
       keys: [options.env?.FIELD_ENCRYPTION_KEY_NAME ?? process.env.FIELD_ENCRYPTION_KEY_NAME ?? 'field-encryption'],
-      keyFile: options.keyVaultFile,
+      // Beside the engine's data when it has a folder: a stack started again on the same data unwraps its data keys.
+      keyFile:
+        options.keyVaultFile ??
+        (options.cosmosDataDir ? path.join(options.cosmosDataDir, 'keyvault', 'keys.json') : undefined),
     });
     started.push(() => keyVault.close());
 

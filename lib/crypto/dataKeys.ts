@@ -134,7 +134,8 @@ export class DataKeys {
     const doc = await this.record(tenantId);
     if (!doc?.wrapped || !doc.wrappedBy || doc.forgottenAt) return false;
     const current = await this.wrapper.currentKeyId();
-    if (doc.wrappedBy === current) return false;
+    // Compared by key name and version: the vault's address is the configured one (keyVaultWrapper.ts).
+    if (new URL(doc.wrappedBy).pathname === new URL(current).pathname) return false;
     const key = await this.wrapper.unwrap({ wrapped: doc.wrapped, wrappedBy: doc.wrappedBy });
     const rewrapped = await this.wrapper.wrap(key);
     const { _etag, ...rest } = doc;

@@ -91,8 +91,22 @@ export class KeyVaultWrapper implements KeyWrapper {
   }
 
   async unwrap(key: WrappedKey): Promise<Buffer> {
-    const result = await this.client(key.wrappedBy).unwrapKey(WRAP_ALGORITHM, Buffer.from(key.wrapped, 'base64url'));
+    const result = await this.client(this.inThisVault(key.wrappedBy)).unwrapKey(
+      WRAP_ALGORITHM,
+      Buffer.from(key.wrapped, 'base64url'),
+    );
     return Buffer.from(result.result);
+  }
+
+  /**
+   * The key version named by a stored key id, in the configured vault: the host a token is sent to never comes
+   * from the store (whoever can write a document must not redirect the app's identity), and a vault reached
+   * under another address (the local stand-in on another port) still finds its versions.
+   */
+  private inThisVault(keyId: string): string {
+    const match = /\/keys\/([^/]+)\/([^/?#]+)\/?$/.exec(new URL(keyId).pathname);
+    if (!match) throw new Error('A wrapped data key names no key version');
+    return `${this.options.vaultUrl.replace(/\/+$/, '')}/keys/${match[1]}/${match[2]}`;
   }
 
   /**

@@ -327,6 +327,18 @@ describe('field encryption of personal and document numbers', () => {
     expect((await keys.rewrapAll()).rewrapped).toBe(0);
   });
 
+  it('unwraps with the configured vault only: a key record naming another host is not followed', async () => {
+    const tenant = randomUUID();
+    const doc = await writeFor(tenant, '1515151515');
+    const records = raw.collection<{ id: string; pk: string; wrappedBy?: string }>('tenants');
+    const record = (await records.read(tenant, 'fieldKey'))!;
+    const { _etag, ...rest } = record;
+    const path = new URL(rest.wrappedBy!).pathname;
+    await records.replace({ ...rest, wrappedBy: `https://vault.attacker.example${path}` }, _etag);
+    services().fieldCrypto!.keys.clearCache();
+    expect((await services().identities.get(doc.pk, doc.id))?.personalNumbers?.[0]?.value).toBe('1515151515');
+  });
+
   it('a mixed store reads right, and encrypt-existing seals the plain identities once', async () => {
     const tenant = randomUUID();
     const sealed = await writeFor(tenant, '0909909999');

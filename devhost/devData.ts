@@ -78,4 +78,4 @@ export const DEV_CONSOLE_USERS = [
 
 export const DEV_DIRECTORY_USERS = ['alice@dev.example.com', 'bob@dev.example.com', 'carol@dev.example.com'];
 
-export const DEFAULT_PORTS = { host: 7071, idp: 7072, directory: 7073, cosmos: 8081, queues: 10001 };
+export const DEFAULT_PORTS = { host: 7071, idp: 7072, directory: 7073, keyVault: 7074, cosmos: 8081, queues: 10001 };

@@ -92,6 +92,7 @@ async function main(): Promise<void> {
       host: port('DEV_HOST_PORT', DEFAULT_PORTS.host),
       idp: port('DEV_IDP_PORT', DEFAULT_PORTS.idp),
       directory: port('DEV_DIRECTORY_PORT', DEFAULT_PORTS.directory),
+      keyVault: port('DEV_KEY_VAULT_PORT', DEFAULT_PORTS.keyVault),
       cosmos: port('DEV_COSMOS_PORT', DEFAULT_PORTS.cosmos),
       queues: port('DEV_QUEUE_PORT', DEFAULT_PORTS.queues),
     },
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
     cosmosMode: mode,
     // Kept beside the data unless the stack runs in memory, so tokens outlive a restart as Entra's do.
     idpKeyFile: inMemory() ? undefined : path.resolve('.local', 'idp', 'signing-key.pem'),
+    // The key that wraps the tenants' data keys must outlive a restart as the store does.
+    keyVaultFile: inMemory() ? undefined : path.resolve('.local', 'keyvault', 'keys.json'),
     runTimersOnSchedule: true,
     log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
   });
@@ -114,6 +117,7 @@ async function main(): Promise<void> {
     `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql, health ${base}/health)`,
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,
+    `  Key Vault           ${stack.keyVault.url}   (stand-in: the key that wraps each tenant's data key)`,
     `  Cosmos DB           ${stack.cosmosEndpoint}   (${externalCosmos ? 'external account' : dataDir ? `data in ${dataDir}, ${stack.cosmosLoadedDocuments} documents loaded` : 'in memory, starts empty'}${mode ? `; ${mode}${mode === 'serverless' ? ', request priority ignored' : ', low priority throttled first'}` : ''}${ruPerSecond ? `; ${ruPerSecond} RU/s per container, 429 beyond` : ''})`,
     `  Queues (Azurite)    ${stack.queueEndpoint}`,
     '',

@@ -10,6 +10,7 @@ import type { CosmosMode, ThroughputUsage } from './cosmos/throughput';
 import { startLocalQueues } from './localQueues';
 import { startIdpStandIn, type IdpStandIn } from './idpStandIn';
 import { startDirectoryStandIn, type DirectoryStandIn } from './directoryStandIn';
+import { startKeyVaultStandIn, type KeyVaultStandIn } from './keyVaultStandIn';
 import { requireFunctionFolder, startDevHost, type DevHost, type HostLog } from './host';
 import {
   DEV_CLIENTS,
@@ -26,7 +27,7 @@ import { disposeServices, services } from '../lib/services';
 import { BULK_BUDGET_SETTINGS, bulkBudgetsFor } from './bulkBudgets';
 
 export interface StackOptions {
-  ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number }>;
+  ports?: Partial<{ host: number; idp: number; directory: number; cosmos: number; queues: number; keyVault: number }>;
   /** Extra environment settings for the service (e.g. RETENTION_INACTIVE_DAYS). */
   env?: Record<string, string>;
   runTimersOnSchedule?: boolean;
@@ -42,6 +43,11 @@ export interface StackOptions {
   cosmosMode?: CosmosMode;
   /** File the identity-provider stand-in keeps its signing key in; without it each start has a new key. */
   idpKeyFile?: string;
+  /**
+   * File the Key Vault stand-in keeps its keys in; default: inside cosmosDataDir when given, else none (each
+   * start has new keys, as it has a new store).
+   */
+  keyVaultFile?: string;
   /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
   hostJson?: unknown;
   /** Where the function modules are: the TypeScript sources (tests) or the build output. */
@@ -52,6 +58,8 @@ export interface LocalStack {
   host: DevHost;
   idp: IdpStandIn;
   directory: DirectoryStandIn;
+  /** The Key Vault stand-in holding the key that wraps the tenants' data keys (KEY_VAULT_URL). */
+  keyVault: KeyVaultStandIn;
   cosmosEndpoint: string;
   queueEndpoint: string;
   /** Documents the local engine loaded from its data folder at start (0 in memory or with an external account). */
@@ -74,6 +82,7 @@ const SETTINGS_WE_SET = [
   'AUTH_AUTHORITY',
   'SERVICE_APP_ID_URI',
   'GRAPH_BASE_URL',
+  'KEY_VAULT_URL',
   'GRAPH_CREDENTIAL',
   'GRAPH_CLIENT_ID',
   'GRAPH_CLIENT_SECRET',
@@ -98,7 +107,7 @@ function readHostJson(functionsDir: string): unknown {
 }
 
 export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
-  const ports = { host: 0, idp: 0, directory: 0, cosmos: 0, queues: 0, ...options.ports };
+  const ports = { host: 0, idp: 0, directory: 0, cosmos: 0, queues: 0, keyVault: 0, ...options.ports };
   const log: HostLog = options.log ?? (() => undefined);
   const started: Array<() => Promise<void>> = [];
   try {
@@ -138,6 +147,15 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       seedUsers: DEV_DIRECTORY_USERS.map((userPrincipalName) => ({ tenantId: DEV_TENANT_ID, userPrincipalName })),
     });
     started.push(() => directory.close());
+    const keyVault = await startKeyVaultStandIn({
+      port: ports.keyVault,
+      keys: [options.env?.FIELD_ENCRYPTION_KEY_NAME ?? process.env.FIELD_ENCRYPTION_KEY_NAME ?? 'field-encryption'],
+      // Beside the engine's data when it has a folder: a stack started again on the same data unwraps its data keys.
+      keyFile:
+        options.keyVaultFile ??
+        (options.cosmosDataDir ? path.join(options.cosmosDataDir, 'keyvault', 'keys.json') : undefined),
+    });
+    started.push(() => keyVault.close());
 
     // Bulk work's request-unit budgets follow the engine's unless set (an external account: the service's defaults).
     const budgetsSet = BULK_BUDGET_SETTINGS.some((k) => options.env?.[k] !== undefined || process.env[k] !== undefined);
@@ -150,6 +168,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       AUTH_AUTHORITY: idp.url,
       SERVICE_APP_ID_URI,
       GRAPH_BASE_URL: directory.url,
+      KEY_VAULT_URL: keyVault.url,
       GRAPH_CREDENTIAL: 'clientSecret',
       GRAPH_CLIENT_ID: SERVICE_GRAPH_CLIENT.clientId,
       GRAPH_CLIENT_SECRET: SERVICE_GRAPH_CLIENT.secret,
@@ -181,6 +200,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       host,
       idp,
       directory,
+      keyVault,
       cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
       queueEndpoint: queues.endpoint,
       cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,

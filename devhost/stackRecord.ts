@@ -14,7 +14,7 @@ export interface StackRecord {
   pid: number;
   startedAt: string;
   ports: StackPorts;
-  urls: { host: string; idp: string; directory: string; cosmos: string; queues: string };
+  urls: { host: string; idp: string; directory: string; keyVault: string; cosmos: string; queues: string };
 }
 
 export const STACK_RECORD_FILE = path.join('.local', 'stack.json');
@@ -38,6 +38,7 @@ export function recordOf(stack: LocalStack, pid: number = process.pid, now: Date
       host: portOf(stack.host.url),
       idp: portOf(stack.idp.url),
       directory: portOf(stack.directory.url),
+      keyVault: portOf(stack.keyVault.url),
       cosmos: portOf(stack.cosmosEndpoint),
       queues: portOf(stack.queueEndpoint),
     },
@@ -45,6 +46,7 @@ export function recordOf(stack: LocalStack, pid: number = process.pid, now: Date
       host,
       idp: stack.idp.url,
       directory: stack.directory.url,
+      keyVault: stack.keyVault.url,
       cosmos: stack.cosmosEndpoint,
       queues: stack.queueEndpoint,
     },

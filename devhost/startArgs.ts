@@ -11,7 +11,7 @@ export const START_USAGE = [
   '  --in-memory   start with an empty store and keep nothing (same as DEV_COSMOS_IN_MEMORY=true)',
   '  --help        print this text',
   '',
-  'settings (environment): DEV_HOST_PORT (7071), DEV_IDP_PORT (7072), DEV_DIRECTORY_PORT (7073),',
+  'settings (environment): DEV_HOST_PORT (7071), DEV_IDP_PORT (7072), DEV_DIRECTORY_PORT (7073), DEV_KEY_VAULT_PORT (7074),',
   '  DEV_COSMOS_PORT (8081), DEV_QUEUE_PORT (10001), DEV_COSMOS_DATA_DIR (.local/cosmos),',
   '  DEV_COSMOS_RU_PER_SECOND (unlimited), DEV_COSMOS_MODE (serverless: request priority ignored; or provisioned),',
   '  COSMOS_ENDPOINT/COSMOS_KEY (an external Cosmos DB account instead)',

@@ -122,11 +122,11 @@ param alwaysReadyHttp int = 0
 param instanceMemoryMB int = 2048
 
 @maxLength(8)
-@description('Certificate mode: appended to the Key Vault name, so an environment can be created again while its deleted vault is kept (soft delete, purge protection). Lower-case letters and digits.')
+@description('Appended to the Key Vault name, so an environment can be created again while its deleted vault is kept (soft delete, purge protection). Lower-case letters and digits.')
 param keyVaultNameSuffix string = ''
 
-@description('Certificate mode: purge protection on the Key Vault (irreversible; the name is then kept 90 days after `azd down`). Recommended in production with a keyVaultNameSuffix for re-creation.')
-param keyVaultPurgeProtection bool = false
+@description('Purge protection on the Key Vault (irreversible; the name is then kept 90 days after `azd down`): on by default, since the vault holds the key of every personal number. Off only for a throwaway trial; a re-creation needs a keyVaultNameSuffix.')
+param keyVaultPurgeProtection bool = true
 
 @description('E-mail address the alerts (poison queue, 5xx rate, Cosmos DB 429 rate, oldest background message) are sent to; empty = alerts show in Azure Monitor only.')
 param alertEmail string = ''

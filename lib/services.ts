@@ -35,6 +35,8 @@ import type { RateLimiter } from './limits/rateLimiter';
 import type { RefusalPacer } from './limits/refusalPacing';
 import type { ScimAdmission } from './limits/scimAdmission';
 import type { LogLevel } from './log/logger';
+import { enableFieldEncryption } from './crypto/fieldEncryption';
+import type { FieldCrypto } from './crypto/fieldCrypto';
 
 export interface Services {
   settings: Settings;
@@ -78,6 +80,8 @@ export interface Services {
   refusals: RefusalLog;
   /** This instance's leased shares of the fleet's budgets (lib/limits/fleetShares.ts). */
   fleet: FleetShares;
+  /** Field encryption of personal and document numbers (lib/crypto); undefined without KEY_VAULT_URL (local only). */
+  fieldCrypto: FieldCrypto | undefined;
 }
 
 let current: Services | undefined;
@@ -104,6 +108,7 @@ export function services(): Services {
     ),
   );
   named.store = store;
+  const fieldCrypto = enableFieldEncryption(store, s.fieldEncryption);
   const audit = new AuditLog(store);
   const identities = new IdentityRepository(store);
   const directory = new DirectoryClient(s.graph.baseUrl, createGraphTokenProvider(s));
@@ -146,6 +151,7 @@ export function services(): Services {
     fleet,
     settings: s,
     store,
+    fieldCrypto,
     audit,
     tenants,
     integrations: new ScimIntegrations(store, audit, Date.now, s.scimMaxIntegrationsPerTenant),

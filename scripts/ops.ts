@@ -30,7 +30,10 @@ import {
   type PageReader,
 } from '../lib/activity/export';
 import { customSources } from '../lib/graphql/consoleQueries';
-import { opsTarget, OpsSettingError } from './opsTarget';
+import { opsTarget, OpsSettingError, type OpsTarget } from './opsTarget';
+import { fieldCryptoFor } from '../lib/crypto/fieldEncryption';
+import { encryptExisting } from '../lib/crypto/existingIdentities';
+import type { FieldCrypto } from '../lib/crypto/fieldCrypto';
 
 export const USAGE = [
   'usage: npm run ops -- <command>',
@@ -54,10 +57,21 @@ export const USAGE = [
   '  backfill-upn-keys <tenantId> [max]                 once after upgrading: give the identities stored before',
   '                                                     UPN keys existed their keys (at most max writes a run,',
   '                                                     default 10000; paced bulk work; run again until done)',
+  '  encrypt-existing <tenantId> [max]                  once after upgrading: seal the personal and document numbers',
+  '                                                     of identities stored plain (at most max writes a run,',
+  '                                                     default 10000; paced bulk work; run again until done)',
+  '  rotate-keys [--rewrap-only]                        make a new version of the field encryption key (Key Vault',
+  "                                                     Crypto Officer), then rewrap every tenant's data key with it;",
+  '                                                     identities are not rewritten. --rewrap-only: the version was',
+  "                                                     made already (by Key Vault's rotation policy)",
+  "  forget-tenant-key <tenantId> --yes                 crypto-shred: remove the tenant's data key, so its personal",
+  '                                                     and document numbers are unreadable for good (offboarding)',
   '  --help                                             this text',
   '',
   'target: COSMOS_ENDPOINT (+ COSMOS_KEY, or the signed-in Azure identity) for an Azure account; without it the',
   '  local stack of `npm start` recorded in .local/stack.json (or DEV_COSMOS_PORT, or the default port 8081).',
+  '  The key commands also need KEY_VAULT_URL (and FIELD_ENCRYPTION_KEY_NAME unless `field-encryption`) for Azure;',
+  "  the local stack's Key Vault stand-in is found as its store is.",
   '',
   'examples:',
   '  npm run ops -- tenant list',
@@ -240,6 +254,67 @@ async function backfillCommand(store: Store, a: { tenantId: string; maxWrites: n
   ];
 }
 
+type KeyCommand =
+  | { kind: 'encrypt-existing'; tenantId: string; maxWrites: number }
+  | { kind: 'rotate-keys'; rewrapOnly: boolean }
+  | { kind: 'forget-tenant-key'; tenantId: string };
+
+/** The arguments of the field encryption commands, or why they are refused. */
+function keyArgs(argv: string[]): KeyCommand | string {
+  const [area, first, ...rest] = argv;
+  if (area === 'encrypt-existing') {
+    const parsed = backfillArgs(argv);
+    if (typeof parsed === 'string') return parsed.replace('backfill-upn-keys', 'encrypt-existing');
+    return { kind: 'encrypt-existing', ...parsed };
+  }
+  if (area === 'rotate-keys') {
+    if (argv.length > 2 || (first !== undefined && first !== '--rewrap-only'))
+      return 'usage: npm run ops -- rotate-keys [--rewrap-only]';
+    return { kind: 'rotate-keys', rewrapOnly: first === '--rewrap-only' };
+  }
+  if (!isGuid(first)) return 'The tenant id must be a GUID';
+  if (rest.length !== 1 || rest[0] !== '--yes')
+    return "usage: npm run ops -- forget-tenant-key <tenantId> --yes (irreversible: the tenant's numbers become unreadable)";
+  return { kind: 'forget-tenant-key', tenantId: first.toLowerCase() };
+}
+
+/** Runs a field encryption command on the stored form (`store` has no codec); what it prints. */
+async function keyCommand(store: Store, crypto: FieldCrypto, c: KeyCommand): Promise<string[]> {
+  if (c.kind === 'encrypt-existing') {
+    const r = await encryptExisting(store, crypto, c.tenantId, c.maxWrites);
+    return [
+      `read ${r.read} identities, sealed ${r.written}` +
+        (r.changedMeanwhile > 0 ? ` (${r.changedMeanwhile} changed meanwhile: sealed by the service)` : ''),
+      r.more
+        ? `stopped after ${c.maxWrites} writes: run the command again`
+        : 'done: every identity of the tenant is stored encrypted',
+    ];
+  }
+  if (c.kind === 'rotate-keys') {
+    const { wrapper } = crypto.keys;
+    const lines: string[] = [];
+    if (!c.rewrapOnly && wrapper.rotate) lines.push(`new key version ${await wrapper.rotate()}`);
+    const r = await crypto.keys.rewrapAll();
+    lines.push(
+      `rewrapped ${r.rewrapped} of ${r.keys} tenant data keys with the current key version; no identity rewritten`,
+    );
+    return lines;
+  }
+  return (await crypto.keys.forget(c.tenantId))
+    ? [`forgot the data key of ${c.tenantId}: its personal and document numbers are unreadable from now on`]
+    : [`${c.tenantId} had no data key: none will be made for it`];
+}
+
+/** Field encryption for an operator's command, or why not (no Key Vault to reach). */
+function operatorCrypto(store: Store, target: OpsTarget): FieldCrypto | string {
+  if (!target.keyVault) return 'Setting KEY_VAULT_URL is required for this command against an Azure account';
+  return fieldCryptoFor(store, {
+    keyVaultUrl: target.keyVault.url,
+    keyName: target.keyVault.keyName,
+    keyCacheSeconds: 60,
+  });
+}
+
 /** A field of a tab-separated line: `-` when empty, no tab or line break of its own. */
 const field = (v: string | number | null): string =>
   v === null || v === '' ? '-' : String(v).replace(/[\t\r\n]/g, ' ');
@@ -333,15 +408,19 @@ export async function runOps(
   if (typeof activity === 'string') return { code: 2, out: [activity] };
   const backfill = area === 'backfill-upn-keys' ? backfillArgs(argv) : undefined;
   if (typeof backfill === 'string') return { code: 2, out: [backfill] };
+  const keys =
+    area === 'encrypt-existing' || area === 'rotate-keys' || area === 'forget-tenant-key' ? keyArgs(argv) : undefined;
+  if (typeof keys === 'string') return { code: 2, out: [keys] };
   if (
     !runs &&
     !integration &&
     !activity &&
     !backfill &&
+    !keys &&
     (area !== 'tenant' || !verb || !['register', 'remove', 'list'].includes(verb) || argv.length > 3)
   )
     return { code: 2, out: [`${area === undefined ? 'A command is needed' : 'Unknown command'}\n${USAGE}`] };
-  if (!runs && !integration && !activity && !backfill && verb !== 'list' && !isGuid(arg))
+  if (!runs && !integration && !activity && !backfill && !keys && verb !== 'list' && !isGuid(arg))
     return { code: 2, out: ['The tenant id must be a GUID'] };
   let target;
   try {
@@ -351,10 +430,16 @@ export async function runOps(
     throw err;
   }
   const notes = target.note ? [target.note] : undefined;
-  const store = createStore(target.store, backfill ? operatorPacer() : undefined);
+  const store = createStore(target.store, backfill || keys?.kind === 'encrypt-existing' ? operatorPacer() : undefined);
   try {
     if (env.OPS_ENSURE_SCHEMA === 'true') await store.ensureSchema();
     const tenants = new TenantRegistry(store);
+    if (keys) {
+      const crypto = operatorCrypto(store, target);
+      if (typeof crypto === 'string') return { code: 2, out: [crypto] };
+      const lines = await keyCommand(store, crypto, keys);
+      return notes ? { code: 0, out: lines, notes } : { code: 0, out: lines };
+    }
     if (integration) {
       const done = await integrationCommand(store, integration);
       return notes ? { ...done, notes } : done;

@@ -28,6 +28,8 @@ function value(env: Env, name: string): string | undefined {
 
 export interface OpsTarget {
   store: StoreConfig;
+  /** The Key Vault of field encryption: KEY_VAULT_URL, else the local stack's stand-in (with the local store). */
+  keyVault?: { url: string; keyName: string };
   /** Set when no COSMOS_ENDPOINT was given and the local stack is assumed. */
   note?: string;
 }
@@ -39,6 +41,18 @@ function localCosmosPort(env: Env, stackFile: string | undefined): { port: strin
   try {
     const stack = localStack(stackFile);
     return { port: String(stack.ports.cosmos), recorded: stack.recorded };
+  } catch (err) {
+    if (err instanceof StackRecordError) throw new OpsSettingError(err.message);
+    throw err;
+  }
+}
+
+/** The local stack's Key Vault stand-in: DEV_KEY_VAULT_PORT when set, else the recorded stack's port, else the default. */
+function localKeyVaultUrl(env: Env, stackFile: string | undefined): string {
+  const fromEnv = value(env, 'DEV_KEY_VAULT_PORT');
+  if (fromEnv) return `http://127.0.0.1:${fromEnv}`;
+  try {
+    return `http://127.0.0.1:${localStack(stackFile).ports.keyVault}`;
   } catch (err) {
     if (err instanceof StackRecordError) throw new OpsSettingError(err.message);
     throw err;
@@ -67,8 +81,11 @@ export function opsTarget(env: Env, stackFile?: string): OpsTarget {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new OpsSettingError('Setting COSMOS_ENDPOINT must be an https URL');
   const key = value(env, 'COSMOS_KEY') ?? (url.protocol === 'http:' ? LOCAL_COSMOS_KEY : undefined);
+  const keyName = value(env, 'FIELD_ENCRYPTION_KEY_NAME') ?? 'field-encryption';
+  const vaultUrl = value(env, 'KEY_VAULT_URL') ?? (configured ? undefined : localKeyVaultUrl(env, stackFile));
   return {
     store: { endpoint: endpoint.replace(/\/+$/, ''), key, database },
+    ...(vaultUrl ? { keyVault: { url: vaultUrl, keyName } } : {}),
     note: configured
       ? undefined
       : `No COSMOS_ENDPOINT set: using the local stack of \`npm start\` at ${endpoint}${local?.recorded ? ' (recorded in .local/stack.json)' : ''}`,

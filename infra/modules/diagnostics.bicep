@@ -14,7 +14,6 @@ param applicationInsightsName string
 param storageAccountName string
 param cosmosAccountName string
 param keyVaultName string
-param certificateMode bool
 param actionGroupName string
 param alertPrefix string
 param metricAlertPrefix string
@@ -66,8 +65,8 @@ resource cosmosDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-pre
   }
 }
 
-// Key Vault audit: who read the Graph certificate, and when (certificate mode only; there is no vault otherwise).
-resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = if (certificateMode) {
+// Key Vault audit: who wrapped or unwrapped with the field encryption key, or read the Graph certificate, and when.
+resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
   name: 'to-log-analytics'
   scope: vault
   properties: {

@@ -37,6 +37,8 @@ param appIdentityClientId string
 param graphCredential string
 param graphCertificateName string
 param keyVaultName string
+@description('The key in the vault that wraps the tenants\' data keys.')
+param fieldEncryptionKeyName string
 param publicBaseUrl string
 param importMaxDeleteRatio string
 param consoleClientId string
@@ -101,6 +103,8 @@ var derivedSettings = [
   // Empty: the managed identity is used (Cosmos DB Built-in Data Contributor; local auth is off).
   { name: 'COSMOS_KEY', value: '' }
   { name: 'COSMOS_DATABASE', value: cosmosDatabase }
+  { name: 'KEY_VAULT_URL', value: 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/' }
+  { name: 'FIELD_ENCRYPTION_KEY_NAME', value: fieldEncryptionKeyName }
   // Empty by default: in Azure the service accepts the client id (the aud of v2.0 tokens) and, only when
   // this is set, a tenant-unique App ID URI; it refuses to start with the local api://business-identity-service.
   { name: 'SERVICE_APP_ID_URI', value: serviceAppIdUri }

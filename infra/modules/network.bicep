@@ -15,14 +15,11 @@ param privateEndpointPrefix string
 param storageAccountId string
 param cosmosAccountId string
 param keyVaultId string
-@description('Certificate mode: the Key Vault exists and gets a private endpoint.')
-param certificateMode bool
-
 var appSubnetName = 'app'
 var privateEndpointSubnetName = 'private-endpoints'
 
-// Certificate mode only: the default mode has no vault.
-var vaultEndpoints = certificateMode ? [{ name: 'vault', target: keyVaultId, groupId: 'vault', zone: 'privatelink.vaultcore.azure.net' }] : []
+// The vault of the field encryption key (and the Graph certificate) in every mode.
+var vaultEndpoints = [{ name: 'vault', target: keyVaultId, groupId: 'vault', zone: 'privatelink.vaultcore.azure.net' }]
 
 // name, target resource, sub-resource (group id) and the private DNS zone of that sub-resource.
 var endpoints = concat(

@@ -36,7 +36,8 @@ var deploymentContainerName = 'app-package'
 // Same default as lib/config/settings.ts (COSMOS_DATABASE).
 var databaseName = 'business-identities'
 var certificateMode = graphCredential == 'certificate'
-// Named even when not created (the default mode), so role and setting expressions never see an empty name.
+// The key that wraps every tenant's data key (FIELD_ENCRYPTION_KEY_NAME).
+var fieldEncryptionKeyName = 'field-encryption'
 var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}${keyVaultNameSuffix}'
 var frontDoorEnabled = frontDoorSku != 'None'
 // The address tenants call: a custom domain, else the Front Door endpoint, else the app's host name.
@@ -80,9 +81,9 @@ module cosmos 'cosmos.bicep' = {
   }
 }
 
-// Certificate mode only: the default mode keeps nothing in a vault, so `azd down` + `azd up` never meets a
-// soft-deleted vault of the same name.
-module keyVault 'keyvault.bicep' = if (certificateMode) {
+// Every mode: the vault holds the key that wraps the tenants' data keys (field encryption); in certificate
+// mode also the Graph certificate.
+module keyVault 'keyvault.bicep' = {
   name: 'keyvault'
   params: {
     location: location
@@ -90,11 +91,12 @@ module keyVault 'keyvault.bicep' = if (certificateMode) {
     name: keyVaultName
     purgeProtection: keyVaultPurgeProtection
     vnetEnabled: vnetEnabled
+    fieldEncryptionKeyName: fieldEncryptionKeyName
   }
 }
 
 // Private networking (the production setting): the virtual network, the app's integration subnet and the
-// private endpoints of Cosmos DB, storage and (certificate mode) Key Vault.
+// private endpoints of Cosmos DB, storage and Key Vault.
 module network 'network.bicep' = if (vnetEnabled) {
   name: 'network'
   params: {
@@ -105,7 +107,6 @@ module network 'network.bicep' = if (vnetEnabled) {
     storageAccountId: storage.outputs.id
     cosmosAccountId: cosmos.outputs.id
     keyVaultId: resourceId('Microsoft.KeyVault/vaults', keyVaultName)
-    certificateMode: certificateMode
   }
   dependsOn: [
     keyVault
@@ -169,6 +170,7 @@ module functionApp 'functionapp.bicep' = {
     graphCredential: graphCredential
     graphCertificateName: graphCertificateName
     keyVaultName: keyVaultName
+    fieldEncryptionKeyName: fieldEncryptionKeyName
     // A custom domain wins; otherwise the Front Door endpoint when there is one (the app's own host name answers 403 then).
     publicBaseUrl: !empty(publicBaseUrl) ? publicBaseUrl : (frontDoorEnabled ? 'https://${frontDoor.outputs.hostName}' : '')
     frontDoorId: frontDoorEnabled ? frontDoor.outputs.frontDoorId : ''
@@ -201,6 +203,7 @@ module roles 'roles.bicep' = {
     cosmosAccountName: cosmos.outputs.name
     cosmosDatabaseName: databaseName
     keyVaultName: keyVaultName
+    fieldEncryptionKeyName: fieldEncryptionKeyName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
   }
   dependsOn: [
@@ -218,7 +221,6 @@ module diagnostics 'diagnostics.bicep' = {
     storageAccountName: storage.outputs.name
     cosmosAccountName: cosmos.outputs.name
     keyVaultName: keyVaultName
-    certificateMode: certificateMode
     actionGroupName: '${abbrs.insightsActionGroups}${resourceToken}'
     alertPrefix: '${abbrs.insightsScheduledQueryRules}${resourceToken}'
     metricAlertPrefix: '${abbrs.insightsMetricAlerts}${resourceToken}'
@@ -242,8 +244,8 @@ output graphIdentityClientId string = graphIdentity.outputs.clientId
 output cosmosAccountName string = cosmos.outputs.name
 output cosmosEndpoint string = cosmos.outputs.endpoint
 output cosmosDatabase string = databaseName
-output keyVaultName string = certificateMode ? keyVaultName : ''
-output keyVaultUri string = certificateMode ? 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/' : ''
+output keyVaultName string = keyVaultName
+output keyVaultUri string = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/'
 output applicationInsightsName string = monitoring.outputs.applicationInsightsName
 output logAnalyticsName string = monitoring.outputs.logAnalyticsName
 output frontDoorEndpoint string = frontDoorEnabled ? 'https://${frontDoor.outputs.hostName}' : ''

@@ -13,6 +13,8 @@ param storageAccountName string
 param cosmosAccountName string
 param cosmosDatabaseName string
 param keyVaultName string
+@description('The key that wraps the tenants\' data keys (keyvault.bicep).')
+param fieldEncryptionKeyName string
 param applicationInsightsName string
 
 // Built-in Azure role definition ids.
@@ -25,6 +27,8 @@ var roleIds = {
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   keyVaultCertificatesOfficer: 'a4417e6f-fecd-4de8-b567-7b0420556985'
+  keyVaultCryptoServiceEncryptionUser: 'e147488a-f6f5-4113-8e2d-b22465e65bf6'
+  keyVaultCryptoOfficer: '14b46e9e-c2b7-41b4-b07b-48a6ebf60603'
 }
 // Cosmos DB Built-in Data Contributor (data plane: read and write items; no database or container management).
 var cosmosDataContributor = '00000000-0000-0000-0000-000000000002'
@@ -129,6 +133,34 @@ resource operatorCertificateRole 'Microsoft.Authorization/roleAssignments@2022-0
   properties: {
     principalId: operatorPrincipalId
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultCertificatesOfficer)
+  }
+}
+
+resource fieldEncryptionKey 'Microsoft.KeyVault/vaults/keys@2023-07-01' existing = {
+  parent: vault
+  name: fieldEncryptionKeyName
+}
+
+// Field encryption: the app reads the key and wraps and unwraps data keys with it, nothing else (Key Vault Crypto
+// Service Encryption User: keys read, wrapKey, unwrapKey), on this one key only.
+resource fieldKeyAppRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(fieldEncryptionKey.id, appPrincipalId, roleIds.keyVaultCryptoServiceEncryptionUser)
+  scope: fieldEncryptionKey
+  properties: {
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultCryptoServiceEncryptionUser)
+  }
+}
+
+// The operator makes new key versions (`npm run ops -- rotate-keys`) and rewraps with them: Crypto Officer on
+// this key only; production grants it just in time instead (operatorPrincipalId empty).
+resource fieldKeyOperatorRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(operatorPrincipalId)) {
+  name: guid(fieldEncryptionKey.id, operatorPrincipalId, roleIds.keyVaultCryptoOfficer)
+  scope: fieldEncryptionKey
+  properties: {
+    principalId: operatorPrincipalId
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultCryptoOfficer)
   }
 }
 

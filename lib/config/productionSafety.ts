@@ -77,6 +77,11 @@ export function productionRefusal(s: Settings): Refusal | undefined {
   if (s.cosmos.key !== undefined)
     return ['COSMOS_KEY', 'must be empty in production: the store is reached with the managed identity'];
   if (!isHttps(s.cosmos.endpoint)) return ['COSMOS_ENDPOINT', 'must be an https URL in production'];
+  if (s.fieldEncryption.keyVaultUrl === undefined || !isHttps(s.fieldEncryption.keyVaultUrl))
+    return [
+      'KEY_VAULT_URL',
+      'must be the https URL of the Key Vault in production: personal and document numbers are stored encrypted',
+    ];
   if (s.backgroundQueue.connectionString !== undefined)
     return [
       'BACKGROUND_QUEUE',

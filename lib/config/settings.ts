@@ -199,6 +199,11 @@ export function loadSettings(env: Env = process.env): Settings {
       key: optional(env, 'COSMOS_KEY'),
       database: text(env, 'COSMOS_DATABASE'),
     },
+    fieldEncryption: {
+      keyVaultUrl: optional(env, 'KEY_VAULT_URL') === undefined ? undefined : url(env, 'KEY_VAULT_URL'),
+      keyName: text(env, 'FIELD_ENCRYPTION_KEY_NAME'),
+      keyCacheSeconds: integer(env, 'FIELD_KEY_CACHE_SECONDS'),
+    },
     auth: {
       authority: url(env, 'AUTH_AUTHORITY'),
       audiences: audiences(env, inAzure),
@@ -426,6 +431,30 @@ export const SETTINGS: readonly SettingDescription[] = [
     meaning: 'database name',
     appliesTo: 'Azure and local',
     deployed: true,
+  },
+  {
+    name: 'KEY_VAULT_URL',
+    default: '(none; required in production)',
+    meaning:
+      "Key Vault holding the key that wraps every tenant's data key (personal and document numbers are stored encrypted, docs/security.md). Without it (local only) numbers are stored as sent; the local stack sets its stand-in",
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'FIELD_ENCRYPTION_KEY_NAME',
+    parse: { type: 'text', default: 'field-encryption' },
+    meaning:
+      'name of the RSA key in KEY_VAULT_URL that wraps the data keys (RSA-OAEP-256; its newest version wraps new ones)',
+    appliesTo: 'Azure and local',
+    deployed: true,
+  },
+  {
+    name: 'FIELD_KEY_CACHE_SECONDS',
+    parse: { type: 'integer', default: 300, min: 1, max: 3600 },
+    meaning:
+      "how long an instance keeps a tenant's unwrapped data key in memory: the most a removed key (`forget-tenant-key`) stays usable, and how often Key Vault is asked per tenant and instance",
+    appliesTo: 'Azure and local',
+    deployed: false,
   },
   {
     name: 'AUTH_AUTHORITY',
@@ -909,6 +938,13 @@ export const SETTINGS: readonly SettingDescription[] = [
     name: 'DEV_DIRECTORY_PORT',
     default: '`7073`',
     meaning: 'port of the directory (Microsoft Graph) stand-in',
+    appliesTo: 'local stack',
+    deployed: false,
+  },
+  {
+    name: 'DEV_KEY_VAULT_PORT',
+    default: '`7074`',
+    meaning: "port of the Key Vault stand-in (the key that wraps each tenant's data key)",
     appliesTo: 'local stack',
     deployed: false,
   },

@@ -8,6 +8,13 @@ export interface Settings {
     key?: string;
     database: string;
   };
+  /** Field encryption of personal and document numbers (lib/crypto). */
+  fieldEncryption: {
+    /** Key Vault of the key-encryption key; absent only outside production (numbers then stored as sent). */
+    keyVaultUrl?: string;
+    keyName: string;
+    keyCacheSeconds: number;
+  };
   auth: {
     /** Token authority, e.g. https://login.microsoftonline.com (no trailing slash). */
     authority: string;

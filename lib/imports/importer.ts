@@ -34,6 +34,7 @@ import {
 } from './importPlan';
 import { acquireImportLease } from './importLease';
 import { CODE } from '../util/errorCodes';
+import { withKeyedHashes } from '../crypto/contentHashes';
 
 export interface ImportCounts {
   created: number;
@@ -89,7 +90,7 @@ export class Importer {
         `An import set holds at most ${this.maxIdentities} identities (IMPORT_MAX_IDENTITIES); split the source or raise the limit`,
       );
     }
-    const valid = validateImportSet(identities);
+    const valid = await withKeyedHashes(this.store, tenantId, validateImportSet(identities));
     const pk = partitionKey(tenantId, customSourceKey(source));
     const counts = run.counts ?? { created: 0, updated: 0, deleted: 0, unchanged: 0 };
     // A dry run writes nothing to the source, so it neither takes nor waits for the lease.

@@ -17,6 +17,7 @@ import { closeImport, openImport, type ImportBounds } from './tenantImports';
 import { discardUncommittedJob } from './importJob';
 import type { RunHistory, RunStatus } from './runHistory';
 import { checkSequence, missingSequences, preparePart } from './stagedParts';
+import { contentHashKeyer } from '../crypto/contentHashes';
 import {
   APPLY_WINDOW_SECONDS,
   JOB_TTL_SECONDS,
@@ -166,7 +167,11 @@ export class StagedImports {
   ): Promise<AddedPart> {
     const sequence = checkSequence(input.sequence);
     let session = await this.open(tenantId, input.importId);
-    const part = preparePart(input.identities, this.settings.maxIdentitiesPerPart);
+    const part = preparePart(
+      input.identities,
+      this.settings.maxIdentitiesPerPart,
+      await contentHashKeyer(this.store, tenantId),
+    );
     let stored = false;
     /** Refuses the part; a copy of it this request stored (under its own hash, never the recorded part's) goes first. */
     const refuse = async (refusal: DomainError): Promise<never> => {

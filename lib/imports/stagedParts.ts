@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { badInput, DomainError } from '../util/domainError';
 import { validateImportSet, type ImportIdentityInput, type ValidImportIdentity } from './importInput';
 import { CODE } from '../util/errorCodes';
+import { sealedGrowth } from '../crypto/fieldCrypto';
 
 /** A staged import has at most this many parts (sequences 1 to MAX_PARTS). */
 export const MAX_PARTS = 10_000;
@@ -45,13 +46,20 @@ export function checkSequence(sequence: unknown): number {
  * Checks a part: at most `maxIdentities` identities (IMPORT_PART_TOO_LARGE), each valid and no externalId
  * twice (BAD_USER_INPUT, index and field), and a stored form of at most PART_MAX_STORED_BYTES.
  */
-export function preparePart(identities: ImportIdentityInput[], maxIdentities: number): PreparedPart {
+export function preparePart(
+  identities: ImportIdentityInput[],
+  maxIdentities: number,
+  /** Keys the content hashes for the tenant (lib/crypto/contentHashes.ts); plain without it. */
+  keyHash: (plainHash: string) => string = (plainHash) => plainHash,
+): PreparedPart {
   if (identities.length > maxIdentities)
     throw tooLarge(
       `A part carries at most ${maxIdentities} identities (maxIdentitiesPerPart); send the set in more parts`,
     );
-  const valid = validateImportSet(identities, 'part');
-  const stored = Buffer.byteLength(JSON.stringify(valid.map((v) => v.attributes)), 'utf8');
+  const valid = validateImportSet(identities, 'part').map((v) => ({ ...v, hash: keyHash(v.hash) }));
+  const attributes = valid.map((v) => v.attributes);
+  // As stored: its numbers sealed (lib/crypto), each several times its plain length.
+  const stored = Buffer.byteLength(JSON.stringify(attributes), 'utf8') + sealedGrowth(attributes);
   if (stored > PART_MAX_STORED_BYTES)
     throw tooLarge(
       `The part's identities take more than ${PART_MAX_STORED_BYTES} bytes to store; send fewer identities per part`,

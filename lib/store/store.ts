@@ -60,6 +60,18 @@ function stripSystem<T>(resource: T & Record<string, unknown>): T {
   return rest as T;
 }
 
+/**
+ * Turns documents into their stored form and back (the field encryption of lib/crypto), installed by the
+ * composition root: every write of a collection passes `encode`, every row read passes `decode`. A store
+ * without one stores documents as they are (operator tools that must see the stored form, tests).
+ */
+export interface DocumentCodec {
+  encode<D>(container: ContainerName, doc: D): Promise<D>;
+  decode<D>(container: ContainerName, row: D): Promise<D>;
+  /** Keys an import's plain content hashes for the tenant (lib/crypto/fieldCipher.ts keyedHash). */
+  hashKeyer(tenantId: string): Promise<(plainHash: string) => string>;
+}
+
 /** What the store reported for one request: its charge, and whether it was throttled on the way. */
 interface Receipt {
   charge?: number;
@@ -74,7 +86,17 @@ export class Collection<T extends StoredDoc> {
     private readonly unretried: Container = container,
     /** Paces low-priority (bulk) operations by their tenant's request units; none: sent at once. */
     private readonly pacer?: RequestUnitPacer,
+    /** The stored form of documents (field encryption); none: stored as they are. */
+    private readonly codec?: DocumentCodec,
   ) {}
+
+  private encode(doc: T): Promise<T> {
+    return this.codec ? this.codec.encode(this.name, doc) : Promise.resolve(doc);
+  }
+
+  private decode<R>(row: R): Promise<R> {
+    return this.codec ? this.codec.decode(this.name, row) : Promise.resolve(row);
+  }
 
   private countWrites(n: number): void {
     this.tally('writes', n);
@@ -139,21 +161,25 @@ export class Collection<T extends StoredDoc> {
       const res = await this.container.item(id, pk).read<WithEtag<T>>(priorityOptions());
       this.noteResponse(receipt, res);
       return res.resource ? stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>) : undefined;
-    }).catch((err: unknown) => {
-      if (err instanceof StoreError && err.failure === 'notFound') return undefined;
-      throw err;
-    });
+    })
+      .catch((err: unknown) => {
+        if (err instanceof StoreError && err.failure === 'notFound') return undefined;
+        throw err;
+      })
+      .then((row) => (row ? this.decode(row) : undefined));
   }
 
   /** Creates the item. With `retryThrottled: false` throttling fails the call at once (as for batchReplace). */
   async create(doc: T, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    return this.run('create', async (receipt) => {
-      const res = await container.items.create<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
+    const stored = await this.encode(doc);
+    const res = await this.run('create', async (receipt) => {
+      const res = await container.items.create<T & ItemDefinition>(stored as T & ItemDefinition, priorityOptions());
       this.noteResponse(receipt, res);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
     });
+    return this.decode(res);
   }
 
   /**
@@ -169,11 +195,12 @@ export class Collection<T extends StoredDoc> {
     docs: T[],
     options: { retryThrottled?: boolean } = {},
   ): Promise<Array<'created' | 'conflict' | StoreError>> {
+    const stored = await Promise.all(docs.map((doc) => this.encode(doc)));
     const sent = await this.sendInBatches(
       options.retryThrottled === false ? this.unretried : this.container,
       pk,
       'create',
-      docs.map((doc) => ({ doc })),
+      stored.map((doc) => ({ doc })),
       ({ doc }) => ({ operationType: 'Create', resourceBody: doc as unknown as JSONObject }),
     );
     return sent.map((outcome) =>
@@ -195,7 +222,8 @@ export class Collection<T extends StoredDoc> {
     options: { retryThrottled?: boolean } = {},
   ): Promise<Array<'replaced' | StoreError>> {
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    const sent = await this.sendInBatches(container, pk, 'replace', items, ({ doc, ifMatch }) => ({
+    const stored = await Promise.all(items.map(async (item) => ({ ...item, doc: await this.encode(item.doc) })));
+    const sent = await this.sendInBatches(container, pk, 'replace', stored, ({ doc, ifMatch }) => ({
       operationType: 'Replace',
       id: doc.id,
       partitionKey: pk,
@@ -254,11 +282,12 @@ export class Collection<T extends StoredDoc> {
   async replace(doc: T, ifMatch?: string, options: { retryThrottled?: boolean } = {}): Promise<WithEtag<T>> {
     this.countWrites(1);
     const container = options.retryThrottled === false ? this.unretried : this.container;
-    return this.run('replace', async (receipt) => {
+    const stored = await this.encode(doc);
+    const res = await this.run('replace', async (receipt) => {
       const res = await container
         .item(doc.id, doc.pk)
         .replace<T & ItemDefinition>(
-          doc as T & ItemDefinition,
+          stored as T & ItemDefinition,
           ifMatch
             ? { accessCondition: { type: 'IfMatch', condition: ifMatch }, ...priorityOptions() }
             : priorityOptions(),
@@ -266,15 +295,21 @@ export class Collection<T extends StoredDoc> {
       this.noteResponse(receipt, res);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
     });
+    return this.decode(res);
   }
 
   async upsert(doc: T): Promise<WithEtag<T>> {
     this.countWrites(1);
-    return this.run('upsert', async (receipt) => {
-      const res = await this.container.items.upsert<T & ItemDefinition>(doc as T & ItemDefinition, priorityOptions());
+    const stored = await this.encode(doc);
+    const res = await this.run('upsert', async (receipt) => {
+      const res = await this.container.items.upsert<T & ItemDefinition>(
+        stored as T & ItemDefinition,
+        priorityOptions(),
+      );
       this.noteResponse(receipt, res);
       return stripSystem(res.resource as unknown as WithEtag<T> & Record<string, unknown>);
     });
+    return this.decode(res);
   }
 
   /** Deletes the item; returns false when it did not exist. */
@@ -316,7 +351,7 @@ export class Collection<T extends StoredDoc> {
   /** One page of an ad-hoc query (operator tools and tests; the service's queries are named). */
   async queryPage<R = WithEtag<T>>(spec: SqlQuerySpec, options: QueryOptions = {}): Promise<QueryPage<R>> {
     count('queries');
-    return this.run('query', async (receipt) => {
+    const page = await this.run('query', async (receipt): Promise<QueryPage<R>> => {
       const iterator = this.container.items.query<R>(spec, {
         partitionKey: options.partitionKey,
         maxItemCount: options.maxItemCount,
@@ -332,6 +367,8 @@ export class Collection<T extends StoredDoc> {
       );
       return { items, continuationToken: res.continuationToken ?? undefined };
     });
+    if (!this.codec) return page;
+    return { ...page, items: await Promise.all(page.items.map((row) => this.decode(row))) };
   }
 
   /**
@@ -379,6 +416,7 @@ export class Store {
   readonly database: Database;
 
   private readonly unretriedDatabase: Database;
+  private documentCodec?: DocumentCodec;
 
   constructor(
     readonly client: CosmosClient,
@@ -399,10 +437,22 @@ export class Store {
         name,
         this.unretriedDatabase.container(CONTAINERS[name].id),
         this.pacer,
+        this.documentCodec,
       );
       this.collections.set(name, c);
     }
     return c as unknown as Collection<T>;
+  }
+
+  /** Installs the stored form of documents (field encryption) for every collection handed out from now on. */
+  useCodec(codec: DocumentCodec): void {
+    this.documentCodec = codec;
+    this.collections.clear();
+  }
+
+  /** The installed codec; none: documents are stored as they are. */
+  get codec(): DocumentCodec | undefined {
+    return this.documentCodec;
   }
 
   /**

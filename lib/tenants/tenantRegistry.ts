@@ -89,6 +89,7 @@ export class TenantRegistry {
   }
 
   async list(): Promise<TenantRecord[]> {
-    return this.collection.all(allTenants());
+    // The container also holds each tenant's wrapped data key (lib/crypto/dataKeys.ts) in its partition.
+    return (await this.collection.all(allTenants())).filter((r) => r.id === r.pk);
   }
 }

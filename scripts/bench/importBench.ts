@@ -126,6 +126,8 @@ async function main(): Promise<void> {
       ...bulkBudgetsFor(RU_PER_SECOND),
       GRAPHQL_REQUESTS_PER_MINUTE: '1000000',
       IMPORT_MAX_IDENTITIES: String(n),
+      // BENCH_FIELD_ENCRYPTION=off: the same without field encryption (numbers stored as sent), for comparison.
+      ...(process.env.BENCH_FIELD_ENCRYPTION === 'off' ? { KEY_VAULT_URL: '' } : {}),
     });
     try {
       const token = await tokenFor(stack, DEV_CLIENTS.admin);

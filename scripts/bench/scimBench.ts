@@ -1,7 +1,9 @@
 /*
  * npm run bench:scim — SCIM request cost as one integration grows to 1,000, 20,000 and 100,000 Users
  * (BENCH_SIZES), on the local engine with its data on disk as `npm start` keeps it; then the memory
- * of the process holding the stack and the time the stack takes to start again on that data.
+ * of the process holding the stack and the time the stack takes to start again on that data. Every User
+ * carries a personal number and a passport number, stored encrypted as in production (the local Key Vault
+ * stand-in); BENCH_FIELD_ENCRYPTION=off measures the same without field encryption, for comparison.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +34,12 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const LOG = (m: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,20000,100000').split(',').map(Number);
 const MB = (bytes: number) => Math.round(bytes / 1024 / 1024);
+/** Field encryption on unless BENCH_FIELD_ENCRYPTION=off (the stack's KEY_VAULT_URL emptied). */
+const STACK_ENV: Record<string, string> = process.env.BENCH_FIELD_ENCRYPTION === 'off' ? { KEY_VAULT_URL: '' } : {};
+const two = (n: number) => String(n).padStart(2, '0');
+/** A well-formed CPR number for User i (day 1-28, month 1-12). */
+const cprOf = (i: number) =>
+  `${two(1 + (i % 28))}${two(1 + (i % 12))}${two(i % 100)}${String(i % 10_000).padStart(4, '0')}`;
 
 function seedDoc(tenantId: string, integrationId: string, i: number, prefix = 'seed'): IdentityDoc {
   const attributes = {
@@ -41,8 +49,10 @@ function seedDoc(tenantId: string, integrationId: string, i: number, prefix = 's
     familyName: `User${i}`,
     active: true,
     affiliationType: 'employment' as const,
-    personalNumbers: [],
-    identityDocumentReferences: [],
+    personalNumbers: [{ type: 'DkCpr' as const, value: cprOf(i) }],
+    identityDocumentReferences: [
+      { type: 'Passport' as const, issuingCountry: 'DK', documentNumber: `P${String(i).padStart(7, '0')}` },
+    ],
   };
   return newIdentityDoc({
     id: uuid7(),
@@ -136,7 +146,11 @@ async function measureAt(stack: Stack & { base: string }, client: DevClient, g: 
         externalId: `new-${n}-${i}`,
         userName: `new.${n}.${i}@corp.example`,
         name: { givenName: 'New', familyName: 'User' },
-        [EXT]: { affiliationType: 'employment' },
+        [EXT]: {
+          affiliationType: 'employment',
+          personalNumbers: [{ type: 'DkCpr', value: cprOf(i) }],
+          identityDocumentReferences: [{ type: 'passport', issuingCountry: 'DK', documentNumber: `N${i}` }],
+        },
       }),
     });
   const patch = (i: number) =>
@@ -205,7 +219,7 @@ async function measureAt(stack: Stack & { base: string }, client: DevClient, g: 
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-scim-'));
-  let stack = await startBenchStack({}, dataDir);
+  let stack = await startBenchStack(STACK_ENV, dataDir);
   const results: Array<{ n: number; rows: Measured[] }> = [];
   const client = DEV_CLIENTS.scim;
   let memory = { rss: 0, heapUsed: 0 };
@@ -227,7 +241,7 @@ async function main(): Promise<void> {
 
   // The same data folder again: the stack replays the engine's journal and snapshot and is ready.
   const restartStarted = performance.now();
-  stack = await startBenchStack({}, dataDir);
+  stack = await startBenchStack(STACK_ENV, dataDir);
   const restartSeconds = (performance.now() - restartStarted) / 1000;
   const loaded = stack.cosmosLoadedDocuments;
   const check = await fetch(`${stack.base}/scim/v2/Users?count=1`, {
@@ -248,6 +262,7 @@ async function main(): Promise<void> {
     for (const [i, r] of (small?.rows ?? []).entries())
       console.log(`  ${r.name}: ${((largest?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
   }
+  console.log(`\nfield encryption: ${STACK_ENV.KEY_VAULT_URL === '' ? 'off (BENCH_FIELD_ENCRYPTION=off)' : 'on'}`);
   console.log(
     `\nprocess memory with ${users} Users in the stack: rss ${MB(memory.rss)} MB, heap used ${MB(memory.heapUsed)} MB`,
   );

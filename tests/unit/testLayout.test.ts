@@ -83,6 +83,8 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   /** Clients of Microsoft Graph and Azure Storage queues: tested against the local stand-ins by the integration suites (unit tests put tests/support/memoryDirectory.ts in the Graph client's place). */
   'clients of outside services': [
     'lib/background/workQueue.ts',
+    'lib/crypto/keyVaultWrapper.ts', // Key Vault, against its stand-in (fieldEncryption)
+    'lib/crypto/fieldEncryption.ts', // the wrapper's wiring from the settings (fieldEncryption)
     'lib/directory/directoryClient.ts',
     'lib/directory/directoryTrouble.ts',
     'lib/directory/userDelta.ts',
@@ -96,6 +98,8 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
   /** Orchestrators tested only through the whole stack so far: next in line for unit tests over the memory store. */
   'integration only': [
     'lib/activity/sourceActivity.ts',
+    'lib/crypto/contentHashes.ts', // fieldEncryption: the keyed hash of an import
+    'lib/crypto/existingIdentities.ts', // fieldEncryption: a mixed store converted
     'lib/graphql/activityResolvers.ts',
     'lib/graphql/consoleQueries.ts',
     'lib/graphql/resolvers.ts',

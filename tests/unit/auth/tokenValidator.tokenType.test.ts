@@ -67,6 +67,7 @@ const azure: Record<string, string> = {
   GRAPH_CLIENT_ID: SERVICE_CLIENT_ID,
   GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001',
   BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+  KEY_VAULT_URL: 'https://kv-abc.vault.azure.net/',
 };
 const local = {
   PUBLIC_BASE_URL: 'http://localhost:7071',

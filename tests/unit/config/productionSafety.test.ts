@@ -19,6 +19,7 @@ const deployed: Record<string, string> = {
   GRAPH_CLIENT_ID: CLIENT_ID,
   GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001',
   BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+  KEY_VAULT_URL: 'https://kv-abc.vault.azure.net/',
 };
 const markers: Array<[string, Record<string, string>]> = [
   ['an Azure instance', { WEBSITE_INSTANCE_ID: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' }],
@@ -59,11 +60,17 @@ describe.each(markers)('production settings on %s', (_where, marker) => {
     ['an http queue URI', 'BACKGROUND_QUEUE__queueServiceUri', 'http://127.0.0.1:10001/devstoreaccount1'],
     ['introspection', 'GRAPHQL_INTROSPECTION', 'true'],
     ['an http public URL', 'PUBLIC_BASE_URL', 'http://localhost:7071'],
+    ['an http Key Vault (the stand-in)', 'KEY_VAULT_URL', 'http://127.0.0.1:7074'],
   ])('refuse %s, naming %s and not the value', (_what, setting, value) => {
     const err = refusalOf(prod({ [setting]: value }));
     expect(err.setting).toBe(setting);
     expect(err.message).toContain(setting);
     expect(err.message).not.toContain(value);
+  });
+
+  it('require the Key Vault of field encryption (numbers are never stored plain in production)', () => {
+    const { KEY_VAULT_URL: _omitted, ...withoutVault } = prod({});
+    expect(refusalOf(withoutVault).setting).toBe('KEY_VAULT_URL');
   });
 
   it('refuse a client secret (local stack only)', () => {

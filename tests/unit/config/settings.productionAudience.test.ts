@@ -26,6 +26,7 @@ const azure: Record<string, string> = {
   GRAPH_CLIENT_ID: CLIENT_ID,
   GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001',
   BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+  KEY_VAULT_URL: 'https://kv-abc.vault.azure.net/',
 };
 
 const key = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -13,7 +13,7 @@ import {
 import { DEFAULT_PORTS } from '../../../devhost/devData';
 import { startArgs } from '../../../devhost/startArgs';
 
-const OTHER_PORTS = { host: 17071, idp: 17072, directory: 17073, cosmos: 18081, queues: 20001 };
+const OTHER_PORTS = { host: 17071, idp: 17072, directory: 17073, keyVault: 17074, cosmos: 18081, queues: 20001 };
 const DEAD_PID = 2 ** 30;
 
 function record(pid: number, ports = OTHER_PORTS): StackRecord {
@@ -25,6 +25,7 @@ function record(pid: number, ports = OTHER_PORTS): StackRecord {
       host: `http://localhost:${ports.host}`,
       idp: `http://127.0.0.1:${ports.idp}`,
       directory: `http://127.0.0.1:${ports.directory}`,
+      keyVault: `http://127.0.0.1:${ports.keyVault}`,
       cosmos: `http://127.0.0.1:${ports.cosmos}`,
       queues: `http://127.0.0.1:${ports.queues}/devstoreaccount1`,
     },

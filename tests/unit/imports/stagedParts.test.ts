@@ -77,6 +77,25 @@ describe('a part of a staged import', () => {
     expect(preparePart(many.slice(0, 100), 5_000).identities).toHaveLength(100);
   });
 
+  it('counts the stored form with its numbers sealed: a part that fits plain but not encrypted is refused', () => {
+    // 20 short document numbers an identity: about 1.1 KB plain, 2.4 KB sealed.
+    const numbered = (n: number) =>
+      person(n, {
+        identityDocumentReferences: Array.from({ length: 20 }, (_, k) => ({
+          type: 'PASSPORT',
+          issuingCountry: 'DK',
+          documentNumber: `P${k}`,
+        })),
+      });
+    const count = Math.floor(PART_MAX_STORED_BYTES / 1_800);
+    const part = Array.from({ length: count }, (_, i) => numbered(i));
+    expect(
+      Buffer.byteLength(JSON.stringify(preparePart(part.slice(0, 10), 5_000).identities.map((v) => v.attributes))) *
+        (count / 10),
+    ).toBeLessThan(PART_MAX_STORED_BYTES);
+    expect(refusal(() => preparePart(part, 5_000)).code).toBe('IMPORT_PART_TOO_LARGE');
+  });
+
   it('has a sequence from 1 to MAX_PARTS', () => {
     expect(checkSequence(1)).toBe(1);
     expect(checkSequence(MAX_PARTS)).toBe(MAX_PARTS);

@@ -328,7 +328,7 @@ describe('private networking behind vnetEnabled (off by default)', () => {
     expect(modules(resourcesBicep).find((m) => m.symbol === 'network')?.target).toBe('network.bicep');
   });
 
-  it('creates private endpoints with DNS zones for Cosmos DB, blob, queue, table and (certificate mode) Key Vault', () => {
+  it('creates private endpoints with DNS zones for Cosmos DB, blob, queue, table and Key Vault', () => {
     const targets = resources(network).map((r) => r.target);
     expect(targets).toEqual(
       expect.arrayContaining([
@@ -344,7 +344,7 @@ describe('private networking behind vnetEnabled (off by default)', () => {
     expect(text).toMatch(/\[\s*'blob'\s*'queue'\s*'table'\s*\]/);
     expect(text).toMatch(/zone: 'privatelink\.\$\{service\}\.\$\{environment\(\)\.suffixes\.storage\}'/);
     expect(text).toMatch(
-      /var vaultEndpoints = certificateMode \? \[\{ name: 'vault', target: keyVaultId, groupId: 'vault', zone: 'privatelink\.vaultcore\.azure\.net' \}\] : \[\]/,
+      /var vaultEndpoints = \[\{ name: 'vault', target: keyVaultId, groupId: 'vault', zone: 'privatelink\.vaultcore\.azure\.net' \}\]/,
     );
     expect(text).toMatch(/serviceName: 'Microsoft\.App\/environments'/);
   });

@@ -75,6 +75,8 @@ describe('app settings', () => {
       GRAPH_CERTIFICATE: '',
       IMPORT_MAX_DELETE_RATIO: '',
       BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+      KEY_VAULT_URL: 'https://kv-abc.vault.azure.net/',
+      FIELD_ENCRYPTION_KEY_NAME: 'field-encryption',
       CONSOLE_CLIENT_ID: 'dddddddd-0000-4000-8000-000000000001',
       METRICS_RESOURCE_ID: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Insights/components/appi-abc',
       METRICS_REGION: 'westeurope',
@@ -238,6 +240,18 @@ describe('identity-only access, no secrets', () => {
     ]) {
       expect(roles).toContain(id);
     }
+  });
+
+  it('lets the app wrap and unwrap with the field encryption key only (Crypto Service Encryption User on the key)', () => {
+    const text = readInfra('modules/roles.bicep');
+    const app = resources(text).find((r) => r.body.includes('roleIds.keyVaultCryptoServiceEncryptionUser'));
+    expect(uncomment(text)).toContain("keyVaultCryptoServiceEncryptionUser: 'e147488a-f6f5-4113-8e2d-b22465e65bf6'");
+    expect(app?.body).toMatch(/scope:\s*fieldEncryptionKey\n/);
+    expect(app?.body).toMatch(/principalId:\s*appPrincipalId/);
+    // The app never gets a role that can create, delete or export keys.
+    const officer = resources(text).find((r) => r.body.includes('roleIds.keyVaultCryptoOfficer'));
+    expect(officer?.body).toMatch(/principalId:\s*operatorPrincipalId/);
+    expect(officer?.body).toMatch(/scope:\s*fieldEncryptionKey\n/);
   });
 
   it('grants no more than needed: no Key Vault Certificate User, Secrets User in certificate mode only, Cosmos DB on the database', () => {

@@ -80,17 +80,28 @@ describe('Cosmos DB SQL role assignments', () => {
 });
 
 describe('Key Vault', () => {
-  it('exists in certificate mode only, so the default mode has no vault to collide with after azd down', () => {
-    expect(uncomment(resourcesBicep)).toMatch(/var certificateMode = graphCredential == 'certificate'/);
-    expect(uncomment(resourcesBicep)).toMatch(/^module keyVault 'keyvault\.bicep' = if \(certificateMode\) \{/m);
-    expect(uncomment(resourcesBicep)).toMatch(/output keyVaultName string = certificateMode \? keyVaultName : ''/);
-    expect(uncomment(resourcesBicep)).not.toMatch(/keyVault\.outputs\./);
+  it('exists in every mode with the field encryption key (RSA 3072, wrap and unwrap only, not exportable)', () => {
+    expect(uncomment(resourcesBicep)).toMatch(/^module keyVault 'keyvault\.bicep' = \{/m);
+    expect(uncomment(resourcesBicep)).toMatch(/output keyVaultName string = keyVaultName$/m);
+    expect(uncomment(resourcesBicep)).toMatch(/var fieldEncryptionKeyName = 'field-encryption'/);
+    const key = resources(readInfra('modules/keyvault.bicep')).find(
+      (r) => r.target === 'Microsoft.KeyVault/vaults/keys',
+    );
+    expect(key?.body).toMatch(/kty: 'RSA'\s+keySize: 3072/);
+    expect(key?.body).toMatch(/keyOps: \[\s*'wrapKey'\s*'unwrapKey'\s*\]/);
+    expect(key?.body).toMatch(/exportable: false/);
+    // The app finds it by its settings.
+    const functionApp = readInfra('modules/functionapp.bicep');
+    expect(uncomment(functionApp)).toMatch(
+      /\{ name: 'KEY_VAULT_URL', value: 'https:\/\/\$\{keyVaultName\}\$\{environment\(\)\.suffixes\.keyvaultDns\}\/' \}/,
+    );
+    expect(uncomment(functionApp)).toMatch(/\{ name: 'FIELD_ENCRYPTION_KEY_NAME', value: fieldEncryptionKeyName \}/);
   });
 
-  it('takes a name suffix and purge protection as parameters (off by default)', () => {
+  it('takes a name suffix and purge protection as parameters (on by default: the vault holds the key of every number)', () => {
     expect(decorators(main, 'keyVaultNameSuffix')).toMatch(/@maxLength\(8\)/);
     expect(uncomment(main)).toMatch(/^param keyVaultNameSuffix string = ''$/m);
-    expect(uncomment(main)).toMatch(/^param keyVaultPurgeProtection bool = false$/m);
+    expect(uncomment(main)).toMatch(/^param keyVaultPurgeProtection bool = true$/m);
     expect(uncomment(resourcesBicep)).toMatch(
       /var keyVaultName = '\$\{abbrs\.keyVaultVaults\}\$\{resourceToken\}\$\{keyVaultNameSuffix\}'/,
     );
@@ -137,7 +148,7 @@ describe('diagnostic settings and alerts', () => {
     expect(cosmos?.body).toMatch(/logAnalyticsDestinationType: 'Dedicated'/);
     const vault = settingsOf('vault');
     expect(vault?.body).toMatch(/category: 'AuditEvent', enabled: true/);
-    expect(uncomment(diagnostics)).toMatch(/resource vaultDiagnostics '[^']+' = if \(certificateMode\)/);
+    expect(uncomment(diagnostics)).toMatch(/resource vaultDiagnostics '[^']+' = \{/);
     const queues = settingsOf('queueService');
     expect(queues?.body).toContain("category: 'StorageWrite', enabled: true");
     for (const c of ['StorageRead', 'StorageDelete']) expect(queues?.body).not.toContain(c);

@@ -454,6 +454,7 @@ describe('the production preset', () => {
       GRAPH_CREDENTIAL: 'managedIdentity',
       GRAPH_MANAGED_IDENTITY_CLIENT_ID: 'cccccccc-0000-4000-8000-000000000001',
       BACKGROUND_QUEUE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+      KEY_VAULT_URL: 'https://kv-abc.vault.azure.net/',
     };
     for (const [name, value] of deployedSettings(extra)) {
       const text = literal(value);

@@ -11,7 +11,7 @@ import {
   type StackRecord,
 } from '../../../devhost/stackRecord';
 import { DEFAULT_PORTS } from '../../../devhost/devData';
-import { startArgs } from '../../../devhost/startArgs';
+import { MAX_INSTANCES, startArgs } from '../../../devhost/startArgs';
 
 const OTHER_PORTS = { host: 17071, idp: 17072, directory: 17073, cosmos: 18081, queues: 20001 };
 const DEAD_PID = 2 ** 30;
@@ -79,12 +79,34 @@ describe('npm start arguments', () => {
   it('--help (or -h) asks for the usage; --in-memory starts in memory; nothing starts the usual stack', () => {
     expect(startArgs(['--help'])).toEqual({ kind: 'help' });
     expect(startArgs(['-h'])).toEqual({ kind: 'help' });
-    expect(startArgs(['--in-memory'])).toEqual({ kind: 'start', inMemory: true });
-    expect(startArgs([])).toEqual({ kind: 'start', inMemory: false });
+    expect(startArgs(['--in-memory'])).toEqual({ kind: 'start', inMemory: true, instances: 1 });
+    expect(startArgs([])).toEqual({ kind: 'start', inMemory: false, instances: 1 });
   });
 
   it.each([['--in-memroy'], ['--port=1'], ['extra']])('refuses %s with a hint, before anything starts', (arg) => {
     const r = startArgs([arg]);
     expect(r).toEqual({ kind: 'refused', message: expect.stringContaining('npm start -- --help') });
+  });
+
+  it(`--instances N (or -n N) asks for N instances, from 1 to ${MAX_INSTANCES}`, () => {
+    expect(startArgs(['--instances', '3'])).toEqual({ kind: 'start', inMemory: false, instances: 3 });
+    expect(startArgs(['--instances=1', '--in-memory'])).toEqual({ kind: 'start', inMemory: true, instances: 1 });
+    expect(startArgs(['-n', String(MAX_INSTANCES)])).toEqual({ kind: 'start', inMemory: false, instances: 8 });
+    expect(MAX_INSTANCES).toBe(8);
+  });
+
+  it.each([['0'], ['9'], ['-1'], ['2.5'], ['three'], ['1e1'], [''], ['0x3'], ['100']])(
+    'refuses --instances %p saying what it takes, without repeating it',
+    (value) => {
+      const r = startArgs([`--instances=${value}`]);
+      expect(r).toEqual({ kind: 'refused', message: '--instances takes a whole number from 1 to 8' });
+    },
+  );
+
+  it('refuses --instances without a number', () => {
+    expect(startArgs(['--instances'])).toEqual({
+      kind: 'refused',
+      message: expect.stringContaining('npm start -- --help'),
+    });
   });
 });

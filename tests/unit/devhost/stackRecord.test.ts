@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   localStack,
+  recordOf,
   readStackRecord,
   removeStackRecord,
   StackRecordError,
@@ -11,6 +12,8 @@ import {
   type StackRecord,
 } from '../../../devhost/stackRecord';
 import { DEFAULT_PORTS } from '../../../devhost/devData';
+import type { LocalStack } from '../../../devhost/stack';
+import type { FleetInstance } from '../../../devhost/fleet';
 import { MAX_INSTANCES, startArgs } from '../../../devhost/startArgs';
 
 const OTHER_PORTS = { host: 17071, idp: 17072, directory: 17073, cosmos: 18081, queues: 20001 };
@@ -63,6 +66,27 @@ describe('stack record', () => {
     expect(localStack(file)).toEqual({ ports: DEFAULT_PORTS, recorded: false });
     fs.writeFileSync(file, '{"pid": "x"}');
     expect(() => localStack(file)).toThrow(/not a stack record/);
+  });
+
+  it('with several instances, the record names each one (its URL, process and instance id); the host URL is the front', () => {
+    const stack = {
+      env: { PUBLIC_BASE_URL: 'http://localhost:17071' },
+      host: { url: 'http://127.0.0.1:17071' },
+      idp: { url: 'http://127.0.0.1:17072' },
+      directory: { url: 'http://127.0.0.1:17073' },
+      cosmosEndpoint: 'http://127.0.0.1:18081',
+      queueEndpoint: 'http://127.0.0.1:20001/devstoreaccount1',
+    } as unknown as LocalStack;
+    const instances: FleetInstance[] = [
+      { index: 1, instanceId: 'a'.repeat(64), url: 'http://127.0.0.1:40001', pid: 11, alive: true },
+      { index: 2, instanceId: 'b'.repeat(64), url: 'http://127.0.0.1:40002', pid: 12, alive: false },
+    ];
+    const now = new Date('2026-01-01T00:00:00.000Z');
+    expect(recordOf({ ...stack, instances: () => instances }, 10, now)).toEqual({
+      ...record(10),
+      instances: instances.map(({ alive: _alive, ...rest }) => rest),
+    });
+    expect(recordOf(stack, 10, now)).toEqual(record(10));
   });
 
   it('a clean stop removes its own record, never the record of another stack', () => {

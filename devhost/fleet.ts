@@ -9,12 +9,11 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import path from 'node:path';
 import { disposeServices } from '../lib/services';
 import type { DevHost, HostLog } from './host';
 import type { FromInstance, InstanceConfig, ToInstance } from './instanceProtocol';
-import { startFront, type FrontTarget } from './front';
+import { frontAgent, startFront, type FrontTarget } from './front';
 import { RoundRobin } from './roundRobin';
 import { timerOwner } from './timerOwner';
 import {
@@ -170,7 +169,7 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
           target: {
             index,
             port: Number(new URL(message.url).port),
-            agent: new http.Agent({ keepAlive: true, maxSockets: 256 }),
+            agent: frontAgent(),
           },
         };
         resolve(member);

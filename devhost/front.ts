@@ -17,7 +17,19 @@ export interface FrontTarget {
   /** The instance's place in the fleet (1-based). */
   index: number;
   port: number;
+  /** Connections to the instance kept alive between requests (frontAgent()). */
   agent: http.Agent;
+}
+
+/** The instances close a connection idle for 5 s (the dev host's keepAliveTimeout). */
+const INSTANCE_KEEP_ALIVE_MS = 5000;
+
+/**
+ * The front's connections to one instance: kept alive, and closed by the front after 4 s idle, before the
+ * instance closes them, so a request is not sent on a connection the instance is closing at that moment.
+ */
+export function frontAgent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 256, timeout: INSTANCE_KEEP_ALIVE_MS - 1000 });
 }
 
 export interface Front {
@@ -71,37 +83,51 @@ export async function startFront(options: {
       req.resume();
       return refuse(res, 503, 'No instance of the service is running');
     }
-    const upstream = http.request({
-      host: '127.0.0.1',
-      port: target.port,
-      method: req.method,
-      path: req.url,
-      headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
-      agent: target.agent,
-    });
-    upstream.on('response', (answer) => {
-      const headers = endToEndHeaders(answer.rawHeaders);
-      headers.push(INSTANCE_HEADER, String(target.index));
-      // The instance ends a connection whose body it did not read; the caller's connection ends the same way.
-      if (/\bclose\b/i.test(String(answer.headers.connection ?? '')) && !req.complete) {
-        headers.push('connection', 'close');
-        res.once('finish', () => closeUnread(req));
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
-      answer.pipe(res);
-      answer.once('aborted', () => res.destroy());
-      answer.once('error', () => res.destroy());
-    });
-    upstream.once('error', () => {
-      if (!res.headersSent) refuse(res, 502, 'The instance that took the request is gone');
-      else res.destroy();
-    });
-    // The caller went away before the answer was complete: so does the request to the instance.
-    res.once('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
+    const bodiless =
+      req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? '0') === 0;
+    const forward = (retried: boolean): void => {
+      const upstream = http.request({
+        host: '127.0.0.1',
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
+        // A request with a body goes on a connection of its own, as from a caller straight to the instance: on a
+        // kept-alive one, the dev host ended some whose body was slow (held) with no answer at all.
+        agent: bodiless ? target.agent : false,
+      });
+      upstream.on('response', (answer) => {
+        const headers = endToEndHeaders(answer.rawHeaders);
+        headers.push(INSTANCE_HEADER, String(target.index));
+        // The instance ends a connection whose body it did not read; the caller's connection ends the same way.
+        if (/\bclose\b/i.test(String(answer.headers.connection ?? '')) && !req.complete) {
+          headers.push('connection', 'close');
+          res.once('finish', () => closeUnread(req));
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+        answer.pipe(res);
+        answer.once('aborted', () => res.destroy());
+        answer.once('error', () => res.destroy());
+      });
+      upstream.once('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive connection the instance closed just as it was reused: a request without a body goes
+        // again once, on a new connection (what node:http's documentation advises); nothing of it was lost.
+        if (!retried && bodiless && upstream.reusedSocket && err.code === 'ECONNRESET' && !res.headersSent)
+          return forward(true);
+        if (!res.headersSent) refuse(res, 502, 'The instance that took the request is gone');
+        else res.destroy();
+      });
+      // The caller went away before the answer was complete: so does the request to the instance.
+      res.once('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      if (bodiless) upstream.end();
+      else req.pipe(upstream);
+    };
+    if (bodiless) req.resume();
+    forward(false);
   });
+
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -137,6 +137,43 @@ describe('the front of the local fleet', () => {
     expect(JSON.parse(body)).toEqual({ authorization: ['Bearer a', 'Bearer b'], hop: null });
   });
 
+  it('a request without a body whose kept-alive connection the instance closes goes again on a new one', async () => {
+    const served = new WeakSet<object>();
+    const u = await upstream(1, (_, req, res) => {
+      req.resume();
+      // The second request on a connection finds it closing, as when the instance's keep-alive timeout ends.
+      if (served.has(req.socket)) return void req.socket.destroy();
+      served.add(req.socket);
+      res.end('ok');
+    });
+    servers.push(u.server);
+    front = await startFront({ port: 0, pick: () => u.target });
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetch(`${front.url}/health`);
+      expect({ status: answer.status, text: await answer.text() }).toEqual({ status: 200, text: 'ok' });
+    }
+  });
+
+  it('keeps connections to an instance alive for requests without a body; one with a body gets a connection of its own', async () => {
+    const sockets: Array<[string, object]> = [];
+    const u = await upstream(1, (_, req, res) => {
+      req.resume();
+      req.on('end', () => {
+        sockets.push([req.method ?? '', req.socket]);
+        res.end('ok');
+      });
+    });
+    servers.push(u.server);
+    front = await startFront({ port: 0, pick: () => u.target });
+    for (const method of ['GET', 'GET', 'POST', 'POST']) {
+      const answer = await fetch(`${front.url}/x`, { method, body: method === 'POST' ? 'body' : undefined });
+      expect(await answer.text()).toBe('ok');
+    }
+    const [get1, get2, post1, post2] = sockets.map(([, s]) => s);
+    expect(get2).toBe(get1);
+    expect(new Set([get1, post1, post2]).size).toBe(3);
+  });
+
   it('answers 502 for an instance that is gone, and 503 with Retry-After when none is left', async () => {
     const gone = await upstream(1, () => undefined);
     const target = gone.target;

@@ -5,10 +5,24 @@
  * serves a share; the timers run on one instance only; kill -9 of that instance loses no acknowledged write, later
  * requests still succeed, and the timers move to a survivor.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { QueueClient } from '@azure/storage-queue';
 import { call, startTestFleet, type TestFleet } from '../../support/stack';
 import { scim, userBody } from '../../support/scim';
-import { DEV_CLIENTS } from '../../../devhost/devData';
+import { DEV_CLIENTS, DEV_TENANT_ID } from '../../../devhost/devData';
+import { encodeWork } from '../../../lib/background/workQueue';
+import { BACKGROUND_QUEUE_NAME } from '../../../lib/triggers/backgroundHandlers';
 import { INSTANCE_HEADER } from '../../../devhost/front';
+
+/** The app's host.json with one message per receive and idle polls every 100 ms, so every instance takes part soon. */
+const hostJson = (() => {
+  const app = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../host.json'), 'utf8')) as {
+    extensions: { queues: Record<string, unknown> };
+  };
+  app.extensions.queues = { ...app.extensions.queues, batchSize: 1, maxPollingInterval: '00:00:00.100' };
+  return app;
+})();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,6 +41,7 @@ describe('the local stack with three instances', () => {
     fleet = await startTestFleet({
       instances: 3,
       runTimersOnSchedule: true,
+      hostJson,
       env: {
         SCIM_RATE_LIMIT_PER_SECOND: '100000',
         SCIM_TENANT_RATE_LIMIT_PER_SECOND: '100000',
@@ -100,6 +115,21 @@ describe('the local stack with three instances', () => {
     // In turn, with no stickiness: 21 requests, 7 on each instance.
     const counts = served.reduce<Record<string, number>>((m, i) => ((m[i] = (m[i] ?? 0) + 1), m), {});
     expect(counts).toEqual({ '1': 7, '2': 7, '3': 7 });
+  });
+
+  it('every instance takes messages from the background queue (competing consumers)', async () => {
+    const queue = new QueueClient(fleet.env.BACKGROUND_QUEUE ?? '', BACKGROUND_QUEUE_NAME);
+    const ranOn = () =>
+      fleet.logs
+        .map((line) => /^instance (\d+): Executing 'backgroundWork'/.exec(line)?.[1])
+        .filter((i): i is string => i !== undefined);
+    const before = ranOn().length;
+    const message = encodeWork({ kind: 'retention', tenantId: DEV_TENANT_ID });
+    for (let i = 0; i < 60; i += 10) await Promise.all(Array.from({ length: 10 }, () => queue.sendMessage(message)));
+    await fleet.host.queuesIdle();
+    const runs = ranOn().slice(before);
+    expect(runs.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(runs)).toEqual(new Set(['1', '2', '3']));
   });
 
   it('the timers run on one instance; kill -9 of it loses no acknowledged write, and the timers move to a survivor', async () => {

@@ -41,6 +41,11 @@ export interface DevHost {
   url: string;
   functions: { http: string[]; timers: string[]; queues: string[] };
   runTimer(name: string): Promise<void>;
+  /**
+   * Starts or stops running the timers on their schedules (an instance of the local fleet runs them only while
+   * it owns them: devhost/timerOwner.ts).
+   */
+  setTimersOnSchedule(on: boolean): void;
   /** Resolves once every served queue is empty and no queue-triggered invocation runs. */
   queuesIdle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +60,8 @@ export interface DevHostOptions {
   /** The app's host.json (queue trigger settings). */
   hostJson?: unknown;
   log: HostLog;
+  /** Told when a timer function has run (on its schedule or asked), and whether it succeeded. */
+  onTimerRun?: (name: string, succeeded: boolean) => void;
 }
 
 /**
@@ -172,7 +179,7 @@ const LINGER_MS = 5000;
  * resets it if the sender has not closed within LINGER_MS. Nothing is reset at once: a sender still
  * writing would get the reset before it reads the answer.
  */
-function closeUnread(req: http.IncomingMessage): void {
+export function closeUnread(req: http.IncomingMessage): void {
   const socket = req.socket;
   // For a request that said "Connection: close", node:http resets the connection as soon as the answer
   // is written (with the body unread, the sender sees a reset instead of the answer).
@@ -256,8 +263,10 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
         ctx,
       );
       opts.log('info', `Executed '${timer.name}' (Succeeded, invocation ${ctx.invocationId})`);
+      opts.onTimerRun?.(timer.name, true);
     } catch (err) {
       opts.log('error', `Executed '${timer.name}' (Failed, invocation ${ctx.invocationId}): ${(err as Error).name}`);
+      opts.onTimerRun?.(timer.name, false);
       throw err;
     }
   };
@@ -324,7 +333,13 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
   const port = (server.address() as AddressInfo).port;
 
   let ticker: NodeJS.Timeout | undefined;
-  if (opts.runTimersOnSchedule && timers.length > 0) {
+  const setTimersOnSchedule = (on: boolean): void => {
+    if (!on || timers.length === 0) {
+      if (ticker) clearInterval(ticker);
+      ticker = undefined;
+      return;
+    }
+    if (ticker) return;
     let lastSecond = Math.floor(Date.now() / 1000);
     ticker = setInterval(() => {
       const second = Math.floor(Date.now() / 1000);
@@ -335,7 +350,8 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
       lastSecond = second;
     }, 250);
     ticker.unref();
-  }
+  };
+  setTimersOnSchedule(opts.runTimersOnSchedule);
 
   let queueTriggers: QueueTriggers | undefined;
   try {
@@ -363,13 +379,14 @@ export async function startDevHost(opts: DevHostOptions): Promise<DevHost> {
       queues: queues.map((q) => q.name),
     },
     queuesIdle: async (timeoutMs) => queueTriggers?.idle(timeoutMs),
+    setTimersOnSchedule,
     runTimer: async (name) => {
       const t = timerByName.get(name.toLowerCase());
       if (!t) throw new Error(`No timer ${name}`);
       await runTimer(t);
     },
     close: async () => {
-      if (ticker) clearInterval(ticker);
+      setTimersOnSchedule(false);
       await queueTriggers?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -11,7 +11,8 @@ export function installFunctionsCore(): void {
     _resolveFilename: (request: string, ...rest: unknown[]) => string;
   };
   const original = moduleWithResolver._resolveFilename;
-  const target = path.join(__dirname, 'functionsCore.js');
+  // Beside this module: the build output, or the sources when they run as TypeScript (an instance of the fleet in tests).
+  const target = path.join(__dirname, __filename.endsWith('.ts') ? 'functionsCore.ts' : 'functionsCore.js');
   if ((original as { __functionsCore?: boolean }).__functionsCore) return;
   const patched = function (this: unknown, request: string, ...rest: unknown[]): string {
     if (request === '@azure/functions-core') return target;

@@ -19,6 +19,7 @@ if (args.kind === 'refused') {
 installFunctionsCore();
 
 import type * as StackModule from './stack';
+import type * as FleetModule from './fleet';
 import type * as DevDataModule from './devData';
 
 // Loaded after the core API is in place, so @azure/functions registers with the dev host.
@@ -87,7 +88,8 @@ async function main(): Promise<void> {
     UNREGISTERED_TENANT_ID,
     DEV_DIRECTORY_USERS,
   } = devData;
-  const stack = await startLocalStack({
+  const instances = args.kind === 'start' ? args.instances : 1;
+  const options: StackModule.StackOptions = {
     ports: {
       host: port('DEV_HOST_PORT', DEFAULT_PORTS.host),
       idp: port('DEV_IDP_PORT', DEFAULT_PORTS.idp),
@@ -105,7 +107,14 @@ async function main(): Promise<void> {
     keyVaultFile: inMemory() ? undefined : path.resolve('.local', 'keyvault', 'keys.json'),
     runTimersOnSchedule: true,
     log: (level, message) => (level === 'error' ? console.error : console.log)(`[host] ${message}`),
-  });
+  };
+  // One instance: the dev host in this process, as always. More: each in a process of its own, behind a front.
+  const fleet =
+    instances > 1
+      ? // eslint-disable-next-line @typescript-eslint/no-require-imports
+        await (require('./fleet') as typeof FleetModule).startLocalFleet({ ...options, instances })
+      : undefined;
+  const stack = fleet ?? (await startLocalStack(options));
   const base = stack.env.PUBLIC_BASE_URL ?? stack.host.url;
   const recordFile = defaultStackRecordPath();
   writeStackRecord(recordFile, recordOf(stack));
@@ -115,6 +124,17 @@ async function main(): Promise<void> {
     '',
     `  Console             ${base}/console/   (sign in as ${DEV_CONSOLE_USERS.map((u) => u.upn).join(' or ')}; the second has no Admin role)`,
     `  Functions host      ${base}   (SCIM ${base}/scim/v2, GraphQL ${base}/graphql, health ${base}/health)`,
+    ...(fleet
+      ? [
+          `                      the front: each request to the next of ${instances} instances in turn (x-dev-instance names it)`,
+          ...fleet
+            .instances()
+            .map(
+              (i) =>
+                `    instance ${i.index}        ${i.url}   (process ${i.pid}, WEBSITE_INSTANCE_ID ${i.instanceId.slice(0, 12)}…${i.index === fleet.timerOwner() ? '; runs the timers' : ''})`,
+            ),
+        ]
+      : []),
     `  Identity provider   ${stack.idp.url}   (token: POST /{tenantId}/oauth2/v2.0/token)`,
     `  Directory (Graph)   ${stack.directory.url}/v1.0`,
     `  Key Vault           ${stack.keyVault.url}   (stand-in: the key that wraps each tenant's data key)`,

@@ -1,6 +1,6 @@
 /**
- * The local stack: Cosmos-compatible server, Azurite's queue service, identity-provider and
- * directory stand-ins, and the dev host serving every function. `npm start` runs it on fixed ports; the
+ * The local stack: Cosmos-compatible server, Azurite's queue service, identity-provider, directory and
+ * Key Vault stand-ins, and the dev host serving every function. `npm start` runs it on fixed ports; the
  * integration tests start it in-process on random free ports.
  */
 import fs from 'node:fs';
@@ -43,10 +43,7 @@ export interface StackOptions {
   cosmosMode?: CosmosMode;
   /** File the identity-provider stand-in keeps its signing key in; without it each start has a new key. */
   idpKeyFile?: string;
-  /**
-   * File the Key Vault stand-in keeps its keys in; default: inside cosmosDataDir when given, else none (each
-   * start has new keys, as it has a new store).
-   */
+  /** File the Key Vault stand-in keeps its keys in; default beside the engine's data (none in memory). */
   keyVaultFile?: string;
   /** Replaces the app's host.json (e.g. quicker queue retries in a test). */
   hostJson?: unknown;
@@ -91,14 +88,14 @@ const SETTINGS_WE_SET = [
   'CONSOLE_CLIENT_ID',
 ];
 
-function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
+export function defaultFunctions(): { dir: string; extension: '.ts' | '.js' } {
   // Compiled: dist/devhost -> dist/functions; from sources: devhost -> functions.
   const extension = __filename.endsWith('.ts') ? '.ts' : '.js';
   return { dir: path.resolve(__dirname, '..', 'functions'), extension };
 }
 
 /** The app's host.json: the nearest one at or above the function folder (the project root, or the package folder). */
-function readHostJson(functionsDir: string): unknown {
+export function readHostJson(functionsDir: string): unknown {
   for (let dir = functionsDir; ; dir = path.dirname(dir)) {
     const file = path.join(dir, 'host.json');
     if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
@@ -106,9 +103,24 @@ function readHostJson(functionsDir: string): unknown {
   }
 }
 
-export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
-  const ports = { host: 0, idp: 0, directory: 0, cosmos: 0, queues: 0, keyVault: 0, ...options.ports };
-  const log: HostLog = options.log ?? (() => undefined);
+/**
+ * What every function host of the stack shares, started once: the store (or an external account), the queues,
+ * the identity provider and the directory; and the service's settings that point at them (also put in this
+ * process's environment, so this process can seed the dev data through the service's own code).
+ */
+export interface SharedParts {
+  idp: IdpStandIn;
+  directory: DirectoryStandIn;
+  keyVault: KeyVaultStandIn;
+  cosmos: LocalCosmos | undefined;
+  queueEndpoint: string;
+  env: Record<string, string>;
+  /** Stops what was started, in reverse order, and takes the settings out of this process's environment. */
+  stop(): Promise<void>;
+}
+
+export async function startSharedParts(options: StackOptions = {}): Promise<SharedParts> {
+  const ports = { idp: 0, directory: 0, cosmos: 0, queues: 0, keyVault: 0, ...options.ports };
   const started: Array<() => Promise<void>> = [];
   try {
     let cosmos: LocalCosmos | undefined;
@@ -180,42 +192,12 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       ...options.env,
     };
     Object.assign(process.env, env);
-
-    const fns = options.functions ?? defaultFunctions();
-    const host = await startDevHost({
-      port: ports.host,
-      load: () => requireFunctionFolder(fns.dir, fns.extension),
-      runTimersOnSchedule: options.runTimersOnSchedule ?? false,
-      hostJson: options.hostJson ?? readHostJson(fns.dir),
-      log,
-    });
-    started.push(() => host.close());
-    process.env.PUBLIC_BASE_URL = env.PUBLIC_BASE_URL = host.url.replace('127.0.0.1', 'localhost');
-    // The console's redirect URI, registered as a single-page application redirect URI is on Entra ID.
-    idp.registerSpa({ clientId: DEV_CONSOLE_CLIENT_ID, redirectUris: [`${env.PUBLIC_BASE_URL}/console/`] });
-    disposeServices();
-
-    await seedDevData();
     return {
-      host,
       idp,
       directory,
       keyVault,
-      cosmosEndpoint: env.COSMOS_ENDPOINT ?? '',
+      cosmos,
       queueEndpoint: queues.endpoint,
-      cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,
-      cosmosRequestUnits: () =>
-        cosmos?.requestUnits() ?? {
-          charged: 0,
-          requests: 0,
-          throttled: 0,
-          lowRequests: 0,
-          lowThrottled: 0,
-          lowCharged: 0,
-          byContainer: {},
-        },
-      cosmosIndexGaps: () => cosmos?.indexGaps() ?? [],
-      cosmosMode: cosmos?.mode(),
       env,
       stop: async () => {
         disposeServices();
@@ -230,8 +212,71 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
   }
 }
 
+/** The console's redirect URI on the identity provider (as on Entra ID), once the public base URL is known. */
+export function publishBaseUrl(shared: SharedParts, url: string): void {
+  process.env.PUBLIC_BASE_URL = shared.env.PUBLIC_BASE_URL = url.replace('127.0.0.1', 'localhost');
+  shared.idp.registerSpa({ clientId: DEV_CONSOLE_CLIENT_ID, redirectUris: [`${shared.env.PUBLIC_BASE_URL}/console/`] });
+}
+
+/** The stack as its users see it, over the shared parts and the host (or the fleet's front). */
+export function stackOf(shared: SharedParts, host: DevHost, stopHost: () => Promise<void>): LocalStack {
+  const cosmos = shared.cosmos;
+  return {
+    host,
+    idp: shared.idp,
+    directory: shared.directory,
+    keyVault: shared.keyVault,
+    cosmosEndpoint: shared.env.COSMOS_ENDPOINT ?? '',
+    queueEndpoint: shared.queueEndpoint,
+    cosmosLoadedDocuments: cosmos?.loadedDocuments ?? 0,
+    cosmosRequestUnits: () =>
+      cosmos?.requestUnits() ?? {
+        charged: 0,
+        requests: 0,
+        throttled: 0,
+        lowRequests: 0,
+        lowThrottled: 0,
+        lowCharged: 0,
+        byContainer: {},
+      },
+    cosmosIndexGaps: () => cosmos?.indexGaps() ?? [],
+    cosmosMode: cosmos?.mode(),
+    env: shared.env,
+    stop: async () => {
+      disposeServices();
+      await stopHost();
+      await shared.stop();
+    },
+  };
+}
+
+export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
+  const log: HostLog = options.log ?? (() => undefined);
+  const shared = await startSharedParts(options);
+  let host: DevHost | undefined;
+  try {
+    const fns = options.functions ?? defaultFunctions();
+    host = await startDevHost({
+      port: options.ports?.host ?? 0,
+      load: () => requireFunctionFolder(fns.dir, fns.extension),
+      runTimersOnSchedule: options.runTimersOnSchedule ?? false,
+      hostJson: options.hostJson ?? readHostJson(fns.dir),
+      log,
+    });
+    publishBaseUrl(shared, host.url);
+    disposeServices();
+    await seedDevData();
+    const started = host;
+    return stackOf(shared, started, () => started.close());
+  } catch (err) {
+    await host?.close().catch(() => undefined);
+    await shared.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
 /** Seeds the registered tenant and the dev SCIM integrations through the service's own code paths. */
-async function seedDevData(): Promise<void> {
+export async function seedDevData(): Promise<void> {
   const svc = services();
   await svc.store.ensureSchema();
   await svc.tenants.register(DEV_TENANT_ID);

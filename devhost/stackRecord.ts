@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PORTS } from './devData';
 import type { LocalStack } from './stack';
+import type { FleetInstance } from './fleet';
 
 export type StackPorts = typeof DEFAULT_PORTS;
 
@@ -15,6 +16,8 @@ export interface StackRecord {
   startedAt: string;
   ports: StackPorts;
   urls: { host: string; idp: string; directory: string; keyVault: string; cosmos: string; queues: string };
+  /** With `--instances N`: each instance's own URL, process and WEBSITE_INSTANCE_ID (the host URL is the front's). */
+  instances?: Array<Omit<FleetInstance, 'alive'>>;
 }
 
 export const STACK_RECORD_FILE = path.join('.local', 'stack.json');
@@ -29,8 +32,13 @@ function portOf(url: string): number {
 }
 
 /** The record of a started stack, owned by this process. */
-export function recordOf(stack: LocalStack, pid: number = process.pid, now: Date = new Date()): StackRecord {
+export function recordOf(
+  stack: LocalStack & { instances?: () => FleetInstance[] },
+  pid: number = process.pid,
+  now: Date = new Date(),
+): StackRecord {
   const host = stack.env.PUBLIC_BASE_URL ?? stack.host.url;
+  const instances = stack.instances?.().map(({ index, instanceId, url, pid }) => ({ index, instanceId, url, pid }));
   return {
     pid,
     startedAt: now.toISOString(),
@@ -50,6 +58,7 @@ export function recordOf(stack: LocalStack, pid: number = process.pid, now: Date
       cosmos: stack.cosmosEndpoint,
       queues: stack.queueEndpoint,
     },
+    ...(instances ? { instances } : {}),
   };
 }
 

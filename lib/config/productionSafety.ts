@@ -45,7 +45,7 @@ export const PRODUCTION_MAXIMA: ReadonlyArray<[string, (s: Settings) => number, 
   ['SCIM_MAX_INTEGRATIONS_PER_TENANT', (s) => s.scimMaxIntegrationsPerTenant, 100],
 ];
 
-/** True on the Azure platform (WEBSITE_INSTANCE_ID / WEBSITE_SITE_NAME) or with NODE_ENV=production. */
+/** True on the Azure platform (WEBSITE_SITE_NAME) or with NODE_ENV=production. */
 export function isProduction(env: Env, hostedInAzure: boolean): boolean {
   return hostedInAzure || env.NODE_ENV?.trim().toLowerCase() === 'production';
 }

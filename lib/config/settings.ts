@@ -128,12 +128,13 @@ export const LOCAL_APP_ID_URI = 'api://business-identity-service';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * True when the process runs on the Azure Functions / App Service platform. The platform sets
- * WEBSITE_INSTANCE_ID and WEBSITE_SITE_NAME on every instance; Core Tools, the dev host and the tests
- * set neither, and local.settings.sample.json must not either.
+ * True when the process runs on the Azure Functions / App Service platform: the platform sets WEBSITE_SITE_NAME
+ * (the app's name, read-only) on every instance; Core Tools, the dev host and the tests do not, and
+ * local.settings.sample.json must not either. WEBSITE_INSTANCE_ID (which instance this is) does not decide it:
+ * the local stack's instances carry one each (`npm start -- --instances N`), as Azure's do.
  */
 export function hostedInAzure(env: Env): boolean {
-  return optional(env, 'WEBSITE_INSTANCE_ID') !== undefined || optional(env, 'WEBSITE_SITE_NAME') !== undefined;
+  return optional(env, 'WEBSITE_SITE_NAME') !== undefined;
 }
 
 /**

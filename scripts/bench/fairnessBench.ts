@@ -2,21 +2,38 @@
  * npm run bench:fairness — tenant A's SCIM mix (GET /Users/{id}, filter externalId eq, PATCH) measured
  * alone and while tenant B, in turn: (a) imports a large set as a staged import and associates it; (b) sends
  * huge and aliased GraphQL documents; (c) holds 60 GraphQL bodies it never sends; (d) sends 10,000 forged
- * tokens of random tenants. Every container serves DEV_COSMOS_RU_PER_SECOND (default 5,000, a serverless
- * container). Each scenario runs with the local engine in each account mode: `serverless` (request priority
- * ignored, as on Azure's serverless accounts and the template's default) and `provisioned` (priority-based
- * execution). One line per scenario and mode with ratio = A's p95 during / alone (goal ≤ 1.5). Writes
- * docs/performance/bench-fairness.md.
+ * tokens of random tenants; (f) floods with 30 disabled SCIM integrations. (g) measures tenant B's own SCIM flood
+ * through the front: B's accepted rate divided by its tenant SCIM budget (goal ≤ 1.25). Every container serves
+ * DEV_COSMOS_RU_PER_SECOND (default 5,000, a serverless container). Each scenario runs with the local engine in each
+ * account mode: `serverless` (request priority ignored, as on Azure's serverless accounts and the template's
+ * default) and `provisioned` (priority-based execution). `-- --instances N` (default 1) serves both tenants with N
+ * function hosts in processes of their own behind the local stack's front (devhost/fleet.ts), as Azure runs N
+ * instances. One line per scenario, mode and instance count with ratio = A's p95 during / alone (goal ≤ 1.5).
+ * Writes docs/performance/bench-fairness.md.
  * BENCH_FAIRNESS_IDENTITIES sets the import's size (default 200,000; the size used is reported);
  * BENCH_FAIRNESS_SCENARIOS the scenarios (letters, e.g. `bcd`; default all); BENCH_FAIRNESS_MODES the modes
- * (`serverless,provisioned` by default); BENCH_FAIRNESS_FORGED the forged tokens (default 10,000).
+ * (`serverless,provisioned` by default); BENCH_FAIRNESS_FORGED the forged tokens (default 10,000);
+ * BENCH_FAIRNESS_FLOOD_SECONDS how long the floods of (f) and (g) last (default 15).
  */
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { percentile, printTable, round, runBench, startBenchStack, tokenFor, type Stack } from './harness';
-import { ASSOCIATED, type TenantBPlan } from './fairnessTenantB';
-import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID } from '../../devhost/devData';
+import {
+  percentile,
+  printTable,
+  round,
+  runBench,
+  startBenchFleet,
+  startBenchStack,
+  tokenFor,
+  type Stack,
+} from './harness';
+import { ASSOCIATED, type FloodOutcome, type TenantBPlan } from './fairnessTenantB';
+import { instanceCount, MAX_INSTANCES } from '../../devhost/startArgs';
+import { settings } from '../../lib/config/settings';
+import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID, type DevClient } from '../../devhost/devData';
 import { services } from '../../lib/services';
 import { LOCAL_COSMOS_KEY } from '../../devhost/cosmosServer';
 import { storeInProcess } from './storeProcess';
@@ -28,13 +45,39 @@ const IDENTITIES = Number(process.env.BENCH_FAIRNESS_IDENTITIES ?? 200_000);
 const RU_PER_SECOND = Number(process.env.DEV_COSMOS_RU_PER_SECOND ?? 5000);
 const ALONE_ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 60);
 const FORGED = Number(process.env.BENCH_FAIRNESS_FORGED ?? 10_000);
+const FLOOD_SECONDS = Number(process.env.BENCH_FAIRNESS_FLOOD_SECONDS ?? 15);
 const GOAL = 1.5;
+/** (g): B's accepted SCIM rate through the front, divided by its tenant budget. */
+const FLEET_GOAL = 1.25;
+/** The first seconds of a flood spend the budget's burst allowance; the rate of (g) is taken after them. */
+const BURST_SECONDS = 2;
+/** Disabled SCIM integrations of tenant B in (f); enabled ones flooding in (g) (more than the tenant budget holds). */
+const DISABLED_FLOODERS = 30;
+const ENABLED_FLOODERS = 4;
+/** Senders per enabled integration in (g): enough that the answers' latency does not hold B below N budgets. */
+const ENABLED_SENDERS = 12;
+
+/** `-- --instances N`: how many function hosts serve the tenants (1 = the stack in this process, as before). */
+function instancesArg(argv: string[]): number {
+  const usage = `bench:fairness accepts only --instances N (1 to ${MAX_INSTANCES})`;
+  let raw: string | undefined;
+  try {
+    raw = parseArgs({ args: argv, strict: true, options: { instances: { type: 'string', short: 'n' } } }).values
+      .instances;
+  } catch {
+    throw new Error(usage);
+  }
+  const n = instanceCount(raw);
+  if (n === undefined) throw new Error(usage);
+  return n;
+}
+const INSTANCES = instancesArg(process.argv.slice(2));
 /** Bulk work's request-unit budgets: as set, else in step with the store's (the service's defaults at 5,000 RU/s). */
 const BULK_BUDGETS = BULK_BUDGET_SETTINGS.some((k) => process.env[k] !== undefined)
   ? Object.fromEntries(BULK_BUDGET_SETTINGS.map((k) => [k, process.env[k] ?? '']).filter(([, v]) => v !== ''))
   : bulkBudgetsFor(RU_PER_SECOND);
-/** Which scenarios run (letters a–d; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=bcd. */
-const ONLY = process.env.BENCH_FAIRNESS_SCENARIOS ?? 'abcd';
+/** Which scenarios run (letters a–d, f, g; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=bcd. */
+const ONLY = process.env.BENCH_FAIRNESS_SCENARIOS ?? 'abcdfg';
 /** The engine's account modes each scenario runs in, e.g. BENCH_FAIRNESS_MODES=serverless. */
 const MODES: CosmosMode[] = (process.env.BENCH_FAIRNESS_MODES ?? COSMOS_MODES.join(','))
   .split(',')
@@ -121,8 +164,13 @@ async function main(): Promise<void> {
   const store = await storeInProcess(RU_PER_SECOND);
   process.env.COSMOS_ENDPOINT = store.endpoint;
   process.env.COSMOS_KEY = LOCAL_COSMOS_KEY;
-  const stack = await startBenchStack({ SCIM_RATE_LIMIT_PER_SECOND: '50', ...BULK_BUDGETS });
+  // Room for (f)'s disabled integrations and (g)'s enabled ones beside the seeded ones.
+  const env = { SCIM_RATE_LIMIT_PER_SECOND: '50', SCIM_MAX_INTEGRATIONS_PER_TENANT: '100', ...BULK_BUDGETS };
+  LOG(`${INSTANCES} instance${INSTANCES > 1 ? 's, each in a process of its own behind the front' : ''}`);
+  const stack = INSTANCES > 1 ? await startBenchFleet(env, INSTANCES) : await startBenchStack(env);
+  const where = (mode: CosmosMode) => `${mode} instances ${INSTANCES}`;
   const rows: Array<Record<string, string | number>> = [];
+  const fleetRows: Array<Record<string, string | number>> = [];
   try {
     await services().tenants.register(B_TENANT);
     // Tokens last an hour and the whole run takes longer: each scenario starts with new ones.
@@ -164,14 +212,80 @@ async function main(): Promise<void> {
       upnDomain: 'b.example.com',
     };
 
+    // Tenant B's SCIM integrations for (f) (disabled) and (g) (enabled), each with its client at the identity provider.
+    const actor = { tenantId: B_TENANT, kind: 'system' as const, id: 'bench-fairness' };
+    const integrationsOfB = async (n: number, enabled: boolean): Promise<DevClient[]> => {
+      const clients: DevClient[] = [];
+      for (let i = 0; i < n; i++) {
+        const client = {
+          name: `b-${enabled ? 'enabled' : 'disabled'}-${i}`,
+          tenantId: B_TENANT,
+          clientId: randomUUID(),
+          secret: `b-flood-${randomUUID()}`,
+          roles: [],
+        };
+        stack.idp.addClient(client);
+        const created = await services().integrations.create(
+          B_TENANT,
+          { displayName: `Flood ${client.name}`, clientId: client.clientId },
+          actor,
+        );
+        if (!enabled) await services().integrations.setEnabled(B_TENANT, created.id, false, actor);
+        clients.push(client);
+      }
+      return clients;
+    };
+    const disabled = ONLY.includes('f') ? await integrationsOfB(DISABLED_FLOODERS, false) : [];
+    const enabled = ONLY.includes('g') ? await integrationsOfB(ENABLED_FLOODERS, true) : [];
+    const flood = async (clients: DevClient[], sendersPerToken: number): Promise<FloodOutcome> => {
+      const scimTokens = await Promise.all(clients.map((c) => tokenFor(stack, c)));
+      return JSON.parse(
+        await tenantB({ ...plan, scenario: 'scimFlood', scimTokens, sendersPerToken, seconds: FLOOD_SECONDS }),
+      ) as FloodOutcome;
+    };
+    const answers = (statuses: Record<string, number>) =>
+      Object.entries(statuses)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ');
+
+    /**
+     * (g): B floods through the front with ENABLED_FLOODERS integrations (together more than the tenant budget
+     * admits); B's accepted rate after the burst seconds, divided by the tenant SCIM budget (per instance today,
+     * so N instances admit about N times it).
+     */
+    const fleetBudget = async (mode: CosmosMode): Promise<Record<string, string | number>> => {
+      const budget = settings().scimTenantRateLimitPerSecond;
+      const name = INSTANCES > 1 ? "(g) tenant B's SCIM flood through the front" : "(g) tenant B's SCIM flood";
+      LOG(`${name} [${where(mode)}]`);
+      const outcome = await flood(enabled, ENABLED_SENDERS);
+      const steady = outcome.perSecond.slice(BURST_SECONDS);
+      const accepted = steady.reduce((sum, s) => sum + (s['200'] ?? 0), 0);
+      const rate = round(accepted / Math.max(1, steady.length));
+      const ratio = round(rate / budget);
+      // Without a 429 the budget was never reached: what B got is what this machine served, not what the budget allows.
+      const bound = outcome.statuses['429'] ? '' : ' (no 429: bounded by this machine, not by the budget)';
+      console.log(
+        `${name} [${where(mode)}]: B accepted ${rate}/s after the first ${BURST_SECONDS} s, tenant budget ${budget}/s, ratio ${ratio} ${ratio <= FLEET_GOAL ? '≤' : '>'} ${FLEET_GOAL}${bound}; B: ${answers(outcome.statuses)}`,
+      );
+      return {
+        scenario: name,
+        mode: where(mode),
+        'B accepted/s': rate,
+        'tenant budget/s': budget,
+        ratio,
+        'B answers': answers(outcome.statuses),
+        'B seconds': outcome.seconds,
+      };
+    };
+
     /** Runs scenario `name` in `mode`: A alone, then A while B runs; one line and one row. */
     const scenario = async (mode: CosmosMode, name: string, b: () => Promise<string>): Promise<void> => {
       if (!ONLY.includes(name.charAt(1))) return;
       aToken = await tokenFor(stack, DEV_CLIENTS.scim);
       plan.adminToken = await tokenFor(stack, DEV_CLIENTS.otherAdmin);
-      LOG(`${name} [${mode}]: A alone`);
+      LOG(`${name} [${where(mode)}]: A alone`);
       const alone = await runMix(paced, (i) => i < ALONE_ROUNDS);
-      LOG(`${name} [${mode}]: A while B runs`);
+      LOG(`${name} [${where(mode)}]: A while B runs`);
       let done = false;
       const started = performance.now();
       const before = await store.usage();
@@ -183,7 +297,7 @@ async function main(): Promise<void> {
       const ratio = round(during.p95 / alone.p95);
       const row = {
         scenario: name,
-        mode,
+        mode: where(mode),
         'A p95 alone ms': alone.p95,
         'A p95 during ms': during.p95,
         ratio,
@@ -198,7 +312,7 @@ async function main(): Promise<void> {
       };
       rows.push(row);
       console.log(
-        `${name} [${mode}]: A p95 alone ${alone.p95} ms, during ${during.p95} ms, ratio ${ratio} ${ratio <= GOAL ? '≤' : '>'} ${GOAL}; ${highThrottled} high-priority store requests throttled; B: ${outcome}`,
+        `${name} [${where(mode)}]: A p95 alone ${alone.p95} ms, during ${during.p95} ms, ratio ${ratio} ${ratio <= GOAL ? '≤' : '>'} ${GOAL}; ${highThrottled} high-priority store requests throttled; B: ${outcome}`,
       );
     };
 
@@ -220,11 +334,16 @@ async function main(): Promise<void> {
         const outcome = await tenantB({ ...plan, scenario: 'import', upnDomain: upnDomain(mode) });
         const seconds = (performance.now() - started) / 1000;
         const ru = await store.usage();
+        // The store's operation counters are per process: with instances in processes of their own they are not here.
         const paced = diffCounters(storeCounters(), ops);
         const low = ru.lowRequests - before.lowRequests;
         const lowThrottled = ru.lowThrottled - before.lowThrottled;
         const lowRate = Math.round((ru.lowCharged - before.lowCharged) / seconds);
-        return `${outcome}; store: ${low} low-priority requests (${lowRate} RU/s), ${lowThrottled} of them throttled; paced: ${paced.pacedOperations} requests, ${paced.pacedWaits} waited`;
+        const pacing =
+          INSTANCES > 1
+            ? 'paced: counted in each instance (not shown)'
+            : `paced: ${paced.pacedOperations} requests, ${paced.pacedWaits} waited`;
+        return `${outcome}; store: ${low} low-priority requests (${lowRate} RU/s), ${lowThrottled} of them throttled; ${pacing}`;
       });
       await scenario(mode, '(b) huge and aliased GraphQL documents', () => tenantB({ ...plan, scenario: 'documents' }));
       await scenario(mode, '(c) 60 held bodies', () => tenantB({ ...plan, scenario: 'held' }));
@@ -233,6 +352,11 @@ async function main(): Promise<void> {
         const outcome = await tenantB({ ...plan, scenario: 'forged' });
         return `${outcome}; key fetches ${stack.idp.jwksRequests('common') - before}`;
       });
+      await scenario(mode, `(f) ${DISABLED_FLOODERS} disabled SCIM integrations flooding`, async () => {
+        const outcome = await flood(disabled, 2);
+        return `${FLOOD_SECONDS} s: ${answers(outcome.statuses)}`;
+      });
+      if (ONLY.includes('g')) fleetRows.push(await fleetBudget(mode));
     }
   } finally {
     await services()
@@ -245,8 +369,12 @@ async function main(): Promise<void> {
   console.log('');
   printTable(rows);
   for (const mode of MODES) {
-    const ratios = rows.filter((r) => r.mode === mode).map((r) => Number(r.ratio));
-    if (ratios.length) console.log(`\nworst ratio ${mode}: ${Math.max(...ratios)} (goal ≤ ${GOAL})`);
+    const ratios = rows.filter((r) => r.mode === where(mode)).map((r) => Number(r.ratio));
+    if (ratios.length) console.log(`\nworst ratio ${where(mode)}: ${Math.max(...ratios)} (goal ≤ ${GOAL})`);
+  }
+  if (fleetRows.length) {
+    console.log('');
+    printTable(fleetRows);
   }
   describeRun();
 }
@@ -266,7 +394,17 @@ does on serverless accounts (the template's default); \`provisioned\` throttles 
 Every container of the local engine serves ${RU_PER_SECOND} RU/s (\`DEV_COSMOS_RU_PER_SECOND\`); the staged import in
 (a) has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 200,000) in parts of 2,000, applied by the
 background queue, and its association ${Math.min(IDENTITIES, ASSOCIATED)} pairs in requests of 5,000.
-One process serves both tenants, as one instance would.
+(f): tenant B's ${DISABLED_FLOODERS} disabled SCIM integrations flood for ${FLOOD_SECONDS} s (\`BENCH_FAIRNESS_FLOOD_SECONDS\`), two
+senders each, every request sent as soon as the one before is answered. (g): B's ${ENABLED_FLOODERS} enabled integrations flood
+the same way with ${ENABLED_SENDERS} senders each (together beyond the tenant's SCIM budget); \`ratio\` = B's accepted (200) requests per second after
+the first ${BURST_SECONDS} s (the budget's burst) / \`SCIM_TENANT_RATE_LIMIT_PER_SECOND\`, goal ≤ ${FLEET_GOAL}.
+${
+  INSTANCES > 1
+    ? `${INSTANCES} function hosts serve both tenants, each in a process of its own behind the local stack's front, which
+gives each request to the next instance in turn (\`--instances ${INSTANCES}\`, devhost/fleet.ts); the store's operation counters
+of (a) are per process and not shown.`
+    : 'One process serves both tenants, as one instance would (`--instances N` runs N).'
+}
 The store (the local engine) runs in a process of its own, as Cosmos DB does; tenant B's client in another,
 at lower CPU priority (it stands for other machines); all share this machine's cores.`);
 }

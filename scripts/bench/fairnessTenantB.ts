@@ -9,7 +9,7 @@ import { postJsonNoTimeout } from './harness';
 import { largeGraphQLBody, postStreamed } from './streamedPost';
 
 export interface TenantBPlan {
-  scenario: 'import' | 'documents' | 'held' | 'forged';
+  scenario: 'import' | 'documents' | 'held' | 'forged' | 'scimFlood';
   base: string;
   adminToken: string;
   /** The issuer of a tenant with TENANT in place of its id. */
@@ -21,6 +21,18 @@ export interface TenantBPlan {
   forged: number;
   /** The domain of the directory users the association names (one per run, so each run links new users). */
   upnDomain: string;
+  /** scimFlood: one SCIM token per integration flooding, each sent by `sendersPerToken` senders for `seconds`. */
+  scimTokens?: string[];
+  sendersPerToken?: number;
+  seconds?: number;
+}
+
+/** What a SCIM flood got: answers by status, and answers per second of the flood by status. */
+export interface FloodOutcome {
+  statuses: Record<string, number>;
+  /** perSecond[s][status]: answers received in second s of the flood. */
+  perSecond: Array<Record<string, number>>;
+  seconds: number;
 }
 
 /** Identities per staged part (the contract's default maxIdentitiesPerPart). */
@@ -243,11 +255,46 @@ async function forged(plan: TenantBPlan): Promise<string> {
   return codeCounts(statuses);
 }
 
+/**
+ * A SCIM flood: for each token (an integration of tenant B), `sendersPerToken` senders send a cheap read
+ * (`filter=externalId eq`, answered 200 when admitted) as soon as the one before is answered, for `seconds`.
+ * The outcome is JSON (FloodOutcome).
+ */
+async function scimFlood(plan: TenantBPlan): Promise<string> {
+  const seconds = plan.seconds ?? SECONDS;
+  const outcome: FloodOutcome = { statuses: {}, perSecond: Array.from({ length: seconds }, () => ({})), seconds };
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  const query = `/scim/v2/Users?filter=${encodeURIComponent('externalId eq "flood"')}`;
+  const sender = async (token: string) => {
+    while (performance.now() < until) {
+      let status = 'connection failed';
+      try {
+        const res = await fetch(`${plan.base}${query}`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        status = String(res.status);
+      } catch {
+        await sleep(10);
+      }
+      const second = Math.floor((performance.now() - started) / 1000);
+      if (second >= seconds) break;
+      outcome.statuses[status] = (outcome.statuses[status] ?? 0) + 1;
+      const bucket = outcome.perSecond[second]!;
+      bucket[status] = (bucket[status] ?? 0) + 1;
+    }
+  };
+  await Promise.all(
+    (plan.scimTokens ?? []).flatMap((t) => Array.from({ length: plan.sendersPerToken ?? 1 }, () => sender(t))),
+  );
+  return JSON.stringify(outcome);
+}
+
 const SCENARIOS: Record<TenantBPlan['scenario'], (plan: TenantBPlan) => Promise<string>> = {
   import: importAndAssociate,
   documents,
   held,
   forged,
+  scimFlood,
 };
 
 if (require.main === module) {

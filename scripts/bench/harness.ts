@@ -5,6 +5,7 @@ import { installFunctionsCore } from '../../devhost/installFunctionsCore';
 installFunctionsCore();
 
 import type * as StackModule from '../../devhost/stack';
+import type * as FleetModule from '../../devhost/fleet';
 import {
   diffCounters,
   emptyCounters,
@@ -36,6 +37,24 @@ export async function startBenchStack(
     cosmosRuPerSecond,
   });
   return { ...stack, base: stack.env.PUBLIC_BASE_URL ?? stack.host.url };
+}
+
+/**
+ * The local stack with `instances` function hosts in processes of their own behind the front (devhost/fleet.ts),
+ * over the shared parts in this process; `base` is the front. Benchmarks run from the build, so each instance runs
+ * the compiled devhost/instance.js.
+ */
+export async function startBenchFleet(
+  env: Record<string, string>,
+  instances: number,
+): Promise<Stack & { base: string; fleet: FleetModule.LocalFleet }> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startLocalFleet } = require('../../devhost/fleet') as typeof FleetModule;
+  const fleet = await startLocalFleet({
+    env: { SCIM_RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn', ...env },
+    instances,
+  });
+  return { ...fleet, base: fleet.env.PUBLIC_BASE_URL ?? fleet.host.url, fleet };
 }
 
 export async function tokenFor(stack: Stack, client: DevClient): Promise<string> {

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { startLocalStack, type LocalStack, type StackOptions } from '../../devhost/stack';
+import { startLocalFleet, type LocalFleet } from '../../devhost/fleet';
 import { DEV_CLIENTS, SERVICE_SCOPE, type DevClient } from '../../devhost/devData';
 import { bulkBudgetsFor } from '../../devhost/bulkBudgets';
 
@@ -40,14 +42,46 @@ const UNPACED = bulkBudgetsFor(undefined);
  */
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
   const logs: string[] = [];
-  const stack = await startLocalStack({
+  const stack = await startLocalStack(withLogs(options, logs));
+  return asTestStack(stack, logs, options);
+}
+
+export type TestFleet = TestStack & Omit<LocalFleet, keyof LocalStack>;
+
+/**
+ * The local stack with `instances` function hosts, each in a process of its own over the shared parts of this
+ * process, behind a front on `base` (devhost/fleet.ts). The instances run the TypeScript sources as they are
+ * (tests/support/fleetInstance.js). `kill(index)` ends one with SIGKILL while the others go on. The log lines of
+ * every instance are collected and checked for leaks as a single stack's are.
+ */
+export async function startTestFleet(options: StackOptions & { instances: number }): Promise<TestFleet> {
+  const logs: string[] = [];
+  const fleet = await startLocalFleet({
+    ...withLogs(options, logs),
+    instances: options.instances,
+    runner: { entry: path.join(__dirname, 'fleetInstance.js'), execArgv: [] },
+  });
+  return {
+    ...asTestStack(fleet, logs, options),
+    instances: fleet.instances,
+    timerOwner: fleet.timerOwner,
+    timerRuns: fleet.timerRuns,
+    kill: fleet.kill,
+  };
+}
+
+function withLogs(options: StackOptions, logs: string[]): StackOptions {
+  return {
     ...options,
     env: { ...UNPACED, ...options.env },
     log: (level, message) => {
       logs.push(message);
       options.log?.(level, message);
     },
-  });
+  };
+}
+
+function asTestStack(stack: LocalStack, logs: string[], options: StackOptions): TestStack {
   const cache = new Map<string, string>();
   return {
     ...stack,

@@ -43,15 +43,27 @@ describe('npm start arguments', () => {
     const r = start(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^usage: npm start/);
-    expect(r.stdout).toMatch(/--in-memory[\s\S]*DEV_HOST_PORT[\s\S]*examples:/);
+    expect(r.stdout).toMatch(/--in-memory[\s\S]*--instances N[\s\S]*DEV_HOST_PORT[\s\S]*examples:/);
     expect(r.recorded).toBe(false);
   });
 
   it.each([['--in-memroy'], ['--port', '1'], ['extra']])('refuses %s with exit 2 and a hint', (...args) => {
     const r = start(args);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim()).toBe('npm start accepts only --in-memory and --help; see `npm start -- --help`');
+    expect(r.stderr.trim()).toBe(
+      'npm start accepts only --in-memory, --instances N and --help; see `npm start -- --help`',
+    );
     expect(r.stdout).toBe('');
     expect(r.recorded).toBe(false);
   });
+
+  it.each([[['--instances', '9']], [['--instances=0']], [['--instances', 'many']]])(
+    'refuses %j with exit 2, saying what it takes without repeating it',
+    (args) => {
+      const r = start(args);
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim()).toBe('--instances takes a whole number from 1 to 8');
+      expect(r.recorded).toBe(false);
+    },
+  );
 });

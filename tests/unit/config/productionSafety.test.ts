@@ -22,7 +22,7 @@ const deployed: Record<string, string> = {
   KEY_VAULT_URL: 'https://kv-abc.vault.azure.net/',
 };
 const markers: Array<[string, Record<string, string>]> = [
-  ['an Azure instance', { WEBSITE_INSTANCE_ID: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' }],
+  ['an Azure instance', { WEBSITE_SITE_NAME: 'func-abc', WEBSITE_INSTANCE_ID: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' }],
   ['an Azure site', { WEBSITE_SITE_NAME: 'func-abc' }],
   ['NODE_ENV=production', { NODE_ENV: 'production' }],
 ];

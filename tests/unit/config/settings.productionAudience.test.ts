@@ -79,9 +79,12 @@ describe('token audience under production settings', () => {
   it('knows it runs in Azure from the platform variables only', () => {
     expect(hostedInAzure(azure)).toBe(true);
     expect(hostedInAzure({ WEBSITE_SITE_NAME: 'func-abc' })).toBe(true);
-    expect(hostedInAzure({ WEBSITE_INSTANCE_ID: 'x' })).toBe(true);
     expect(hostedInAzure({ FUNCTIONS_WORKER_RUNTIME: 'node', AZURE_FUNCTIONS_ENVIRONMENT: 'Development' })).toBe(false);
-    expect(hostedInAzure({ WEBSITE_INSTANCE_ID: ' ' })).toBe(false);
+    expect(hostedInAzure({ WEBSITE_SITE_NAME: ' ' })).toBe(false);
+  });
+
+  it("does not take an instance id alone for Azure: the local stack's instances carry one each", () => {
+    expect(hostedInAzure({ WEBSITE_INSTANCE_ID: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' })).toBe(false);
   });
 
   it('accepts a v2 token whose aud is the service client id', async () => {

@@ -9,7 +9,7 @@ const context = {} as InvocationContext;
 
 describe('Strict-Transport-Security', () => {
   it.each([
-    ['an Azure instance', { WEBSITE_INSTANCE_ID: 'abc' }],
+    ['an Azure instance', { WEBSITE_SITE_NAME: 'func-abc', WEBSITE_INSTANCE_ID: 'abc' }],
     ['an Azure site', { WEBSITE_SITE_NAME: 'func-abc' }],
     ['NODE_ENV=production', { NODE_ENV: 'production' }],
   ])('is on every answer on %s, beside the other headers in any form', async (_where, env) => {

@@ -8,21 +8,10 @@
  * `maxWrites`, and the next run goes on where work is left.
  */
 import type { Store } from '../store/store';
-import { isStoreError } from '../store/errors';
-import { atLowPriority } from '../store/priority';
-import { tenantIdentities } from '../store/queries/identities';
-import type { IdentityDoc } from '../identities/model';
+import { rewriteTenantIdentities, type TenantRewriteResult } from '../identities/tenantRewrite';
 import type { FieldCrypto } from './fieldCrypto';
 
-export const ENCRYPT_PAGE_SIZE = 100;
-
-export interface EncryptExistingResult {
-  read: number;
-  written: number;
-  /** Changed or deleted between reading and writing (the service sealed them itself). */
-  changedMeanwhile: number;
-  more: boolean;
-}
+export type EncryptExistingResult = TenantRewriteResult;
 
 /** `rawStore` must be a store without field encryption installed: it reads and writes stored forms. */
 export function encryptExisting(
@@ -32,33 +21,8 @@ export function encryptExisting(
   maxWrites: number,
 ): Promise<EncryptExistingResult> {
   if (rawStore.codec) throw new Error('encryptExisting needs the stored form: a store without field encryption');
-  return atLowPriority(() => run(rawStore, crypto, tenantId, maxWrites), tenantId);
-}
-
-async function run(store: Store, crypto: FieldCrypto, tenantId: string, maxWrites: number) {
-  const identities = store.collection<IdentityDoc>('identities');
-  const result: EncryptExistingResult = { read: 0, written: 0, changedMeanwhile: 0, more: false };
-  let continuationToken: string | undefined;
-  do {
-    const page = await identities.page(tenantIdentities(tenantId), {
-      maxItemCount: ENCRYPT_PAGE_SIZE,
-      ...(continuationToken !== undefined ? { continuationToken } : {}),
-    });
-    for (const doc of page.items) {
-      result.read++;
-      const { _etag, ...rest } = doc;
-      const sealed = await crypto.encode('identities', rest);
-      if (sealed === rest) continue;
-      if (result.written >= maxWrites) return { ...result, more: true };
-      try {
-        await identities.replace(sealed, _etag);
-        result.written++;
-      } catch (err) {
-        if (!isStoreError(err, 'preconditionFailed') && !isStoreError(err, 'notFound')) throw err;
-        result.changedMeanwhile++;
-      }
-    }
-    continuationToken = page.continuationToken;
-  } while (continuationToken !== undefined);
-  return result;
+  return rewriteTenantIdentities(rawStore, tenantId, maxWrites, async (doc) => {
+    const sealed = await crypto.encode('identities', doc);
+    return sealed === doc ? undefined : sealed;
+  });
 }

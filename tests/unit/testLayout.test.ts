@@ -47,6 +47,7 @@ const TESTED_ELSEWHERE: Record<string, readonly string[]> = {
     'lib/identities/countries.ts', // identities/formats
     'lib/identities/model.ts', // every test that builds an identity
     'lib/identities/repository.ts', // imports/importer, scim/userOperations
+    'lib/identities/tenantRewrite.ts', // identities/upnKeysBackfill (paging, pacing, maxWrites, changed meanwhile)
     'lib/imports/associationBatches.ts', // imports/association
     'lib/imports/importLease.ts', // imports/importer
     'lib/util/concurrency.ts', // imports/importer, links/tenantLinkCycle

@@ -202,6 +202,7 @@ async function main(): Promise<void> {
   const costLines: string[] = [];
   const engineLines: string[] = [];
   const concurrentRows: Array<Record<string, string | number>> = [];
+  const contentRows: Array<Record<string, string | number>> = [];
   const store = await storeInProcess(RU_PER_SECOND);
   for (const n of SIZES) {
     // Set for each stack: a stack that stops removes the settings it used.
@@ -347,6 +348,17 @@ async function main(): Promise<void> {
         `The store's engine at the end of N=${n}: ${engine.heapUsedMb} MB of heap, RSS ${engine.rssMb} MB, ` +
           `peak RSS ${engine.peakRssMb} MB.`,
       );
+      for (const c of await store.contents())
+        if (c.documents > 0)
+          contentRows.push({
+            N: n,
+            container: c.container,
+            documents: c.documents,
+            'stored JSON MB': (c.jsonBytes / MB).toFixed(1),
+            'JSON bytes/document': Math.round(c.jsonBytes / c.documents),
+            partitions: c.partitions,
+            'indexed paths': c.indexedPaths.join(' '),
+          });
     } finally {
       await stack.stop();
     }
@@ -367,6 +379,12 @@ async function main(): Promise<void> {
   if (servicePeak !== undefined)
     console.log(`\nThe service process's peak RSS over the whole run (VmHWM): ${(servicePeak / MB).toFixed(0)} MB`);
   if (engineLines.length > 0) console.log(`\n${engineLines.join('\n')}`);
+  if (contentRows.length > 0) {
+    console.log(
+      "\nWhat the store's engine holds at the end (documents kept as their JSON text; indexes built on first use)",
+    );
+    printTable(contentRows);
+  }
   if (associationRows.length > 0) {
     console.log(`\nAssociation in requests of ${ASSOCIATION_CHUNK} pairs`);
     printTable(associationRows);

@@ -8,6 +8,7 @@
 import { fork } from 'node:child_process';
 import { startLocalCosmos } from '../../devhost/cosmosServer';
 import type { CosmosMode, ThroughputUsage } from '../../devhost/cosmos/throughput';
+import type { ContainerContents } from '../../devhost/cosmos/engine';
 import { watchChild } from './childWatch';
 import { MB, peakRssBytes } from './processMemory';
 
@@ -27,13 +28,20 @@ export interface StoreProcess {
   pid: number | undefined;
   usage(): Promise<ThroughputUsage>;
   memory(): Promise<StoreMemory>;
+  /** What each of the engine's containers holds. */
+  contents(): Promise<ContainerContents[]>;
   /** Changes the engine's account mode (serverless: request priority ignored; provisioned: honoured). */
   setMode(mode: CosmosMode): Promise<void>;
   stop(): Promise<void>;
 }
 
-type Reply = { endpoint: string } | { usage: ThroughputUsage } | { mode: CosmosMode } | { memory: StoreMemory };
-type Ask = 'usage' | 'memory' | { mode: CosmosMode };
+type Reply =
+  | { endpoint: string }
+  | { usage: ThroughputUsage }
+  | { mode: CosmosMode }
+  | { memory: StoreMemory }
+  | { contents: ContainerContents[] };
+type Ask = 'usage' | 'memory' | 'contents' | { mode: CosmosMode };
 
 /** Starts the engine in a child process serving `ruPerSecond` request units per second per container. */
 export function storeInProcess(
@@ -58,6 +66,7 @@ export function storeInProcess(
     pid: child.pid,
     usage: async () => ((await ask('usage')) as { usage: ThroughputUsage }).usage,
     memory: async () => ((await ask('memory')) as { memory: StoreMemory }).memory,
+    contents: async () => ((await ask('contents')) as { contents: ContainerContents[] }).contents,
     setMode: async (mode) => {
       await ask({ mode });
     },
@@ -88,6 +97,7 @@ if (require.main === module) {
     process.on('message', (ask: Ask) => {
       if (ask === 'usage') return void process.send?.({ usage: cosmos.requestUnits() } satisfies Reply);
       if (ask === 'memory') return void process.send?.({ memory: memoryNow() } satisfies Reply);
+      if (ask === 'contents') return void process.send?.({ contents: cosmos.contents() } satisfies Reply);
       cosmos.setMode(ask.mode);
       process.send?.({ mode: cosmos.mode() } satisfies Reply);
     });

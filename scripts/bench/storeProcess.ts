@@ -12,8 +12,15 @@ import type { ContainerContents } from '../../devhost/cosmos/engine';
 import { watchChild } from './childWatch';
 import { MB, peakRssBytes } from './processMemory';
 
-/** The engine's V8 heap limit: BENCH_STORE_HEAP_MB, default 6,144 MB (it holds every container of the run). */
-const STORE_HEAP_MB = Number(process.env.BENCH_STORE_HEAP_MB ?? 6144);
+/**
+ * The engine's V8 heap limit in MB for a run that stores about `identities` identities: BENCH_STORE_HEAP_MB when
+ * set, else 6,144 MB or more (4 KB an identity, with its history, links and audit entries, above 2 GB).
+ */
+export function storeHeapMb(identities = 0): number {
+  const set = Number(process.env.BENCH_STORE_HEAP_MB);
+  if (set > 0) return set;
+  return Math.min(16_384, Math.max(6144, 2048 + Math.ceil((identities * 4) / 1024)));
+}
 
 /** The engine process's memory in MB (heap after a full garbage collection). */
 export interface StoreMemory {
@@ -43,13 +50,14 @@ type Reply =
   | { contents: ContainerContents[] };
 type Ask = 'usage' | 'memory' | 'contents' | { mode: CosmosMode };
 
-/** Starts the engine in a child process serving `ruPerSecond` request units per second per container. */
+/** Starts the engine in a child process (heap limit `heapMb`) serving `ruPerSecond` request units per second per container. */
 export function storeInProcess(
   ruPerSecond: number | undefined,
   mode: CosmosMode = 'serverless',
+  heapMb: number = storeHeapMb(),
 ): Promise<StoreProcess> {
   const child = fork(__filename, [String(ruPerSecond ?? ''), mode], {
-    execArgv: [...process.execArgv, `--max-old-space-size=${STORE_HEAP_MB}`, '--expose-gc'],
+    execArgv: [...process.execArgv, `--max-old-space-size=${heapMb}`, '--expose-gc'],
     stdio: ['inherit', 'inherit', 'pipe', 'ipc'],
   });
   const watched = watchChild(child, `the store's engine process (pid ${child.pid})`);

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { Engine } from './cosmos/engine';
+import { Engine, type ContainerContents } from './cosmos/engine';
 import type { CompactionOptions } from './cosmos/journal';
 import { createEngineServer } from './cosmos/server';
 import { Throughput, type CosmosMode, type ThroughputUsage } from './cosmos/throughput';
@@ -32,6 +32,8 @@ export interface LocalCosmos {
   setMode(mode: CosmosMode): void;
   /** Queries the containers' indexing policies could not serve so far (see cosmos/indexCoverage.ts). */
   indexGaps(): Array<{ container: string; query: string; gaps: string[] }>;
+  /** What each container holds (documents, their JSON size, indexed paths), for benchmarks' memory figures. */
+  contents(): ContainerContents[];
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions): Promise<Loc
     mode: () => throughput.mode,
     setMode: (mode) => void (throughput.mode = mode),
     indexGaps: () => ready.indexGaps(),
+    contents: () => ready.contents(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();

@@ -1,6 +1,7 @@
 /**
- * The documents of one container, kept per logical partition: a map by id, the ids in sorted order,
- * the container's unique keys (per partition, as in Cosmos DB) and lazily built secondary indexes.
+ * The documents of one container, kept per logical partition: a map by id (of their JSON text, parsed
+ * when read: see partition.ts), the ids in sorted order, the container's unique keys (per partition, as
+ * in Cosmos DB) and lazily built secondary indexes.
  * It replaces the library's document list (same methods, so the library's handlers for point
  * operations and batches work unchanged) and adds partition-scoped, index-answered queries.
  */
@@ -13,7 +14,8 @@ import { addCharge } from './chargeMeter';
 import { createCharge, deleteCharge, replaceCharge, type IndexingPolicy } from './requestCharge';
 import { coverageGaps, describeGaps, hasGaps, queryIndexNeeds, type CoverageGaps } from './indexCoverage';
 import { ExpiryQueue, expiresAt } from './expiry';
-import { partitionKeyOf, type IndexedDocuments, type Partition } from './partition';
+import { partitionKeyOf, StoredDocuments, type IndexedDocuments, type Partition } from './partition';
+import { rememberSize } from './requestCharge';
 
 export type { Partition };
 export { partitionKeyOf };
@@ -32,6 +34,13 @@ class EngineError extends Error {
 
 function uniqueValueKey(v: unknown): string {
   return v === undefined || v === null ? 'z' : typeof v === 'string' ? `s${v}` : `j${JSON.stringify(v)}`;
+}
+
+/** Where an expiring document is and which version of it expires (a later write gives it another `_etag`). */
+interface Expiring {
+  partition: string;
+  id: string;
+  etag: unknown;
 }
 
 interface Transaction {
@@ -58,7 +67,7 @@ export class DocumentStore implements IndexedDocuments {
   /** The clock time to live is measured with (epoch milliseconds). */
   now: () => number = Date.now;
   /** Documents that expire, by expiry time (entries of documents replaced or deleted since are skipped). */
-  private readonly expiry = new ExpiryQueue<Json>();
+  private readonly expiry = new ExpiryQueue<Expiring>();
 
   constructor(
     private readonly lib: LibDocuments,
@@ -84,6 +93,7 @@ export class DocumentStore implements IndexedDocuments {
     return valueAt(doc, this.partitionKeyPath);
   }
 
+  /** The document as stored (a new object on each call: changing it changes nothing stored). */
   get(partitionValue: unknown, id: string): Json | undefined {
     const doc = this.partitions.get(partitionKeyOf(partitionValue))?.docs.get(id);
     if (!doc) return undefined;
@@ -96,11 +106,11 @@ export class DocumentStore implements IndexedDocuments {
   /** Deletes the documents whose time to live has run out (journaled like any delete). */
   expireDue(): void {
     if (this.tx || this.expiry.size === 0) return;
-    const due = this.expiry
-      .takeDue(this.now())
-      .filter(
-        (doc) => this.partitions.get(partitionKeyOf(this.partitionValueOf(doc)))?.docs.get(String(doc.id)) === doc,
-      );
+    const due: Json[] = [];
+    for (const { partition, id, etag } of this.expiry.takeDue(this.now())) {
+      const doc = this.partitions.get(partition)?.docs.get(id);
+      if (doc && doc._etag === etag) due.push(doc);
+    }
     if (due.length === 0) return;
     this.run(() => {
       for (const doc of due) {
@@ -115,10 +125,12 @@ export class DocumentStore implements IndexedDocuments {
   settingsChanged(): void {
     this.expiry.clear();
     const defaultTtl = this.defaultTtl();
+    // Without a default time to live nothing expires: the documents need not be read.
+    if (typeof defaultTtl !== 'number') return;
     for (const p of this.partitions.values()) {
-      for (const doc of p.docs.values()) {
+      for (const [id, doc] of p.docs.entries()) {
         const at = expiresAt(doc, defaultTtl);
-        if (at !== undefined) this.expiry.push(at, doc);
+        if (at !== undefined) this.expiry.push(at, { partition: p.key, id, etag: doc._etag });
       }
     }
   }
@@ -314,11 +326,11 @@ export class DocumentStore implements IndexedDocuments {
     }
   }
 
-  /** Every stored document as of now (the objects themselves: a write replaces them, never changes them). */
-  documentsNow(): { rc: number; docs: Json[] } {
-    const docs: Json[] = [];
-    for (const p of this.partitions.values()) for (const doc of p.docs.values()) docs.push(doc);
-    return { rc: this.ridCount, docs };
+  /** Every stored document as of now, as its JSON text (a write replaces a text, never changes one). */
+  documentsNow(): { rc: number; texts: string[] } {
+    const texts: string[] = [];
+    for (const p of this.partitions.values()) for (const text of p.docs.texts()) texts.push(text);
+    return { rc: this.ridCount, texts };
   }
 
   *changesForSnapshot(): Iterable<DocumentChange> {
@@ -333,7 +345,7 @@ export class DocumentStore implements IndexedDocuments {
     let index = this.equality.get(name);
     if (!index) {
       index = new EqualityIndex(path);
-      for (const p of this.partitions.values()) for (const doc of p.docs.values()) index.add(p.key, doc);
+      for (const p of this.partitions.values()) for (const [id, doc] of p.docs.entries()) index.add(p.key, doc, id);
       this.equality.set(name, index);
     }
     return index;
@@ -344,7 +356,7 @@ export class DocumentStore implements IndexedDocuments {
     let index = this.sorted.get(name);
     if (!index) {
       index = new SortedIndex(path);
-      for (const p of this.partitions.values()) index.load(p.key, p.docs.values());
+      for (const p of this.partitions.values()) index.load(p.key, p.docs.entries());
       this.sorted.set(name, index);
     }
     return index;
@@ -362,34 +374,38 @@ export class DocumentStore implements IndexedDocuments {
     if (!p) {
       p = {
         key,
-        docs: new Map(),
+        docs: new StoredDocuments(),
         ids: new SortedIds(),
         unique: new Map(this.uniquePaths.map((path) => [path.join('/'), new Map<string, string>()])),
       };
       this.partitions.set(key, p);
     }
     const id = String(doc.id);
-    p.docs.set(id, doc);
+    const text = JSON.stringify(doc);
+    rememberSize(doc, text);
+    p.docs.set(id, doc, text);
     p.ids.insert(id);
     for (const path of this.uniquePaths) p.unique.get(path.join('/'))?.set(uniqueValueKey(valueAt(doc, path)), id);
     for (const index of this.equality.values()) index.add(key, doc);
     for (const index of this.sorted.values()) index.add(key, doc);
     const at = expiresAt(doc, this.defaultTtl());
-    if (at !== undefined) this.expiry.push(at, doc);
+    if (at !== undefined) this.expiry.push(at, { partition: key, id, etag: doc._etag });
     if (this.tx) this.tx.undo.push(() => this.remove(doc));
   }
 
   /**
    * Puts `doc` in the place of `old` (same partition and id). The id keeps its place in the partition's
    * id order and index entries whose value did not change stay: a replace costs no shift of the sorted
-   * lists, whatever the partition's size.
+   * lists, whatever the partition's size. `old` is the stored version (read in the same synchronous write).
    */
   private swap(old: Json, doc: Json): void {
     const key = partitionKeyOf(this.partitionValueOf(doc));
     const p = this.partitions.get(key);
     const id = String(doc.id);
-    if (!p || p.docs.get(id) !== old) throw new Error('swap of a document that is not stored');
-    p.docs.set(id, doc);
+    if (!p || !p.docs.has(id)) throw new Error('swap of a document that is not stored');
+    const text = JSON.stringify(doc);
+    rememberSize(doc, text);
+    p.docs.set(id, doc, text);
     for (const path of this.uniquePaths) {
       const values = p.unique.get(path.join('/'));
       const before = uniqueValueKey(valueAt(old, path));
@@ -404,17 +420,17 @@ export class DocumentStore implements IndexedDocuments {
       index.add(key, doc);
     }
     const at = expiresAt(doc, this.defaultTtl());
-    if (at !== undefined) this.expiry.push(at, doc);
+    if (at !== undefined) this.expiry.push(at, { partition: key, id, etag: doc._etag });
     if (this.tx) this.tx.undo.push(() => this.swap(doc, old));
   }
 
+  /** Removes `doc`, the stored version (read in the same synchronous write, or just put by it). */
   private remove(doc: Json): void {
     const key = partitionKeyOf(this.partitionValueOf(doc));
     const p = this.partitions.get(key);
     if (!p) return;
     const id = String(doc.id);
-    if (p.docs.get(id) !== doc) return;
-    p.docs.delete(id);
+    if (!p.docs.delete(id)) return;
     p.ids.remove(id);
     for (const path of this.uniquePaths) {
       const values = p.unique.get(path.join('/'));

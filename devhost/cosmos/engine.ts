@@ -34,6 +34,16 @@ function attachStore(collection: LibCollection, data: Json): DocumentStore {
   return store;
 }
 
+export interface ContainerContents {
+  container: string;
+  documents: number;
+  /** Characters of the documents' stored JSON (bytes for ASCII text). */
+  jsonBytes: number;
+  partitions: number;
+  /** Paths with an equality or sorted index (a path may have both). */
+  indexedPaths: string[];
+}
+
 export function storeOf(collection: LibCollection): DocumentStore | undefined {
   return collection.documents instanceof DocumentStore ? collection.documents : undefined;
 }
@@ -78,6 +88,23 @@ export class Engine {
     return out;
   }
 
+  /** What each container holds: documents, their stored JSON in bytes, partitions and the paths indexed (for benchmarks' memory figures). */
+  contents(): ContainerContents[] {
+    const out: ContainerContents[] = [];
+    for (const { coll, store } of this.containers()) {
+      let jsonBytes = 0;
+      for (const p of store.partitions.values()) for (const text of p.docs.texts()) jsonBytes += text.length;
+      out.push({
+        container: coll,
+        documents: store.size,
+        jsonBytes,
+        partitions: store.partitions.size,
+        indexedPaths: [...store.equality.keys(), ...store.sorted.keys()],
+      });
+    }
+    return out;
+  }
+
   close(): void {
     this.journal?.close();
     this.journal = undefined;
@@ -94,15 +121,16 @@ export class Engine {
 
   /**
    * The state as of now, for a snapshot written while requests go on: the containers' documents are
-   * collected by reference (a write puts a new object in place of a stored one and never changes
-   * it), so later writes do not reach what is written.
+   * collected by reference to their stored JSON text (a write puts a new text in place of a stored one
+   * and never changes it), so later writes do not reach what is written.
    */
   private capture(): Iterable<JournalRecord> {
     const head = [...this.metadata()];
     const bodies = [...this.containers()].map(({ db, coll, store }) => ({ db, coll, ...store.documentsNow() }));
     return (function* () {
       yield* head;
-      for (const { db, coll, rc, docs } of bodies) for (const doc of docs) yield { t: 'put', doc, rc, db, coll };
+      for (const { db, coll, rc, texts } of bodies)
+        for (const text of texts) yield { t: 'put', doc: JSON.parse(text) as Json, rc, db, coll };
     })();
   }
 

@@ -98,13 +98,13 @@ export class EqualityIndex {
 
   constructor(readonly path: readonly string[]) {}
 
-  add(partition: string, doc: Json): void {
+  /** Indexes `doc` (under `id`, when given: the partition's own id string, so the index keeps no copy of it). */
+  add(partition: string, doc: Json, id: string = String(doc.id)): void {
     const v = valueAt(doc, this.path);
     if (!isScalar(v)) return;
     let values = this.byPartition.get(partition);
     if (!values) this.byPartition.set(partition, (values = new Map()));
     const key = scalarKey(v);
-    const id = String(doc.id);
     const held = values.get(key);
     if (held === undefined) values.set(key, id);
     else if (typeof held === 'string') {
@@ -195,14 +195,13 @@ export class SortedIndex {
     list.splice(!last || entryBefore(last, e) ? list.length : entryPosition(list, e), 0, e);
   }
 
-  /** Indexes a partition's documents at once: one sort instead of an insertion per document. */
-  load(partition: string, docs: Iterable<Json>): void {
+  /** Indexes a partition's documents (with their ids) at once: one sort instead of an insertion per document. */
+  load(partition: string, docs: Iterable<readonly [string, Json]>): void {
     let entries = this.byPartition.get(partition);
     if (!entries) this.byPartition.set(partition, (entries = new SortedEntries()));
-    for (const doc of docs) {
+    for (const [id, doc] of docs) {
       const v = valueAt(doc, this.path);
-      if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
-        entries.list(v).push({ v, id: String(doc.id) });
+      if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) entries.list(v).push({ v, id });
     }
     const order = (a: Entry, b: Entry) => (entryBefore(a, b) ? -1 : entryBefore(b, a) ? 1 : 0);
     entries.strings.sort(order);

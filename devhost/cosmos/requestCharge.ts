@@ -54,6 +54,11 @@ export const writeChargeOfSize = (bytes: number): number => bySize(bytes, 2);
 
 const sizes = new WeakMap<object, number>();
 
+/** Notes the JSON size of an item parsed from `text` (its stored form), so charging it serializes nothing. */
+export function rememberSize(doc: object, text: string): void {
+  sizes.set(doc, Buffer.byteLength(text));
+}
+
 /** JSON bytes of a stored item (items are never changed in place, so the size is kept per object). */
 export function sizeOf(doc: unknown): number {
   if (typeof doc !== 'object' || doc === null) return Buffer.byteLength(JSON.stringify(doc ?? null));

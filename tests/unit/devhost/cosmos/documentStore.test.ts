@@ -53,6 +53,21 @@ describe('local engine document store', () => {
     expect(journaled).toEqual([]);
     expect(s.size).toBe(1);
   });
+
+  it('keeps documents as their JSON text: what a caller does to a document it read or wrote changes nothing stored', () => {
+    const s = store();
+    const written = s.create({ id: 'a', pk: 'p', key: 'k1', tags: ['x'], nested: { n: 1 } });
+    written.tags = ['changed by the caller'];
+    const read = s.get('p', 'a')!;
+    expect(read.tags).toEqual(['x']);
+    (read.nested as { n: number }).n = 2;
+    (read.tags as string[]).push('y');
+    expect(s.get('p', 'a')).toMatchObject({ tags: ['x'], nested: { n: 1 } });
+    expect(s.query({ query: 'SELECT * FROM c WHERE c.nested.n = 1' }, {}, { value: 'p' }).result).toHaveLength(1);
+    const stored = s.partitions.get('sp')!.docs.text('a');
+    expect(typeof stored).toBe('string');
+    expect(JSON.parse(stored!)).toEqual(s.get('p', 'a'));
+  });
 });
 
 describe('local engine time to live', () => {

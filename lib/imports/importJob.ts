@@ -56,7 +56,7 @@ export interface ImportJobDeps {
   queue: WorkQueue;
   /** Identity writes (or deletions) one step makes at most (IMPORT_STEP_MAX_WRITES). */
   stepWrites?: number;
-  /** The externalIds a step holds at most (RANGE_KEYS by default; smaller in tests). */
+  /** The externalIds a step holds at most (IMPORT_STEP_MAX_KEYS). */
   rangeKeys?: number;
 }
 

@@ -24,8 +24,8 @@ export const STEP_READ_BUDGET_MS = 20_000;
 /** A step that failed this many times ends its run FAILED. */
 export const MAX_STEP_ATTEMPTS = 6;
 /**
- * The externalIds a step of the check or the deletions holds at most, by default (of the set and of the
- * manifest each): a larger set is checked, and its deletions found, one hash range of its keys per step.
+ * The externalIds a step of the check or the deletions holds at most, by default (IMPORT_STEP_MAX_KEYS; of
+ * the set and of the manifest each): a larger set is checked, and its deletions found, one hash range of its keys per step.
  */
 export const RANGE_KEYS = 200_000;
 /** A job whose current step was handed to the queue this long ago and is not running is handed to the queue again. */

@@ -1,11 +1,11 @@
 /*
- * npm run bench:job-memory — what one staged import's job holds, step by step: a source's set of N identities
+ * npm run bench:job — what one staged import's job holds, step by step: a source's set of N identities
  * (BENCH_SIZES, default 20000,100000) staged in parts of 2,000, then applied by its job on the queue (first
  * import, then a re-import with 1 % changed and 1 % removed); the service's heap and RSS (this process serves
  * the functions; the store runs in a process of its own) sampled every 20 ms, their peak per step of the job
  * (a step ends when it hands the next to the queue). BENCH_STEP_KEYS (default 20,000) is the job's
  * IMPORT_STEP_MAX_KEYS, small so that sizes that fit this machine take several hash ranges, as 1,000,000 does
- * at the default 200,000: the peak growth should not follow N.
+ * at the default 200,000: the peak growth should not follow N. Also the request units the job cost per identity.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -112,6 +112,7 @@ async function main(): Promise<void> {
           );
           await graphql(stack, token, ADD, { i: { importId, sequence: p + 1, identities } });
         }
+        const ruBefore = (await store.usage()).charged;
         const started = performance.now();
         const job = await perStep(async () => {
           const { runId } = (await graphql(stack, token, COMPLETE, { i: { importId } })).data!.completeImport as {
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
         });
+        const jobRu = (await store.usage()).charged - ruBefore;
         const heapPeaks = job.steps.map((s) => (s.heap - job.base.heapUsed) / MB);
         const rssPeaks = job.steps.map((s) => (s.rss - job.base.rss) / MB);
         rows.push({
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
           status: job.value.status,
           'job s': ((performance.now() - started) / 1000).toFixed(1),
           steps: job.steps.length,
+          'job RU/identity': (jobRu / count).toFixed(3),
           'heap at start MB': (job.base.heapUsed / MB).toFixed(0),
           'peak heap growth MB': Math.max(...heapPeaks).toFixed(0),
           'heap growth per step MB': heapPeaks.map((x) => x.toFixed(0)).join(' '),
@@ -155,4 +158,4 @@ async function main(): Promise<void> {
   printTable(rows);
 }
 
-runBench('job-memory', main);
+runBench('job', main);

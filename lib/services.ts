@@ -191,6 +191,7 @@ export function importJobDeps(svc: Services): ImportJobDeps {
     runs: svc.runs,
     queue: svc.workQueue,
     stepWrites: svc.settings.importStepMaxWrites,
+    rangeKeys: svc.settings.importStepMaxKeys,
   };
 }
 

@@ -246,6 +246,7 @@ export function loadSettings(env: Env = process.env): Settings {
     importPartMaxIdentities: integer(env, 'IMPORT_PART_MAX_IDENTITIES'),
     stagedImportTtlSeconds: integer(env, 'STAGED_IMPORT_TTL_SECONDS'),
     importStepMaxWrites: integer(env, 'IMPORT_STEP_MAX_WRITES'),
+    importStepMaxKeys: integer(env, 'IMPORT_STEP_MAX_KEYS'),
     importMaxOpenPerTenant: integer(env, 'IMPORT_MAX_OPEN_PER_TENANT'),
     importMaxDryRunsPerTenant: integer(env, 'IMPORT_MAX_DRY_RUNS_PER_TENANT'),
     backgroundUnitsPerInstance: integer(env, 'BACKGROUND_UNITS_PER_INSTANCE'),
@@ -825,6 +826,14 @@ export const SETTINGS: readonly SettingDescription[] = [
     parse: { type: 'integer', default: 20_000, min: 10, max: 100_000 },
     meaning:
       "identity writes (or deletions) one step of a staged import's job makes at most, one queue message each; fewer make shorter steps, more make fewer manifest loads",
+    appliesTo: 'Azure and local',
+    deployed: false,
+  },
+  {
+    name: 'IMPORT_STEP_MAX_KEYS',
+    parse: { type: 'integer', default: 200_000, min: 100, max: 2_000_000 },
+    meaning:
+      "externalIds one step of a staged import's job holds at most (of the set and of the source's manifest each): a larger set is checked, and its deletions found, one hash range of its keys per step, and an apply step reads the keys of half as many; bounds a job's memory whatever the size of its set",
     appliesTo: 'Azure and local',
     deployed: false,
   },

@@ -85,6 +85,8 @@ export interface Settings {
   stagedImportTtlSeconds: number;
   /** Identity writes (or deletions) one step of a staged import's job makes at most. */
   importStepMaxWrites: number;
+  /** ExternalIds one step of a staged import's job holds at most (of the set and of the manifest each). */
+  importStepMaxKeys: number;
   /** Staged imports (not dry runs) a tenant may have started and not yet ended, at once. */
   importMaxOpenPerTenant: number;
   /** Staged dry runs a tenant may have started and not yet ended, at once. */

@@ -29,8 +29,11 @@ import { planWrites, type PlannedWrite } from './importPlan';
 import { releaseJobLease, renewJobLease } from './importLease';
 import { describeFailure, type RunFailure, type RunHistory, type StagedRunChange } from './runHistory';
 import {
+  RANGE_KEYS,
   SetCheck,
   WRITES_PER_STEP,
+  inRange,
+  rangeCount,
   STEP_HEARTBEAT_MS,
   STEP_LEASE_MS,
   noCounts,
@@ -53,6 +56,8 @@ export interface ImportJobDeps {
   queue: WorkQueue;
   /** Identity writes (or deletions) one step makes at most (IMPORT_STEP_MAX_WRITES). */
   stepWrites?: number;
+  /** The externalIds a step holds at most (IMPORT_STEP_MAX_KEYS). */
+  rangeKeys?: number;
 }
 
 /** A queue message of a job: which import, in which source partition, and the step it does. */
@@ -236,13 +241,12 @@ class JobStep {
     const job = this.job;
     // A job stored in the 'finish' phase by an earlier version has only its end left.
     if (job.phase === 'finish') return this.endAs(session, { end: 'completed', job });
-    const manifest = await ImportManifest.load(this.deps.store, session.pk);
     const facts =
       job.phase === 'check'
-        ? await this.check(session, manifest)
+        ? await this.check(session)
         : job.phase === 'apply'
-          ? await this.apply(session, manifest)
-          : await this.deleteAbsent(session, manifest);
+          ? await this.apply(session)
+          : await this.deleteAbsent(session);
     return this.endAs(session, planAfter(job, facts));
   }
 
@@ -257,32 +261,59 @@ class JobStep {
     return true;
   }
 
-  /** Every part's keys against the manifest: duplicates, the delete guard, what the set changes. */
-  private async check(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
-    const check = new SetCheck(manifest.entries);
-    for (const [sequence, , hash] of session.parts) check.addPart(sequence, await this.keys(session, sequence, hash));
-    const strictestRatio = this.deps.importer.strictestDeleteRatio(this.job.maxDeletedRatio);
-    return { phase: 'check', found: check.result(), strictestRatio, parts: session.parts.length };
+  /** The manifest's entries that `keep` accepts (all of them without it), and the source's size after the job. */
+  private manifest(session: StagedImportDoc, keep: ((externalId: string) => boolean) | undefined) {
+    return ImportManifest.load(this.deps.store, session.pk, { keep, live: this.job.total });
   }
 
-  /** Parts in order, while the step's writes and reading time allow; their changed identities written. */
-  private async apply(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
+  /**
+   * Every part's keys of one hash range against the manifest's entries of that range: duplicates, the delete
+   * guard, what the set changes. A set of more than rangeKeys identities takes a step per range.
+   */
+  private async check(session: StagedImportDoc): Promise<PhaseFacts> {
+    const ranges = this.job.ranges ?? rangeCount(this.job.total, this.deps.rangeKeys ?? RANGE_KEYS);
+    const range = this.job.range ?? 0;
+    const keep = inRange(range, ranges);
+    const check = new SetCheck((await this.manifest(session, keep)).entries);
+    for (const [sequence, , hash] of session.parts)
+      check.addPart(sequence, await this.keys(session, sequence, hash), keep);
+    const strictestRatio = this.deps.importer.strictestDeleteRatio(this.job.maxDeletedRatio);
+    return { phase: 'check', found: check.result(), strictestRatio, parts: session.parts.length, range, ranges };
+  }
+
+  /**
+   * Parts in order, while the step's writes and reading time allow; their changed identities written. The
+   * step reads the keys of the parts it may take (half of RANGE_KEYS, or at least one part), then the
+   * manifest's entries of those keys only.
+   */
+  private async apply(session: StagedImportDoc): Promise<PhaseFacts> {
     const job = this.job;
     const started = this.now();
+    const read: Array<Array<[string, string]>> = [];
+    const wanted = new Set<string>();
+    const most = (this.deps.rangeKeys ?? RANGE_KEYS) / 2;
+    for (let i = job.nextPart; i < session.parts.length && (read.length === 0 || wanted.size < most); i++) {
+      const [sequence, , hash] = session.parts[i] as [number, number, string];
+      const keys = await this.keys(session, sequence, hash);
+      read.push(keys);
+      for (const [externalId] of keys) wanted.add(externalId);
+    }
+    const manifest = await this.manifest(session, (externalId) => wanted.has(externalId));
+    wanted.clear();
     const creates: PlannedWrite[] = [];
     const updates: PlannedWrite[] = [];
     const counts = noCounts();
     let next = job.nextPart;
     let identities = 0;
     while (
-      next < session.parts.length &&
+      next - job.nextPart < read.length &&
       takesAnotherPart(
         { parts: next - job.nextPart, writes: creates.length + updates.length, elapsedMs: this.now() - started },
         this.stepWrites,
       )
     ) {
       const [sequence, , hash] = session.parts[next] as [number, number, string];
-      const keys = await this.keys(session, sequence, hash);
+      const keys = read[next - job.nextPart] as Array<[string, string]>;
       const changed: number[] = [];
       keys.forEach(([externalId, h], index) => {
         if (manifest.entries.get(externalId)?.hash === h) counts.unchanged++;
@@ -308,8 +339,13 @@ class JobStep {
     return { phase: 'apply', counts, identities, nextPart: next, parts: session.parts.length, requestUnits };
   }
 
-  /** Deletes (a bounded number of) the source's identities that no part holds. */
-  private async deleteAbsent(session: StagedImportDoc, manifest: ImportManifest): Promise<PhaseFacts> {
+  /**
+   * Deletes (a bounded number of) the source's identities that no part holds, in the first hash range the
+   * check found deletions in: the step holds that range's keys of the manifest and of the set.
+   */
+  private async deleteAbsent(session: StagedImportDoc): Promise<PhaseFacts> {
+    const keep = inRange(this.job.deleteRanges?.[0] ?? 0, this.job.deleteRanges ? (this.job.ranges ?? 1) : 1);
+    const manifest = await this.manifest(session, keep);
     const absent = new Set(manifest.entries.keys());
     for (const [sequence, , hash] of session.parts)
       for (const [externalId] of await this.keys(session, sequence, hash)) absent.delete(externalId);

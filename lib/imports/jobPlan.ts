@@ -23,6 +23,11 @@ export const WRITES_PER_STEP = 20_000;
 export const STEP_READ_BUDGET_MS = 20_000;
 /** A step that failed this many times ends its run FAILED. */
 export const MAX_STEP_ATTEMPTS = 6;
+/**
+ * The externalIds a step of the check or the deletions holds at most, by default (IMPORT_STEP_MAX_KEYS; of
+ * the set and of the manifest each): a larger set is checked, and its deletions found, one hash range of its keys per step.
+ */
+export const RANGE_KEYS = 200_000;
 /** A job whose current step was handed to the queue this long ago and is not running is handed to the queue again. */
 export const RESUME_AFTER_MS = 60_000;
 /** A job created by a completeImport that never recorded its completion is removed after this long. */
@@ -37,6 +42,36 @@ export interface SetCheckResult {
   planned: ImportCounts;
   /** Identities the source holds now (the manifest's size). */
   held: number;
+}
+
+/** How many hash ranges a set of `identities` is checked in: each holds about `rangeKeys` of them. */
+export function rangeCount(identities: number, rangeKeys = RANGE_KEYS): number {
+  return Math.max(1, Math.ceil(identities / rangeKeys));
+}
+
+/** The hash range (0 to ranges - 1) of an externalId: FNV-1a of its UTF-16 code units, stable across processes. */
+export function rangeOf(externalId: string, ranges: number): number {
+  if (ranges <= 1) return 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < externalId.length; i++) h = Math.imul(h ^ externalId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % ranges;
+}
+
+/** Whether an externalId is in range `range` of `ranges` (every id is, when there is one range). */
+export function inRange(range: number, ranges: number): ((externalId: string) => boolean) | undefined {
+  return ranges <= 1 ? undefined : (externalId) => rangeOf(externalId, ranges) === range;
+}
+
+/** What the checks of two ranges found together. */
+export function mergeFound(a: SetCheckResult, b: SetCheckResult): SetCheckResult {
+  const [x, y] = [a.firstDuplicate, b.firstDuplicate];
+  const first = !x ? y : !y ? x : x.sequence < y.sequence || (x.sequence === y.sequence && x.index < y.index) ? x : y;
+  return {
+    duplicates: a.duplicates + b.duplicates,
+    ...(first ? { firstDuplicate: first } : {}),
+    planned: addCounts(a.planned, b.planned),
+    held: a.held + b.held,
+  };
 }
 
 /**
@@ -56,8 +91,14 @@ export class SetCheck {
     this.unseen = new Set(manifest.keys());
   }
 
-  addPart(sequence: number, keys: ReadonlyArray<readonly [string, string]>): void {
+  /** Adds a part's keys (those `keep` accepts, when given: the range checked). */
+  addPart(
+    sequence: number,
+    keys: ReadonlyArray<readonly [string, string]>,
+    keep?: (externalId: string) => boolean,
+  ): void {
     keys.forEach(([externalId, hash], index) => {
+      if (keep && !keep(externalId)) return;
       const entry = this.manifest.get(externalId);
       const repeated = entry ? !this.unseen.delete(externalId) : this.fresh.has(externalId);
       if (repeated) {
@@ -158,6 +199,13 @@ export interface JobProgress {
   planned?: ImportCounts;
   /** Request units the store charged for the job's writes so far (identities and their manifest entries). */
   writeRequestUnits?: number;
+  /** The hash ranges of its keys the set is checked in, when more than one (see rangeCount). */
+  ranges?: number;
+  /** The range the check is at (from 0), and what the ranges before it found. */
+  range?: number;
+  checked?: SetCheckResult;
+  /** The ranges where the check found identities to delete and the deletions have not finished, in order. */
+  deleteRanges?: number[];
 }
 
 /** What a phase's work found: the facts the next state is made of. */
@@ -168,6 +216,9 @@ export type PhaseFacts =
       /** The strictest delete ratio of the service's and the request's (undefined: no guard). */
       strictestRatio: number | undefined;
       parts: number;
+      /** The range checked of how many (absent: the whole set at once). */
+      range?: number;
+      ranges?: number;
     }
   | {
       phase: 'apply';
@@ -178,6 +229,7 @@ export type PhaseFacts =
       /** What the step's writes cost. */
       requestUnits: number;
     }
+  /** more: identities the set lacks are left in the range the step deleted in (or in the whole source). */
   | { phase: 'delete'; counts: ImportCounts; more: boolean; requestUnits: number };
 
 /** The job's next state: go on with another step, or end its run. */
@@ -207,7 +259,19 @@ function afterParts<J extends JobProgress>(job: J): JobPlan<J> {
  */
 export function planAfter<J extends JobProgress>(job: J, facts: PhaseFacts): JobPlan<J> {
   if (facts.phase === 'check') {
-    const { duplicates, firstDuplicate, planned, held } = facts.found;
+    const { range = 0, ranges = 1 } = facts;
+    const { checked: before, range: _range, ...rest } = job;
+    const found = before ? mergeFound(before, facts.found) : facts.found;
+    const deleteRanges = facts.found.planned.deleted > 0 ? [...(job.deleteRanges ?? []), range] : job.deleteRanges;
+    const withRanges = {
+      ...rest,
+      ...(ranges > 1 ? { ranges } : {}),
+      ...(deleteRanges && ranges > 1 ? { deleteRanges } : {}),
+    } as J;
+    // Another range to check: nothing is decided before the whole set is.
+    if (range + 1 < ranges) return { next: { ...withRanges, range: range + 1, checked: found } };
+    job = withRanges;
+    const { duplicates, firstDuplicate, planned, held } = found;
     if (duplicates > 0) {
       const first = firstDuplicate
         ? ` (the first: part ${firstDuplicate.sequence}, identities[${firstDuplicate.index}])`
@@ -249,5 +313,8 @@ export function planAfter<J extends JobProgress>(job: J, facts: PhaseFacts): Job
     return facts.nextPart >= facts.parts ? afterParts(applied) : { next: applied };
   }
   const deleted = { ...job, writeRequestUnits, counts: addCounts(job.counts, facts.counts) };
-  return facts.more ? { next: deleted } : { end: 'completed', job: deleted };
+  if (facts.more) return { next: deleted };
+  // The range is done: the next range with deletions, if any.
+  const left = job.deleteRanges?.slice(1) ?? [];
+  return left.length > 0 ? { next: { ...deleted, deleteRanges: left } } : { end: 'completed', job: deleted };
 }

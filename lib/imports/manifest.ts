@@ -16,6 +16,11 @@
  * 1,000,000 entries of typical externalIds take about 80 segments (about 80 bytes an entry).
  * Manifests of the earlier layout (64 hash shards, kind `manifestShard`) are read as they are; the first
  * save compacts them into segments and deletes the shards.
+ *
+ * A load may keep only a slice of the manifest (`keep`: the keys a job's step compares, or one hash range of
+ * them): it streams every segment and holds only the entries kept, so a step's memory follows its slice, not
+ * the source's size. Such a partial manifest writes its changes as a whole one does; only a compaction (or the
+ * rewrite of the earlier layout) needs every entry, and loads the manifest whole for it, once.
  */
 import type { Store, StoredDoc } from '../store/store';
 import { forEachBounded } from '../util/concurrency';
@@ -126,6 +131,16 @@ export function needsCompaction(stats: { live: number; stored: number; segments:
   return stats.stored > 2 * stats.live + 20_000 || stats.segments > 64 + Math.ceil(stats.live / 2_000);
 }
 
+/** What of the manifest a load keeps: every entry, or those whose externalId `keep` accepts. */
+export interface ManifestSlice {
+  keep?: (externalId: string) => boolean;
+  /**
+   * The source's identities after the writes of this load (a partial load cannot count them): what tells
+   * whether the segments hold so many replaced entries that a save compacts them.
+   */
+  live?: number;
+}
+
 export class ImportManifest {
   /** Entries changed since the load, written by every save (a later save rewrites the same segments). */
   private readonly dirty = new Set<string>();
@@ -143,9 +158,17 @@ export class ImportManifest {
     private stats: { stored: number; segments: number },
     /** Documents a compaction deletes: segments of other generations, shards of the earlier layout. */
     private obsolete: string[],
+    /** Set when the load kept a slice of the entries (the rest are stored, not held). */
+    private readonly slice?: ManifestSlice,
   ) {}
 
-  static async load(store: Store, pk: string): Promise<ImportManifest> {
+  /** Whether this load holds every entry of the source (not a slice). */
+  get whole(): boolean {
+    return this.slice?.keep === undefined;
+  }
+
+  static async load(store: Store, pk: string, slice?: ManifestSlice): Promise<ImportManifest> {
+    const keep = slice?.keep;
     const col = store.collection<SegmentDoc | HeadDoc | LegacyShardDoc>('imports');
     const segmentDocs = store.collection<SegmentDoc>('imports');
     const shardDocs = store.collection<LegacyShardDoc>('imports');
@@ -172,7 +195,7 @@ export class ImportManifest {
         nextSeq = Math.max(nextSeq, doc.seq + 1);
         for (const key in doc.entries) {
           stored++;
-          if (entries.has(key) || removed.has(key)) continue;
+          if ((keep && !keep(key)) || entries.has(key) || removed.has(key)) continue;
           const entry = decodeEntry(doc.entries[key] as StoredEntry);
           if (entry) entries.set(key, entry);
           else removed.add(key);
@@ -192,12 +215,12 @@ export class ImportManifest {
         );
         for (const doc of page.items) {
           obsolete.push(doc.id);
-          for (const [k, v] of Object.entries(doc.entries)) entries.set(k, v);
+          for (const [k, v] of Object.entries(doc.entries)) if (!keep || keep(k)) entries.set(k, v);
         }
         legacyToken = page.continuationToken;
       } while (legacyToken);
     }
-    return new ImportManifest(store, pk, entries, gen, nextSeq, { stored, segments }, obsolete);
+    return new ImportManifest(store, pk, entries, gen, nextSeq, { stored, segments }, obsolete, slice);
   }
 
   /**
@@ -208,12 +231,12 @@ export class ImportManifest {
   async save(changedExternalIds: Iterable<string>): Promise<number> {
     for (const id of changedExternalIds) this.dirty.add(id);
     if (this.dirty.size === 0) return 0;
-    const live = this.entries.size;
+    const live = this.whole ? this.entries.size : (this.slice?.live ?? this.stats.stored);
     if (
       this.gen === undefined ||
       needsCompaction({ live, stored: this.stats.stored + this.dirty.size, segments: this.stats.segments + 1 })
     )
-      return this.compact();
+      return this.whole ? this.compact() : this.compactWhole();
     if (this.obsolete.length > 0) {
       // Left by a compaction that stopped after moving the head: no load uses them, each load reads them.
       await this.deleteDocs(this.obsolete);
@@ -234,6 +257,29 @@ export class ImportManifest {
     }
     this.written = bodies.length;
     return bodies.length;
+  }
+
+  /**
+   * The compaction of a partial load: a new source's first save (nothing else is stored: the slice is every
+   * entry), or else the manifest loaded whole, this load's changes laid over it and compacted; this load then
+   * writes on top of the new generation.
+   */
+  private async compactWhole(): Promise<number> {
+    if (this.gen === undefined && this.stats.segments === 0 && this.obsolete.length === 0) return this.compact();
+    const whole = await ImportManifest.load(this.store, this.pk);
+    for (const key of this.dirty) {
+      const entry = this.entries.get(key);
+      if (entry) whole.entries.set(key, entry);
+      else whole.entries.delete(key);
+    }
+    const written = await whole.compact();
+    this.gen = whole.gen;
+    this.nextSeq = whole.nextSeq;
+    this.stats = { ...whole.stats };
+    this.obsolete = [];
+    this.writeSeq = undefined;
+    this.written = 0;
+    return written;
   }
 
   /** Writes the live entries as a new generation, moves the head to it, and deletes what it replaces. */

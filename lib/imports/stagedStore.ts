@@ -21,7 +21,7 @@ import { RETRY, retrying } from '../store/retryPolicy';
 import { isStoreError } from '../store/errors';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { RunFailure } from './runHistory';
-import type { JobPhase } from './jobPlan';
+import type { JobPhase, SetCheckResult } from './jobPlan';
 import { importPartIds, indexedJobs } from '../store/queries/imports';
 
 /** A completed import's parts, session and job are kept this long past its expiry, for its job to apply it. */
@@ -95,6 +95,12 @@ export interface ImportJobDoc extends StoredDoc {
   planned?: ImportCounts;
   /** Request units the store charged for the job's writes so far. */
   writeRequestUnits?: number;
+  /** The hash ranges of the keys the set is checked in (absent: one), the range the check is at, what it found before. */
+  ranges?: number;
+  range?: number;
+  checked?: SetCheckResult;
+  /** The ranges whose deletions are left, in order (absent in the delete phase: the whole source at once). */
+  deleteRanges?: number[];
   /** The step running now and until when it holds the job (renewed by its heartbeat). */
   holder?: string;
   heldUntil?: string;

@@ -9,6 +9,7 @@ import { Importer } from '../../../lib/imports/importer';
 import { StagedStore } from '../../../lib/imports/stagedStore';
 import { resumeImportJobs, runImportStep, type ImportJobDeps } from '../../../lib/imports/importJob';
 import { LinkClaims } from '../../../lib/links/claims';
+import { ImportManifest } from '../../../lib/imports/manifest';
 import { createMemoryStore, type MemoryStore } from '../../support/memoryStore';
 import { RecordingQueue } from '../../support/recordingQueue';
 
@@ -169,5 +170,52 @@ describe('the job of a staged import', () => {
     });
     expect(memory.documents('identities', PK)).toEqual([]);
     expect(partDocs()).toEqual([]);
+  });
+
+  it('holds a slice of the manifest in each step, not the source: a large set is checked and its deletions found range by range', async () => {
+    const held: number[] = [];
+    const load = ImportManifest.load.bind(ImportManifest);
+    const spy = jest.spyOn(ImportManifest, 'load').mockImplementation(async (...args) => {
+      const manifest = await load(...args);
+      held.push(manifest.entries.size);
+      return manifest;
+    });
+    try {
+      // 60 identities in parts of 10; a step holds at most 10 externalIds (of the set and of the manifest each).
+      deps = { ...deps, rangeKeys: 10 };
+      const ids = Array.from({ length: 60 }, (_, i) => `R${i}`);
+      const parts = (list: string[]) =>
+        Array.from({ length: list.length / 10 }, (_, p) => list.slice(p * 10, p * 10 + 10));
+      await stage(parts(ids));
+      await drain();
+      expect(memory.documents('identities', PK)).toHaveLength(60);
+
+      held.length = 0;
+      const sentBefore = queue.sent;
+      const { runId } = await stage(parts(ids.slice(0, 50)));
+      await drain();
+      expect(await runs.get(TENANT, runId)).toMatchObject({
+        status: 'completed',
+        importCounts: { created: 0, updated: 0, deleted: 10, unchanged: 50 },
+      });
+      expect(memory.documents('identities', PK)).toHaveLength(50);
+      // Checked in 5 ranges (50 / 10), then a deletion step per range that has identities to delete.
+      expect(queue.sent - sentBefore).toBeGreaterThanOrEqual(1 + 5);
+      // Every step held a range's share of the 60 entries (about 12 each), never the source's manifest.
+      expect(held.length).toBeGreaterThan(5);
+      expect(Math.max(...held)).toBeLessThan(30);
+
+      // An externalId in two parts is found in whichever range it falls: the set is refused, nothing written.
+      const dup = await stage([ids.slice(0, 10), [...ids.slice(10, 19), 'R3'], ids.slice(20, 50)]);
+      await drain();
+      expect(await runs.get(TENANT, dup.runId)).toMatchObject({
+        status: 'rejected',
+        failure: { code: 'BAD_USER_INPUT' },
+      });
+      expect((await runs.get(TENANT, dup.runId))?.failure?.message).toContain('part 2, identities[9]');
+      expect(memory.documents('identities', PK)).toHaveLength(50);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -10,6 +10,9 @@ import {
   stepDecision,
   takesAnotherPart,
   planAfter,
+  inRange,
+  rangeCount,
+  rangeOf,
   type JobProgress,
   type JobState,
   type SetCheckResult,
@@ -229,5 +232,88 @@ describe('what the job does after each phase (planAfter)', () => {
       end: 'completed',
       job: { counts: { deleted: 3 }, writeRequestUnits: 130 },
     });
+  });
+
+  it('checks a large set one hash range at a time and decides on the whole set after the last range', () => {
+    const range = (r: number, f: SetCheckResult, strictestRatio?: number) =>
+      ({ phase: 'check', found: f, strictestRatio, parts: 3, range: r, ranges: 3 }) as const;
+    const first = planAfter(job(), range(0, found({ planned: counts({ created: 2, deleted: 1 }), held: 3 })));
+    expect(first).toEqual({
+      next: job({
+        ranges: 3,
+        range: 1,
+        deleteRanges: [0],
+        checked: found({ planned: counts({ created: 2, deleted: 1 }), held: 3 }),
+      }),
+    });
+    const second = planAfter(
+      'next' in first ? first.next : job(),
+      range(
+        1,
+        found({ planned: counts({ unchanged: 2 }), held: 2, duplicates: 1, firstDuplicate: { sequence: 2, index: 5 } }),
+      ),
+    );
+    expect(second).toMatchObject({ next: { range: 2, checked: { duplicates: 1, held: 5 } } });
+    const last = planAfter(
+      'next' in second ? second.next : job(),
+      range(
+        2,
+        found({ planned: counts({ deleted: 1 }), held: 1, duplicates: 1, firstDuplicate: { sequence: 2, index: 1 } }),
+      ),
+    );
+    // Duplicates in any range refuse the set, naming the first in the order of the parts.
+    expect(last).toMatchObject({ end: 'rejected', failure: { code: 'BAD_USER_INPUT' } });
+    expect('failure' in last && last.failure.message).toContain('2 identit(ies)');
+    expect('failure' in last && last.failure.message).toContain('part 2, identities[1]');
+
+    // Without duplicates: the delete guard counts the deletions of every range against the whole source.
+    const clean = {
+      ...job(),
+      ranges: 3,
+      range: 2,
+      deleteRanges: [0],
+      checked: found({ planned: counts({ created: 2, deleted: 1 }), held: 3 }),
+    };
+    const guarded = planAfter(clean, range(2, found({ planned: counts({ deleted: 1 }), held: 1 }), 0.4));
+    expect(guarded).toMatchObject({ end: 'rejected', failure: { code: 'IMPORT_DELETE_LIMIT_EXCEEDED' } });
+    const applying = planAfter(clean, range(2, found({ planned: counts({ deleted: 1 }), held: 1 }), 0.5));
+    expect(applying).toEqual({
+      next: job({
+        phase: 'apply',
+        ranges: 3,
+        deleteRanges: [0, 2],
+        planned: counts({ created: 2, deleted: 2 }),
+      }),
+    });
+  });
+
+  it('deletes range by range: stays in a range while it has more, then the next range with deletions', () => {
+    const deleting = job({ phase: 'delete', ranges: 4, deleteRanges: [1, 3] });
+    const step = { phase: 'delete' as const, requestUnits: 0, counts: counts({ deleted: 2 }) };
+    expect(planAfter(deleting, { ...step, more: true })).toMatchObject({ next: { deleteRanges: [1, 3] } });
+    const next = planAfter(deleting, { ...step, more: false });
+    expect(next).toMatchObject({ next: { deleteRanges: [3], counts: { deleted: 2 } } });
+    expect(planAfter('next' in next ? next.next : deleting, { ...step, more: false })).toMatchObject({
+      end: 'completed',
+      job: { counts: { deleted: 4 } },
+    });
+  });
+});
+
+describe('hash ranges of externalIds', () => {
+  it('as many as the set needs for its size; each id in one range, the same in every process', () => {
+    expect(rangeCount(0)).toBe(1);
+    expect(rangeCount(200_000)).toBe(1);
+    expect(rangeCount(1_000_000)).toBe(5);
+    expect(rangeCount(10, 3)).toBe(4);
+    expect(rangeOf('EMP-1', 1)).toBe(0);
+    expect(inRange(0, 1)).toBeUndefined();
+    const ids = Array.from({ length: 4_000 }, (_, i) => `EMP-${i}`);
+    const sizes = [0, 1, 2, 3].map((r) => ids.filter((id) => inRange(r, 4)?.(id)).length);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(4_000);
+    for (const size of sizes) expect(size).toBeGreaterThan(800);
+    // FNV-1a of the code units: a fixed value, so ranges stay where they were after a restart or on another instance.
+    expect(rangeOf('EMP-123456', 1_000_003)).toBe(rangeOf('EMP-123456', 1_000_003));
+    expect(rangeOf('a', 2 ** 31)).toBe(0xe40c292c % 2 ** 31);
   });
 });

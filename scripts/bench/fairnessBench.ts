@@ -2,7 +2,9 @@
  * npm run bench:fairness — tenant A's SCIM mix (GET /Users/{id}, filter externalId eq, PATCH) measured
  * alone and while tenant B, in turn: (a) imports a large set as a staged import and associates it; (b) sends
  * huge and aliased GraphQL documents; (c) holds 60 GraphQL bodies it never sends; (d) sends 10,000 forged
- * tokens of random tenants; (f) floods with 30 disabled SCIM integrations. (g) measures tenant B's own SCIM flood
+ * tokens of random tenants; (f) floods with 30 disabled SCIM integrations. (e) measures tenant B's own 5-identity
+ * staged import alone and while tenant A runs four large staged imports (ratio during / alone, goal ≤ 5).
+ * (g) measures tenant B's own SCIM flood
  * through the front: B's accepted rate divided by its tenant SCIM budget (goal ≤ 1.25). Every container serves
  * DEV_COSMOS_RU_PER_SECOND (default 5,000, a serverless container). Each scenario runs with the local engine in each
  * account mode: `serverless` (request priority ignored, as on Azure's serverless accounts and the template's
@@ -13,7 +15,8 @@
  * BENCH_FAIRNESS_IDENTITIES sets the import's size (default 200,000; the size used is reported);
  * BENCH_FAIRNESS_SCENARIOS the scenarios (letters, e.g. `bcd`; default all); BENCH_FAIRNESS_MODES the modes
  * (`serverless,provisioned` by default); BENCH_FAIRNESS_FORGED the forged tokens (default 10,000);
- * BENCH_FAIRNESS_FLOOD_SECONDS how long the floods of (f) and (g) last (default 15).
+ * BENCH_FAIRNESS_FLOOD_SECONDS how long the floods of (f) and (g) last (default 15);
+ * BENCH_FAIRNESS_LARGE_IMPORT the size of each of A's four imports in (e) (default 8,000; the issue's long run: 200,000).
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -30,7 +33,7 @@ import {
   tokenFor,
   type Stack,
 } from './harness';
-import { ASSOCIATED, type FloodOutcome, type TenantBPlan } from './fairnessTenantB';
+import { ASSOCIATED, type FloodOutcome, type ImportsSideOutcome, type TenantBPlan } from './fairnessTenantB';
 import { instanceCount, MAX_INSTANCES } from '../../devhost/startArgs';
 import { settings } from '../../lib/config/settings';
 import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID, type DevClient } from '../../devhost/devData';
@@ -46,6 +49,12 @@ const RU_PER_SECOND = Number(process.env.DEV_COSMOS_RU_PER_SECOND ?? 5000);
 const ALONE_ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 60);
 const FORGED = Number(process.env.BENCH_FAIRNESS_FORGED ?? 10_000);
 const FLOOD_SECONDS = Number(process.env.BENCH_FAIRNESS_FLOOD_SECONDS ?? 15);
+/** (e): tenant A's large staged imports at once, their size, and tenant B's small one's size. */
+const LARGE_IMPORTS = 4;
+const LARGE_IMPORT = Number(process.env.BENCH_FAIRNESS_LARGE_IMPORT ?? 8_000);
+const SMALL_IMPORT = 5;
+/** (e): B's small import during A's large ones, divided by its time alone. */
+const IMPORTS_GOAL = 5;
 const GOAL = 1.5;
 /** (g): B's accepted SCIM rate through the front, divided by its tenant budget. */
 const FLEET_GOAL = 1.25;
@@ -76,8 +85,8 @@ const INSTANCES = instancesArg(process.argv.slice(2));
 const BULK_BUDGETS = BULK_BUDGET_SETTINGS.some((k) => process.env[k] !== undefined)
   ? Object.fromEntries(BULK_BUDGET_SETTINGS.map((k) => [k, process.env[k] ?? '']).filter(([, v]) => v !== ''))
   : bulkBudgetsFor(RU_PER_SECOND);
-/** Which scenarios run (letters a–d, f, g; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=bcd. */
-const ONLY = process.env.BENCH_FAIRNESS_SCENARIOS ?? 'abcdfg';
+/** Which scenarios run (letters a–g; all by default), e.g. BENCH_FAIRNESS_SCENARIOS=bcd. */
+const ONLY = process.env.BENCH_FAIRNESS_SCENARIOS ?? 'abcdefg';
 /** The engine's account modes each scenario runs in, e.g. BENCH_FAIRNESS_MODES=serverless. */
 const MODES: CosmosMode[] = (process.env.BENCH_FAIRNESS_MODES ?? COSMOS_MODES.join(','))
   .split(',')
@@ -171,6 +180,7 @@ async function main(): Promise<void> {
   const where = (mode: CosmosMode) => `${mode} instances ${INSTANCES}`;
   const rows: Array<Record<string, string | number>> = [];
   const fleetRows: Array<Record<string, string | number>> = [];
+  const importRows: Array<Record<string, string | number>> = [];
   try {
     await services().tenants.register(B_TENANT);
     // Tokens last an hour and the whole run takes longer: each scenario starts with new ones.
@@ -278,6 +288,47 @@ async function main(): Promise<void> {
       };
     };
 
+    /**
+     * (e): B's small staged import alone (the median of three), then while A runs LARGE_IMPORTS large staged
+     * imports at once (each of its own source, all committed before B's begins); ratio = during / alone.
+     */
+    const importsSide = async (mode: CosmosMode): Promise<Record<string, string | number>> => {
+      const name = `(e) B's ${SMALL_IMPORT}-identity staged import during A's ${LARGE_IMPORTS} of ${LARGE_IMPORT}`;
+      LOG(`${name} [${where(mode)}]`);
+      const outcome = JSON.parse(
+        await tenantB({
+          ...plan,
+          scenario: 'importsSide',
+          adminToken: await tokenFor(stack, DEV_CLIENTS.otherAdmin),
+          largeTenantToken: await tokenFor(stack, DEV_CLIENTS.admin),
+          largeImports: LARGE_IMPORTS,
+          largeIdentities: LARGE_IMPORT,
+          smallIdentities: SMALL_IMPORT,
+        }),
+      ) as ImportsSideOutcome;
+      const alone = round([...outcome.aloneSeconds].sort((x, y) => x - y)[1] ?? NaN);
+      const during = round(outcome.duringSeconds);
+      const ratio = round(during / alone);
+      const aEnds = outcome.aEndedAfter.map((s) => round(s)).join(', ');
+      const aStatuses = [...new Set(outcome.aStatuses)]
+        .map((s) => `${s} ×${outcome.aStatuses.filter((x) => x === s).length}`)
+        .join(', ');
+      // A's imports must still run while B's does, else B's time is not "during" them.
+      const overlap = outcome.aRunningThroughout ? '' : " (one of A's ended before B's: not all during)";
+      console.log(
+        `${name} [${where(mode)}]: B alone ${alone} s, during ${during} s, ratio ${ratio} ${ratio <= IMPORTS_GOAL ? '≤' : '>'} ${IMPORTS_GOAL}${overlap}; A's jobs ${aStatuses}, ended ${aEnds} s after B's began; B: ${outcome.bStatuses.join(', ')}${outcome.codes ? `; errors: ${outcome.codes}` : ''}`,
+      );
+      return {
+        scenario: name,
+        mode: where(mode),
+        'B alone s': `${alone} (of ${outcome.aloneSeconds.map((s) => round(s)).join(', ')})`,
+        'B during s': during,
+        ratio,
+        "A's jobs": aStatuses,
+        "A's ended after B's began, s": aEnds,
+      };
+    };
+
     /** Runs scenario `name` in `mode`: A alone, then A while B runs; one line and one row. */
     const scenario = async (mode: CosmosMode, name: string, b: () => Promise<string>): Promise<void> => {
       if (!ONLY.includes(name.charAt(1))) return;
@@ -352,6 +403,7 @@ async function main(): Promise<void> {
         const outcome = await tenantB({ ...plan, scenario: 'forged' });
         return `${outcome}; key fetches ${stack.idp.jwksRequests('common') - before}`;
       });
+      if (ONLY.includes('e')) importRows.push(await importsSide(mode));
       await scenario(mode, `(f) ${DISABLED_FLOODERS} disabled SCIM integrations flooding`, async () => {
         const outcome = await flood(disabled, 2);
         return `${FLOOD_SECONDS} s: ${answers(outcome.statuses)}`;
@@ -371,6 +423,10 @@ async function main(): Promise<void> {
   for (const mode of MODES) {
     const ratios = rows.filter((r) => r.mode === where(mode)).map((r) => Number(r.ratio));
     if (ratios.length) console.log(`\nworst ratio ${where(mode)}: ${Math.max(...ratios)} (goal ≤ ${GOAL})`);
+  }
+  if (importRows.length) {
+    console.log('');
+    printTable(importRows);
   }
   if (fleetRows.length) {
     console.log('');
@@ -394,6 +450,10 @@ does on serverless accounts (the template's default); \`provisioned\` throttles 
 Every container of the local engine serves ${RU_PER_SECOND} RU/s (\`DEV_COSMOS_RU_PER_SECOND\`); the staged import in
 (a) has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 200,000) in parts of 2,000, applied by the
 background queue, and its association ${Math.min(IDENTITIES, ASSOCIATED)} pairs in requests of 5,000.
+(e): tenant B's staged import of ${SMALL_IMPORT} identities, alone (three times; the median is shown) and while tenant A runs
+${LARGE_IMPORTS} staged imports of ${LARGE_IMPORT} identities at once (\`BENCH_FAIRNESS_LARGE_IMPORT\`), each of its own source, all
+committed 2 s before B's begins; B's time runs from startImport to its run read COMPLETED (read every 20 ms at first);
+\`ratio\` = during / alone, goal ≤ ${IMPORTS_GOAL}.
 (f): tenant B's ${DISABLED_FLOODERS} disabled SCIM integrations flood for ${FLOOD_SECONDS} s (\`BENCH_FAIRNESS_FLOOD_SECONDS\`), two
 senders each, every request sent as soon as the one before is answered. (g): B's ${ENABLED_FLOODERS} enabled integrations flood
 the same way with ${ENABLED_SENDERS} senders each (together beyond the tenant's SCIM budget); \`ratio\` = B's accepted (200) requests per second after

@@ -9,7 +9,7 @@ import { postJsonNoTimeout } from './harness';
 import { largeGraphQLBody, postStreamed } from './streamedPost';
 
 export interface TenantBPlan {
-  scenario: 'import' | 'documents' | 'held' | 'forged' | 'scimFlood';
+  scenario: 'import' | 'documents' | 'held' | 'forged' | 'scimFlood' | 'importsSide';
   base: string;
   adminToken: string;
   /** The issuer of a tenant with TENANT in place of its id. */
@@ -25,6 +25,25 @@ export interface TenantBPlan {
   scimTokens?: string[];
   sendersPerToken?: number;
   seconds?: number;
+  /** importsSide: the other tenant's (A's) administrator token, its large imports and their size, B's small one's size. */
+  largeTenantToken?: string;
+  largeImports?: number;
+  largeIdentities?: number;
+  smallIdentities?: number;
+}
+
+/** What importsSide measured: B's small import alone and during A's large ones, and how A's ended. */
+export interface ImportsSideOutcome {
+  /** B's small import alone, each time (seconds from startImport to its run seen COMPLETED). */
+  aloneSeconds: number[];
+  duringSeconds: number;
+  bStatuses: string[];
+  /** A's large imports: when each was seen ended, in seconds after B's import during them began, and how. */
+  aEndedAfter: number[];
+  aStatuses: string[];
+  /** Whether all of A's large jobs were still queued or running when B's import during them ended. */
+  aRunningThroughout: boolean;
+  codes: string;
 }
 
 /** What a SCIM flood got: answers by status, and answers per second of the flood by status. */
@@ -64,6 +83,14 @@ async function gql(plan: TenantBPlan, query: string, variables?: unknown): Promi
   return (await postJsonNoTimeout(`${plan.base}/graphql`, plan.adminToken, { query, variables })).json as Gql;
 }
 
+/** How a staged import is sent: how many identities, how often its run is read, and who is told it was committed. */
+interface ImportOptions {
+  identities: number;
+  /** The wait before the n-th read of the run (from 0). */
+  pollMs: (n: number) => number;
+  committed?: () => void;
+}
+
 /** As the reference client sends: a request answered SERVICE_BUSY goes again after the wait it names. */
 async function gqlPatient(plan: TenantBPlan, query: string, variables: unknown, codes: string[]): Promise<Gql> {
   for (let tries = 1; ; tries++) {
@@ -86,6 +113,7 @@ async function stagedImport(
   plan: TenantBPlan,
   source: string,
   codes: string[],
+  options: ImportOptions = { identities: plan.identities, pollMs: () => POLL_MS },
 ): Promise<{ created: number; status: string }> {
   const started = await gqlPatient(
     plan,
@@ -96,8 +124,8 @@ async function stagedImport(
   const start = started.data?.startImport as { importId: string; maxIdentitiesPerPart: number } | undefined;
   if (!start) return { created: 0, status: 'not started' };
   const part = Math.min(PART, start.maxIdentitiesPerPart);
-  for (let from = 0, sequence = 1; from < plan.identities; from += part, sequence++) {
-    const identities = Array.from({ length: Math.min(part, plan.identities - from) }, (_, i) => ({
+  for (let from = 0, sequence = 1; from < options.identities; from += part, sequence++) {
+    const identities = Array.from({ length: Math.min(part, options.identities - from) }, (_, i) => ({
       externalId: `b-${from + i}`,
       affiliationType: 'EMPLOYMENT',
       firstName: 'Bulk',
@@ -119,19 +147,97 @@ async function stagedImport(
   );
   const runId = (completed.data?.completeImport as { runId?: string } | undefined)?.runId;
   if (!runId) return { created: 0, status: 'not completed' };
-  for (;;) {
+  options.committed?.();
+  for (let n = 0; ; n++) {
     const r = await gql(plan, 'query($id: ID!) { importRun(id: $id) { status importCounts { created } } }', {
       id: runId,
     });
     const run = r.data?.importRun as { status: string; importCounts?: { created: number } | null } | undefined;
+    const busy = r.errors?.find((e) => e.extensions?.code === 'SERVICE_BUSY');
+    if (!run && busy) {
+      codes.push('SERVICE_BUSY (read again)');
+      await sleep((busy.extensions?.retryAfterSeconds ?? 1) * 1000);
+      continue;
+    }
     if (!run) {
       codes.push(...codesOf(r));
       return { created: 0, status: 'run not found' };
     }
     if (run.status !== 'QUEUED' && run.status !== 'RUNNING')
       return { created: run.importCounts?.created ?? 0, status: run.status };
-    await sleep(POLL_MS);
+    await sleep(options.pollMs(n));
   }
+}
+
+/**
+ * Reads of a small import's run: every 20 ms for its first second (its time alone is a fraction of a second),
+ * then every 100 ms, then every 500 ms: within the tenant's GraphQL budget and its burst.
+ */
+const SMALL_POLL = (n: number) => (n < 50 ? 20 : n < 100 ? 100 : 500);
+/** Times B's small staged import have run alone (the median is taken: a fraction of a second varies). */
+const ALONE_RUNS = 3;
+
+/**
+ * (e): tenant B's small staged import alone, then while tenant A (`largeTenantToken`) runs `largeImports` large
+ * staged imports of its own at once (each of another source, all committed first), then A's are waited for.
+ */
+async function importsSide(plan: TenantBPlan): Promise<string> {
+  const codes: string[] = [];
+  const small = plan.smallIdentities ?? 5;
+  const stamp = Date.now();
+  const timed = async (source: string): Promise<{ seconds: number; status: string }> => {
+    const started = performance.now();
+    const { status } = await stagedImport(plan, source, codes, { identities: small, pollMs: SMALL_POLL });
+    return { seconds: (performance.now() - started) / 1000, status };
+  };
+  const aloneSeconds: number[] = [];
+  const bStatuses: string[] = [];
+  for (let i = 0; i < ALONE_RUNS; i++) {
+    const alone = await timed(`FairE-B-${stamp}-alone-${i}`);
+    aloneSeconds.push(alone.seconds);
+    bStatuses.push(alone.status);
+  }
+
+  const a: TenantBPlan = { ...plan, adminToken: plan.largeTenantToken ?? plan.adminToken };
+  const count = plan.largeImports ?? 4;
+  let committed = 0;
+  let allCommitted: () => void = () => undefined;
+  const committedAll = new Promise<void>((r) => (allCommitted = r));
+  let duringStarted = 0;
+  let bDone = false;
+  let aRunningThroughout = true;
+  const aEndedAfter: number[] = [];
+  const aStatuses: string[] = [];
+  const large = Array.from({ length: count }, async (_, k) => {
+    const { status } = await stagedImport(a, `FairE-A-${stamp}-${k}`, codes, {
+      identities: plan.largeIdentities ?? 8_000,
+      pollMs: () => 500,
+      committed: () => {
+        if (++committed === count) allCommitted();
+      },
+    });
+    if (!bDone) aRunningThroughout = false;
+    aEndedAfter.push(duringStarted ? (performance.now() - duringStarted) / 1000 : 0);
+    aStatuses.push(status);
+  });
+  // Every one of A's jobs is on the queue, and the instances have begun taking their steps.
+  await Promise.race([committedAll, Promise.all(large)]);
+  await sleep(2_000);
+  duringStarted = performance.now();
+  const during = await timed(`FairE-B-${stamp}-during`);
+  bDone = true;
+  bStatuses.push(during.status);
+  await Promise.all(large);
+  const outcome: ImportsSideOutcome = {
+    aloneSeconds,
+    duringSeconds: during.seconds,
+    bStatuses,
+    aEndedAfter: aEndedAfter.sort((x, y) => x - y),
+    aStatuses,
+    aRunningThroughout,
+    codes: codeCounts(codes),
+  };
+  return JSON.stringify(outcome);
 }
 
 /** A large staged import and the association of its first ASSOCIATED identities, in bounded requests. */
@@ -295,6 +401,7 @@ const SCENARIOS: Record<TenantBPlan['scenario'], (plan: TenantBPlan) => Promise<
   held,
   forged,
   scimFlood,
+  importsSide,
 };
 
 if (require.main === module) {

@@ -14,6 +14,11 @@ type Gql = {
   errors?: Array<{ message: string; extensions?: { code?: string; limit?: number } }>;
 };
 
+// The first test compares what two tenants are accepted while both flood one stack on a shared 2-core machine:
+// CPU taken by other work (other suites, a benchmark) alone can starve the second tenant's senders for a window.
+// A real regression (the other tenant held to the first tenant's budget) fails every attempt.
+jest.retryTimes(2, { logErrorsBeforeRetry: true });
+
 const WINDOW_MS = 3_000;
 /** Senders per integration: enough to keep a budget used up although refusals beyond a few a second are paced (1 s each). */
 const SENDERS = 32;

@@ -225,3 +225,28 @@ export function printTable(rows: Array<Record<string, string | number>>): void {
 export function runBench(name: string, main: () => Promise<void>): void {
   runAndRecord(name, main);
 }
+
+/** A GraphQL answer as the benchmarks read it. */
+export interface Gql {
+  data?: Record<string, Record<string, unknown> | null>;
+  errors?: Array<{ message: string; extensions?: { code?: string; retryAfterSeconds?: number } }>;
+}
+
+/** A GraphQL call that waits out SERVICE_BUSY (retryAfterSeconds) and throws on any other error. */
+export async function graphqlRetryingBusy(
+  stack: Stack & { base: string },
+  token: string,
+  query: string,
+  variables: unknown,
+): Promise<Gql> {
+  for (;;) {
+    const body = (await postJsonNoTimeout(`${stack.base}/graphql`, token, { query, variables })).json as Gql;
+    const busy = body.errors?.find((e) => e.extensions?.code === 'SERVICE_BUSY');
+    if (busy) {
+      await new Promise((r) => setTimeout(r, (busy.extensions?.retryAfterSeconds ?? 1) * 1000));
+      continue;
+    }
+    if (body.errors) throw new Error(JSON.stringify(body.errors).slice(0, 300));
+    return body;
+  }
+}

@@ -18,7 +18,7 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { printTable, startBenchStack, tokenFor, type Stack, runBench, postJsonNoTimeout } from './harness';
+import { printTable, startBenchStack, tokenFor, type Stack, runBench, graphqlRetryingBusy as graphql } from './harness';
 import { storeHeapMb, storeInProcess, type StoreProcess } from './storeProcess';
 import { MB, peakRssBytes } from './processMemory';
 import { changedIdentityCost, type StepCharge } from './importFigures';
@@ -97,29 +97,6 @@ function extraTenant(k: number): DevClient {
     secret: `bench-tenant-${k}-secret`,
     roles: ['Admin'],
   };
-}
-
-interface Gql {
-  data?: Record<string, Record<string, unknown> | null>;
-  errors?: Array<{ message: string; extensions?: { code?: string; retryAfterSeconds?: number } }>;
-}
-
-async function graphql(
-  stack: Stack & { base: string },
-  token: string,
-  query: string,
-  variables: unknown,
-): Promise<Gql> {
-  for (;;) {
-    const body = (await postJsonNoTimeout(`${stack.base}/graphql`, token, { query, variables })).json as Gql;
-    const busy = body.errors?.find((e) => e.extensions?.code === 'SERVICE_BUSY');
-    if (busy) {
-      await new Promise((r) => setTimeout(r, (busy.extensions?.retryAfterSeconds ?? 1) * 1000));
-      continue;
-    }
-    if (body.errors) throw new Error(JSON.stringify(body.errors).slice(0, 300));
-    return body;
-  }
 }
 
 const START = 'mutation($i: StartImportInput!) { startImport(input: $i) { importId maxIdentitiesPerPart } }';

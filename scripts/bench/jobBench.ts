@@ -9,7 +9,7 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { printTable, startBenchStack, tokenFor, type Stack, runBench, postJsonNoTimeout } from './harness';
+import { printTable, startBenchStack, tokenFor, runBench, graphqlRetryingBusy as graphql } from './harness';
 import { storeInProcess } from './storeProcess';
 import { LOCAL_COSMOS_KEY } from '../../devhost/cosmosServer';
 import { DEV_CLIENTS } from '../../devhost/devData';
@@ -36,24 +36,6 @@ function person(i: number, changed: boolean): ImportIdentityInput {
       { type: 'DK_CPR', value: `${String((i % 28) + 1).padStart(2, '0')}0185${String(i % 10000).padStart(4, '0')}` },
     ],
   };
-}
-
-interface Gql {
-  data?: Record<string, Record<string, unknown> | null>;
-  errors?: Array<{ message: string; extensions?: { code?: string; retryAfterSeconds?: number } }>;
-}
-
-async function graphql(stack: Stack & { base: string }, token: string, query: string, variables: unknown) {
-  for (;;) {
-    const body = (await postJsonNoTimeout(`${stack.base}/graphql`, token, { query, variables })).json as Gql;
-    const busy = body.errors?.find((e) => e.extensions?.code === 'SERVICE_BUSY');
-    if (busy) {
-      await new Promise((r) => setTimeout(r, (busy.extensions?.retryAfterSeconds ?? 1) * 1000));
-      continue;
-    }
-    if (body.errors) throw new Error(JSON.stringify(body.errors).slice(0, 300));
-    return body;
-  }
 }
 
 const START = 'mutation($i: StartImportInput!) { startImport(input: $i) { importId } }';

@@ -51,7 +51,8 @@ export function selfSignedCertificate(
   const notBefore = o.notBefore ?? new Date(Date.now() - 60_000);
   const notAfter = o.notAfter ?? new Date(Date.now() + 24 * 3600_000);
   const serial = randomBytes(8);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  // Positive and minimal in DER: the first byte neither 0x00 (padding) nor above 0x7f (negative).
+  serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40;
   const tbs = sequence(
     tlv(0xa0, tlv(0x02, Buffer.from([2]))),
     tlv(0x02, serial),

@@ -26,7 +26,12 @@ const RUN =
   'query($id: ID!) { importRun(id: $id) { status importCounts { created updated deleted unchanged } progress { applied total } } }';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Instances with a background-work invocation begun and not ended, in the order they began it. */
+/**
+ * Instances with a background-work invocation begun and not finished, newest first. An invocation is finished
+ * once it logs its outcome (`background work done`, `… deferred`, `… put back`, correlated by its invocation
+ * id): a step enqueues the job's next step before it logs that it is done, so an older invocation still open in
+ * the host's log may already have handed the job on and no longer hold it.
+ */
 function running(logs: string[]): number[] {
   const open = new Map<string, number>();
   for (const line of logs) {
@@ -34,8 +39,12 @@ function running(logs: string[]): number[] {
     if (begun) open.set(begun[2]!, Number(begun[1]));
     const ended = /^instance \d+: Executed 'backgroundWork' \([A-Za-z]+, invocation ([^)]+)\)/.exec(line);
     if (ended) open.delete(ended[1]!);
+    if (/background work (done|deferred|put back)/.test(line)) {
+      const correlated = /"correlationId":"([^"]+)"/.exec(line);
+      if (correlated) open.delete(correlated[1]!);
+    }
   }
-  return [...open.values()];
+  return [...open.values()].reverse();
 }
 
 describe('kill -9 of one of three instances while it runs a staged import step', () => {

@@ -269,7 +269,13 @@ async function main(): Promise<void> {
               '(heap after a full collection: documents with their history, the staged parts still stored, indexes).',
           );
         }
-        console.error(`N=${n} ${label}: ${job.value.status} in ${((uploadMs + jobMs) / 1000).toFixed(1)} s`);
+        // Each step's figures as soon as it ends: a long run shows where it is, and a stopped one what it did.
+        console.error(
+          `N=${n} ${label}: ${statusOf(job.value)}; upload ${(uploadMs / 1000).toFixed(1)} s, job ` +
+            `${(jobMs / 1000).toFixed(1)} s, job ${(jobRu / count).toFixed(3)} RU/identity, peak heap ` +
+            `${Math.max(upload.peakMb, job.peakMb).toFixed(0)} MB, peak RSS ${(peakRss - idleRssMb).toFixed(0)} MB above idle; ` +
+            `store heap ${engine.heapUsedMb} MB`,
+        );
       };
       await stagedImport('first import', n, (k) => person(k, false));
       await stagedImport('unchanged re-import', n, (k) => person(k, false));

@@ -12,7 +12,8 @@
  * function hosts in processes of their own behind the local stack's front (devhost/fleet.ts), as Azure runs N
  * instances. One line per scenario, mode and instance count with ratio = A's p95 during / alone (goal ≤ 1.5).
  * Writes docs/performance/bench-fairness.md.
- * BENCH_FAIRNESS_IDENTITIES sets the import's size (default 200,000; the size used is reported);
+ * BENCH_FAIRNESS_IDENTITIES sets the import's size (default 20,000, so that the whole bench fits 25 minutes on a
+ * 2-core machine; the full size: BENCH_FAIRNESS_IDENTITIES=200000, about an hour; the size used is reported);
  * BENCH_FAIRNESS_SCENARIOS the scenarios (letters, e.g. `bcd`; default all); BENCH_FAIRNESS_MODES the modes
  * (`serverless,provisioned` by default); BENCH_FAIRNESS_FORGED the forged tokens (default 10,000);
  * BENCH_FAIRNESS_FLOOD_SECONDS how long the floods of (f) and (g) last (default 15);
@@ -23,17 +24,9 @@ import { randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  percentile,
-  printTable,
-  round,
-  runBench,
-  startBenchFleet,
-  startBenchStack,
-  tokenFor,
-  type Stack,
-} from './harness';
+import { percentile, printTable, round, runBench, startBenchFleet, startBenchStack, tokenFor } from './harness';
 import { ASSOCIATED, type FloodOutcome, type ImportsSideOutcome, type TenantBPlan } from './fairnessTenantB';
+import type { TenantAWindow, TenantAWindowResult, ToTenantA } from './fairnessTenantA';
 import { instanceCount, MAX_INSTANCES } from '../../devhost/startArgs';
 import { settings } from '../../lib/config/settings';
 import { DEV_CLIENTS, SERVICE_APP_ID_URI, UNREGISTERED_TENANT_ID, type DevClient } from '../../devhost/devData';
@@ -44,7 +37,7 @@ import { COSMOS_MODES, type CosmosMode } from '../../devhost/cosmos/throughput';
 import { diffCounters, storeCounters } from '../../lib/store/metrics';
 import { BULK_BUDGET_SETTINGS, bulkBudgetsFor } from '../../devhost/bulkBudgets';
 
-const IDENTITIES = Number(process.env.BENCH_FAIRNESS_IDENTITIES ?? 200_000);
+const IDENTITIES = Number(process.env.BENCH_FAIRNESS_IDENTITIES ?? 20_000);
 const RU_PER_SECOND = Number(process.env.DEV_COSMOS_RU_PER_SECOND ?? 5000);
 const ALONE_ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 60);
 const FORGED = Number(process.env.BENCH_FAIRNESS_FORGED ?? 10_000);
@@ -105,53 +98,47 @@ interface Mix {
   p95: number;
   requests: number;
   statuses: Record<string, number>;
+  /** Each request's time, ms (to pool two windows' samples). */
+  times: number[];
 }
 
-/** Tenant A's SCIM client: its users, and one round of the mix (three requests). */
-function tenantA(stack: Stack & { base: string }, token: () => string, ids: string[], externalIds: string[]) {
-  const send = async (method: string, p: string, body?: unknown): Promise<number> => {
-    const res = await fetch(`${stack.base}/scim/v2${p}`, {
-      method,
-      headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/scim+json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    await res.arrayBuffer();
-    return res.status;
-  };
-  return async (i: number, times: number[], statuses: Map<number, number>): Promise<void> => {
-    const k = i % ids.length;
-    const steps: Array<() => Promise<number>> = [
-      () => send('GET', `/Users/${ids[k]}`),
-      () => send('GET', `/Users?filter=${encodeURIComponent(`externalId eq "${externalIds[k]}"`)}`),
-      () =>
-        send('PATCH', `/Users/${ids[k]}`, {
-          schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
-          Operations: [{ op: 'Replace', path: 'name.familyName', value: `F${i}` }],
-        }),
-    ];
-    for (const step of steps) {
-      const t = performance.now();
-      const status = await step();
-      times.push(performance.now() - t);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-  };
+/**
+ * Tenant A's SCIM client in a process of its own (fairnessTenantA.ts), at normal priority: one window of its mix
+ * at a time, of `rounds` rounds, or until stopped (after at least 10).
+ */
+function startTenantA() {
+  const child = fork(path.join(__dirname, 'fairnessTenantA.js'));
+  const window = (w: Omit<TenantAWindow, 'kind'>): { result: Promise<Mix>; stop(): void } => ({
+    result: new Promise<Mix>((resolve, reject) => {
+      const failed = (code: number | null) => reject(new Error(`tenant A's process ended with ${code}`));
+      child.once('exit', failed);
+      child.once('message', (m: TenantAWindowResult) => {
+        child.off('exit', failed);
+        resolve(mixOf(m.times, m.statuses));
+      });
+      child.send({ kind: 'window', ...w } satisfies ToTenantA);
+    }),
+    stop: () => child.send({ kind: 'stop' } satisfies ToTenantA),
+  });
+  return { window, end: () => child.kill() };
 }
 
-async function runMix(
-  round1: (i: number, times: number[], statuses: Map<number, number>) => Promise<void>,
-  keepGoing: (i: number) => boolean,
-): Promise<Mix> {
-  const times: number[] = [];
-  const statuses = new Map<number, number>();
-  for (let i = 0; keepGoing(i); i++) await round1(i, times, statuses);
-  times.sort((a, b) => a - b);
+function mixOf(times: number[], statuses: Record<string, number>): Mix {
+  const sorted = [...times].sort((a, b) => a - b);
   return {
-    p50: round(percentile(times, 50)),
-    p95: round(percentile(times, 95)),
-    requests: times.length,
-    statuses: Object.fromEntries([...statuses].map(([s, n]) => [String(s), n])),
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    requests: sorted.length,
+    statuses,
+    times: sorted,
   };
+}
+
+/** Two windows' samples as one (tenant A alone just before and just after tenant B's run). */
+function pooled(a: Mix, b: Mix): Mix {
+  const statuses: Record<string, number> = { ...a.statuses };
+  for (const [s, n] of Object.entries(b.statuses)) statuses[s] = (statuses[s] ?? 0) + n;
+  return mixOf([...a.times, ...b.times], statuses);
 }
 
 /** Runs one of tenant B's workloads in a process of its own (another customer's machines): its outcome line. */
@@ -177,6 +164,7 @@ async function main(): Promise<void> {
   const env = { SCIM_RATE_LIMIT_PER_SECOND: '50', SCIM_MAX_INTEGRATIONS_PER_TENANT: '100', ...BULK_BUDGETS };
   LOG(`${INSTANCES} instance${INSTANCES > 1 ? 's, each in a process of its own behind the front' : ''}`);
   const stack = INSTANCES > 1 ? await startBenchFleet(env, INSTANCES) : await startBenchStack(env);
+  const tenantAProcess = startTenantA();
   const where = (mode: CosmosMode) => `${mode} instances ${INSTANCES}`;
   const rows: Array<Record<string, string | number>> = [];
   const fleetRows: Array<Record<string, string | number>> = [];
@@ -204,12 +192,17 @@ async function main(): Promise<void> {
       ids.push(((await res.json()) as { id: string }).id);
       externalIds.push(externalId);
     }
-    const mix = tenantA(stack, () => aToken, ids, externalIds);
     // Paced below the integration's 50 requests a second, as a SCIM client is.
-    const paced: typeof mix = async (i, times, statuses) => {
-      await mix(i, times, statuses);
-      await new Promise((r) => setTimeout(r, 60));
-    };
+    const windowOfA = (rounds?: number) =>
+      tenantAProcess.window({
+        base: stack.base,
+        token: aToken,
+        ids,
+        externalIds,
+        pauseMs: 60,
+        ...(rounds === undefined ? { minRounds: 10 } : { rounds }),
+      });
+    const runMix = (rounds: number) => windowOfA(rounds).result;
     const plan: TenantBPlan = {
       scenario: 'import',
       base: stack.base,
@@ -334,16 +327,20 @@ async function main(): Promise<void> {
       if (!ONLY.includes(name.charAt(1))) return;
       aToken = await tokenFor(stack, DEV_CLIENTS.scim);
       plan.adminToken = await tokenFor(stack, DEV_CLIENTS.otherAdmin);
-      LOG(`${name} [${where(mode)}]: A alone`);
-      const alone = await runMix(paced, (i) => i < ALONE_ROUNDS);
+      // A alone is measured half just before B's run and half just after it, pooled: the machine is shared, and a
+      // baseline taken at one moment only may be a quiet or a busy one.
+      LOG(`${name} [${where(mode)}]: A alone (before)`);
+      const aloneBefore = await runMix(ALONE_ROUNDS / 2);
       LOG(`${name} [${where(mode)}]: A while B runs`);
-      let done = false;
       const started = performance.now();
       const before = await store.usage();
-      const bRun = b().finally(() => (done = true));
-      const during = await runMix(paced, (i) => !done || i < 10);
-      const outcome = await bRun;
+      const duringWindow = windowOfA();
+      const outcome = await b().finally(() => duringWindow.stop());
+      const during = await duringWindow.result;
       const after = await store.usage();
+      const load = os.loadavg()[0] ?? 0;
+      LOG(`${name} [${where(mode)}]: A alone (after)`);
+      const alone = pooled(aloneBefore, await runMix(ALONE_ROUNDS / 2));
       const highThrottled = after.throttled - after.lowThrottled - (before.throttled - before.lowThrottled);
       const ratio = round(during.p95 / alone.p95);
       const row = {
@@ -359,11 +356,12 @@ async function main(): Promise<void> {
           .join(', '),
         'high-priority throttled': highThrottled,
         'B seconds': round((performance.now() - started) / 1000),
+        'load average': round(load),
         'B outcome': outcome,
       };
       rows.push(row);
       console.log(
-        `${name} [${where(mode)}]: A p95 alone ${alone.p95} ms, during ${during.p95} ms, ratio ${ratio} ${ratio <= GOAL ? '≤' : '>'} ${GOAL}; ${highThrottled} high-priority store requests throttled; B: ${outcome}`,
+        `${name} [${where(mode)}]: A p95 alone ${alone.p95} ms, during ${during.p95} ms, ratio ${ratio} ${ratio <= GOAL ? '≤' : '>'} ${GOAL}; ${highThrottled} high-priority store requests throttled; load average ${round(load)}; B: ${outcome}`,
       );
     };
 
@@ -377,7 +375,7 @@ async function main(): Promise<void> {
     for (const mode of MODES) {
       await store.setMode(mode);
       LOG(`the store is ${mode}`);
-      await runMix(paced, (i) => i < 10); // warm-up
+      await runMix(10); // warm-up
       await scenario(mode, `(a) staged import ${IDENTITIES} + association`, async () => {
         const before = await store.usage();
         const ops = storeCounters();
@@ -411,6 +409,7 @@ async function main(): Promise<void> {
       if (ONLY.includes('g')) fleetRows.push(await fleetBudget(mode));
     }
   } finally {
+    tenantAProcess.end();
     await services()
       .tenants.remove(B_TENANT)
       .catch(() => undefined);
@@ -439,7 +438,9 @@ async function main(): Promise<void> {
 function describeRun(): void {
   console.log(`
 Tenant A's SCIM mix (GET /Users/{id}, filter \`externalId eq\`, PATCH; one integration, paced below its rate
-limit) measured alone and while tenant B runs each scenario; \`ratio\` = A's p95 during / alone, goal ≤ ${GOAL}.
+limit) measured alone (${ALONE_ROUNDS / 2} rounds just before tenant B's run and ${ALONE_ROUNDS / 2} just after it, pooled) and while
+tenant B runs each scenario; \`ratio\` = A's p95 during / alone, goal ≤ ${GOAL}; \`load average\`: the machine's
+1-minute load average as B's run ended.
 Each scenario runs with the local engine in each account mode: \`serverless\` ignores request priority, as Azure
 does on serverless accounts (the template's default); \`provisioned\` throttles low-priority requests first
 (priority-based execution). In both, the service paces each tenant's bulk work by request units
@@ -448,7 +449,7 @@ does on serverless accounts (the template's default); \`provisioned\` throttles 
     .join(', ')}); \`high-priority throttled\` counts the store's
 429s to requests not sent at low priority (A's, and B's own non-bulk requests).
 Every container of the local engine serves ${RU_PER_SECOND} RU/s (\`DEV_COSMOS_RU_PER_SECOND\`); the staged import in
-(a) has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 200,000) in parts of 2,000, applied by the
+(a) has ${IDENTITIES} identities (\`BENCH_FAIRNESS_IDENTITIES\`, default 20,000; the full size 200,000) in parts of 2,000, applied by the
 background queue, and its association ${Math.min(IDENTITIES, ASSOCIATED)} pairs in requests of 5,000.
 (e): tenant B's staged import of ${SMALL_IMPORT} identities, alone (three times; the median is shown) and while tenant A runs
 ${LARGE_IMPORTS} staged imports of ${LARGE_IMPORT} identities at once (\`BENCH_FAIRNESS_LARGE_IMPORT\`), each of its own source, all
@@ -465,8 +466,9 @@ gives each request to the next instance in turn (\`--instances ${INSTANCES}\`, d
 of (a) are per process and not shown.`
     : 'One process serves both tenants, as one instance would (`--instances N` runs N).'
 }
-The store (the local engine) runs in a process of its own, as Cosmos DB does; tenant B's client in another,
-at lower CPU priority (it stands for other machines); all share this machine's cores.`);
+The store (the local engine) runs in a process of its own, as Cosmos DB does; tenant A's client in another (so
+that its timings do not include this process's other work: the front and the stand-ins); tenant B's client in a
+third, at lower CPU priority (it stands for other machines); all share this machine's cores.`);
 }
 
 runBench('fairness', main);

@@ -124,13 +124,17 @@ export class SetCheck {
   }
 }
 
-/** The job's state as the decisions below read it. */
+/** The job's state as the decisions below read it (the stored job, stagedStore.ts's ImportJobDoc, extends it). */
 export interface JobState {
   phase: string;
+  /** Steps done: a queue message names the step it does, so a message delivered again after its step is ignored. */
   step: number;
+  /** The step running now and until when it holds the job (renewed by its heartbeat). */
   holder?: string;
   heldUntil?: string;
+  /** Tries of the current step; the job fails after MAX_STEP_ATTEMPTS. */
   attempts: number;
+  /** When the current step was last handed to the queue. */
   enqueuedAt: string;
   createdAt: string;
 }

@@ -21,7 +21,7 @@ import { RETRY, retrying } from '../store/retryPolicy';
 import { isStoreError } from '../store/errors';
 import { customSourceKey, type ImportCounts } from './importer';
 import type { RunFailure } from './runHistory';
-import type { JobPhase, SetCheckResult } from './jobPlan';
+import type { JobPhase, JobState, SetCheckResult } from './jobPlan';
 import { importPartIds, indexedJobs } from '../store/queries/imports';
 
 /** A completed import's parts, session and job are kept this long past its expiry, for its job to apply it. */
@@ -74,7 +74,7 @@ export interface PartBodyDoc extends StoredDoc {
   ttl: number;
 }
 
-export interface ImportJobDoc extends StoredDoc {
+export interface ImportJobDoc extends StoredDoc, JobState {
   kind: 'importJob';
   importId: string;
   runId: string;
@@ -82,10 +82,7 @@ export interface ImportJobDoc extends StoredDoc {
   source: string;
   dryRun: boolean;
   maxDeletedRatio?: number;
-  createdAt: string;
   phase: JobPhase;
-  /** Steps done: a queue message names the step it does, so a message delivered again after its step is ignored. */
-  step: number;
   /** Index (in the session's parts) of the next part to apply. */
   nextPart: number;
   applied: number;
@@ -101,14 +98,7 @@ export interface ImportJobDoc extends StoredDoc {
   checked?: SetCheckResult;
   /** The ranges whose deletions are left, in order (absent in the delete phase: the whole source at once). */
   deleteRanges?: number[];
-  /** The step running now and until when it holds the job (renewed by its heartbeat). */
-  holder?: string;
-  heldUntil?: string;
-  /** Tries of the current step; the job fails after MAX_STEP_ATTEMPTS. */
-  attempts: number;
   lastFailure?: RunFailure;
-  /** When the current step was last handed to the queue. */
-  enqueuedAt: string;
   ttl: number;
 }
 

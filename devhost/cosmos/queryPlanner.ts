@@ -6,6 +6,7 @@
  *   that id, stopping once the page and the next item are found; with an equality on a field, the
  *   ids carrying that value in id order (a composite index on the field and id);
  * - ORDER BY one path DESC with TOP or a page size (first page): a walk down that path's sorted index;
+ * - an OR of conjunctions: the union of each branch's cheapest index look-up;
  * - COUNT answered by index sizes where the conditions allow it.
  * The query evaluator then filters, sorts, projects and pages the candidates exactly as before,
  * so candidates only need to include every match. Queries the planner does not understand run
@@ -26,6 +27,7 @@ export interface QueryRequest {
 type Resolved =
   | { kind: 'compare'; path: string[]; op: CompareOp; value: Scalar }
   | { kind: 'in'; path: string[]; values: Scalar[] }
+  | { kind: 'any'; branches: Resolved[][] }
   | { kind: 'opaque' };
 
 const shapes = new WeakMap<CompiledQuery, QueryShape>();
@@ -52,6 +54,8 @@ function resolveCondition(c: Condition, params: Map<string, unknown>): Resolved 
     if (!values.every(isScalar)) return { kind: 'opaque' };
     return { kind: 'in', path: c.path, values: [...new Set(values as Scalar[])] };
   }
+  if (c.kind === 'any')
+    return { kind: 'any', branches: c.branches.map((b) => b.map((x) => resolveCondition(x, params))) };
   return c;
 }
 
@@ -59,6 +63,10 @@ function resolveCondition(c: Condition, params: Map<string, unknown>): Resolved 
 function matches(doc: Json, conditions: readonly Resolved[]): boolean {
   for (const c of conditions) {
     if (c.kind === 'opaque') return true;
+    if (c.kind === 'any') {
+      if (!c.branches.some((branch) => matches(doc, branch))) return false;
+      continue;
+    }
     const v = valueAt(doc, c.path);
     if (c.kind === 'in') {
       if (!c.values.some((x) => typeof x === typeof v && x === v)) return false;
@@ -127,6 +135,66 @@ function docsOf(p: Partition, ids: Iterable<string>): Json[] {
   return out;
 }
 
+interface Lookup {
+  cost: number;
+  take: () => Json[];
+}
+
+/**
+ * The cheapest index look-up that gives every document a conjunction may hold for (an equality, an IN list, a
+ * range on one path, or an OR's union), or undefined when none of its conditions has one.
+ */
+function lookupOf(store: IndexedDocuments, p: Partition, conditions: readonly Resolved[]): Lookup | undefined {
+  let best: Lookup | undefined;
+  const offer = (cost: number, take: () => Json[]) => {
+    if (!best || cost < best.cost) best = { cost, take };
+  };
+  for (const c of conditions) {
+    if (c.kind === 'compare' && c.op === '=' && samePath(c.path, ['id'])) {
+      const doc = typeof c.value === 'string' ? p.docs.get(c.value) : undefined;
+      offer(doc ? 1 : 0, () => (doc ? [doc] : []));
+    } else if (c.kind === 'compare' && c.op === '=') {
+      const index = store.equalityIndex(c.path);
+      const value = c.value;
+      offer(index.size(p.key, value), () => docsOf(p, index.ids(p.key, value)));
+    } else if (c.kind === 'in') {
+      const index = store.equalityIndex(c.path);
+      offer(
+        c.values.reduce<number>((n, v) => n + index.size(p.key, v), 0),
+        () => c.values.flatMap((v) => docsOf(p, index.ids(p.key, v))),
+      );
+    } else if (c.kind === 'compare' && !samePath(c.path, ['id'])) {
+      const range = rangeOf(conditions, c.path);
+      if (!range) continue;
+      const index = store.sortedIndex(c.path);
+      offer(index.count(p.key, range), () => docsOf(p, index.ids(p.key, range)));
+    } else if (c.kind === 'any') {
+      const union = unionOf(store, p, c.branches);
+      if (union) offer(union.cost, union.take);
+    }
+  }
+  return best;
+}
+
+/** The union of each branch's look-up (a document found by two branches once), if every branch has one. */
+function unionOf(store: IndexedDocuments, p: Partition, branches: readonly Resolved[][]): Lookup | undefined {
+  const lookups: Lookup[] = [];
+  for (const branch of branches) {
+    const lookup = lookupOf(store, p, branch);
+    if (!lookup) return undefined;
+    lookups.push(lookup);
+  }
+  return {
+    cost: lookups.reduce((n, l) => n + l.cost, 0),
+    take: () => {
+      // By id: documents are kept as text, and each look-up parses its own copy.
+      const byId = new Map<unknown, Json>();
+      for (const l of lookups) for (const doc of l.take()) if (!byId.has(doc.id)) byId.set(doc.id, doc);
+      return [...byId.values()];
+    },
+  };
+}
+
 /** Every document of the partition that can match, taken from the cheapest index. */
 function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[] {
   const { conditions } = plan;
@@ -135,6 +203,11 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
     if (!best || cost < best.cost) best = { cost, take };
   };
   for (const c of conditions) {
+    if (c.kind === 'any') {
+      const union = unionOf(store, p, c.branches);
+      if (union) offer(union.cost, union.take);
+      continue;
+    }
     if (c.kind === 'opaque') continue;
     if (c.kind === 'compare' && c.op === '=' && samePath(c.path, ['id'])) {
       const doc = typeof c.value === 'string' ? p.docs.get(c.value) : undefined;
@@ -221,13 +294,17 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
   return (best as unknown as { take: () => Json[] }).take();
 }
 
+function fullyUnderstood(c: Resolved): boolean {
+  return c.kind === 'opaque' ? false : c.kind === 'any' ? c.branches.every((b) => b.every(fullyUnderstood)) : true;
+}
+
 /** COUNT from index sizes alone, when the conditions are one equality/IN or one range (or none). */
 function countFromIndexes(store: IndexedDocuments, p: Partition, conditions: readonly Resolved[]): number | undefined {
   if (conditions.length === 0) return p.docs.size;
-  const paths = new Set(conditions.map((c) => (c.kind === 'opaque' ? '' : c.path.join('\u0000'))));
+  const paths = new Set(conditions.map((c) => (c.kind === 'opaque' || c.kind === 'any' ? '' : c.path.join('\u0000'))));
   if (paths.size !== 1 || paths.has('')) return undefined;
   const first = conditions[0];
-  if (!first || first.kind === 'opaque' || samePath(first.path, ['id'])) return undefined;
+  if (!first || first.kind === 'opaque' || first.kind === 'any' || samePath(first.path, ['id'])) return undefined;
   if (conditions.length === 1 && first.kind === 'compare' && first.op === '=')
     return store.equalityIndex(first.path).size(p.key, first.value);
   if (conditions.length === 1 && first.kind === 'in') {
@@ -279,7 +356,8 @@ export function runQuery(
     conditions = conditions.filter((c) => c !== pkCondition);
   }
   const partitions = partitionsOf(store, partitionValue);
-  const understood = conditions.every((c) => c.kind !== 'opaque');
+  // An OR's conditions are checked by matches() too; only what no index or check understands is opaque.
+  const understood = conditions.every((c) => c.kind !== 'opaque' && (c.kind !== 'any' || fullyUnderstood(c)));
 
   if (shape.countOnly && understood) {
     let total = 0;

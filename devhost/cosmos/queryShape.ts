@@ -1,8 +1,8 @@
 /**
  * What a query asks for, read from its syntax tree: the top-level AND conditions the engine can
  * answer from indexes (a path compared with a constant or parameter, IN lists, ORs of equalities on
- * one path), the order, TOP, and whether it only counts. Anything else is "opaque": the query still
- * runs, over every document of its partition.
+ * one path, ORs of such conjunctions: `(a = 1 AND b < @t) OR (c = true)`), the order, TOP, and whether it
+ * only counts. Anything else is "opaque": the query still runs, over every document of its partition.
  */
 import type { Json } from './library';
 
@@ -12,6 +12,8 @@ export type Operand = { kind: 'const'; value: unknown } | { kind: 'param'; name:
 export type Condition =
   | { kind: 'compare'; path: string[]; op: CompareOp; operand: Operand }
   | { kind: 'in'; path: string[]; operands: Operand[] }
+  /** An OR of conjunctions, each with at least one condition an index answers: a union of index look-ups. */
+  | { kind: 'any'; branches: Condition[][] }
   | { kind: 'opaque' };
 
 export interface QueryShape {
@@ -85,6 +87,14 @@ function conditionOf(node: Json, root: string): Condition {
       const r = asIn(right);
       if (l && r && l.path.join('.') === r.path.join('.'))
         return { kind: 'in', path: l.path, operands: [...l.operands, ...r.operands] };
+      const branches: Condition[][] = [];
+      for (const disjunct of disjunctsOf(node)) {
+        const conjuncts: Condition[] = [];
+        conjunctsOf(disjunct, root, conjuncts);
+        if (!conjuncts.some(indexable)) return { kind: 'opaque' };
+        branches.push(conjuncts);
+      }
+      return { kind: 'any', branches };
     }
     return { kind: 'opaque' };
   }
@@ -95,6 +105,18 @@ function conditionOf(node: Json, root: string): Condition {
       return { kind: 'in', path, operands };
   }
   return { kind: 'opaque' };
+}
+
+/** Whether an index alone can give the documents a condition may hold for. */
+function indexable(c: Condition): boolean {
+  return c.kind === 'compare' || c.kind === 'in' || c.kind === 'any';
+}
+
+/** The operands of a chain of ORs, `a OR (b OR c)` as [a, b, c]. */
+function disjunctsOf(node: Json): Json[] {
+  if (node.type === 'scalar_binary_expression' && String(node.operator).toUpperCase() === 'OR')
+    return [...disjunctsOf(node.left as Json), ...disjunctsOf(node.right as Json)];
+  return [node];
 }
 
 function conjunctsOf(node: unknown, root: string, out: Condition[]): void {

@@ -11,6 +11,8 @@ import { rememberSize } from './requestCharge';
 /** The documents of one partition by id, kept as JSON text; every read gives a new object. */
 export class StoredDocuments {
   private readonly byId = new Map<string, string>();
+  /** Each document's `_rid`: the order of unordered results, read without parsing the document. */
+  private readonly ridById = new Map<string, string>();
 
   get size(): number {
     return this.byId.size;
@@ -34,9 +36,17 @@ export class StoredDocuments {
   /** Stores `doc` under `id` (its text when the caller already has it). */
   set(id: string, doc: Json, text: string = JSON.stringify(doc)): void {
     this.byId.set(id, text);
+    if (typeof doc._rid === 'string') this.ridById.set(id, doc._rid);
+    else this.ridById.delete(id);
+  }
+
+  /** The document's `_rid` (undefined for one stored without). */
+  rid(id: string): string | undefined {
+    return this.ridById.get(id);
   }
 
   delete(id: string): boolean {
+    this.ridById.delete(id);
     return this.byId.delete(id);
   }
 

@@ -7,6 +7,9 @@
  *   ids carrying that value in id order (a composite index on the field and id);
  * - ORDER BY one path DESC with TOP or a page size (first page): a walk down that path's sorted index;
  * - an OR of conjunctions: the union of each branch's cheapest index look-up;
+ * - a page of an unordered query (results come in `_rid` order): only the candidates from the continuation's
+ *   `_rid` on are read, in that order, and (when every condition is understood) only until the page and the
+ *   next match are found, as Cosmos DB serves a continuation without reading the earlier pages again;
  * - COUNT answered by index sizes where the conditions allow it.
  * The query evaluator then filters, sorts, projects and pages the candidates exactly as before,
  * so candidates only need to include every match. Queries the planner does not understand run
@@ -124,6 +127,8 @@ interface Plan {
   idRange?: Range;
   /** A later page of the query (its continuation is the evaluator's to apply over every candidate). */
   continued?: boolean;
+  /** An unordered query's page: read candidates in `_rid` order from `ridFrom`, and `need` matches at most. */
+  window?: { ridFrom?: string; need: number };
 }
 
 function docsOf(p: Partition, ids: Iterable<string>): Json[] {
@@ -144,7 +149,12 @@ interface Lookup {
  * The cheapest index look-up that gives every document a conjunction may hold for (an equality, an IN list, a
  * range on one path, or an OR's union), or undefined when none of its conditions has one.
  */
-function lookupOf(store: IndexedDocuments, p: Partition, conditions: readonly Resolved[]): Lookup | undefined {
+function lookupOf(
+  store: IndexedDocuments,
+  p: Partition,
+  conditions: readonly Resolved[],
+  plan: Plan,
+): Lookup | undefined {
   let best: Lookup | undefined;
   const offer = (cost: number, take: () => Json[]) => {
     if (!best || cost < best.cost) best = { cost, take };
@@ -156,20 +166,25 @@ function lookupOf(store: IndexedDocuments, p: Partition, conditions: readonly Re
     } else if (c.kind === 'compare' && c.op === '=') {
       const index = store.equalityIndex(c.path);
       const value = c.value;
-      offer(index.size(p.key, value), () => docsOf(p, index.ids(p.key, value)));
+      offer(index.size(p.key, value), () => load(p, index.ids(p.key, value), plan));
     } else if (c.kind === 'in') {
       const index = store.equalityIndex(c.path);
       offer(
         c.values.reduce<number>((n, v) => n + index.size(p.key, v), 0),
-        () => c.values.flatMap((v) => docsOf(p, index.ids(p.key, v))),
+        () =>
+          load(
+            p,
+            c.values.flatMap((v) => [...index.ids(p.key, v)]),
+            plan,
+          ),
       );
     } else if (c.kind === 'compare' && !samePath(c.path, ['id'])) {
       const range = rangeOf(conditions, c.path);
       if (!range) continue;
       const index = store.sortedIndex(c.path);
-      offer(index.count(p.key, range), () => docsOf(p, index.ids(p.key, range)));
+      offer(index.count(p.key, range), () => load(p, index.ids(p.key, range), plan));
     } else if (c.kind === 'any') {
-      const union = unionOf(store, p, c.branches);
+      const union = unionOf(store, p, c.branches, plan);
       if (union) offer(union.cost, union.take);
     }
   }
@@ -177,10 +192,15 @@ function lookupOf(store: IndexedDocuments, p: Partition, conditions: readonly Re
 }
 
 /** The union of each branch's look-up (a document found by two branches once), if every branch has one. */
-function unionOf(store: IndexedDocuments, p: Partition, branches: readonly Resolved[][]): Lookup | undefined {
+function unionOf(
+  store: IndexedDocuments,
+  p: Partition,
+  branches: readonly Resolved[][],
+  plan: Plan,
+): Lookup | undefined {
   const lookups: Lookup[] = [];
   for (const branch of branches) {
-    const lookup = lookupOf(store, p, branch);
+    const lookup = lookupOf(store, p, branch, plan);
     if (!lookup) return undefined;
     lookups.push(lookup);
   }
@@ -195,6 +215,27 @@ function unionOf(store: IndexedDocuments, p: Partition, branches: readonly Resol
   };
 }
 
+/** The documents of `ids`, within the plan's window when it has one (documents stored without `_rid`: all). */
+function load(p: Partition, ids: Iterable<string>, plan: Plan): Json[] {
+  const w = plan.window;
+  if (!w) return docsOf(p, ids);
+  const all = [...ids];
+  const byRid: Array<[string, string]> = [];
+  for (const id of all) {
+    const rid = p.docs.rid(id);
+    if (rid === undefined) return docsOf(p, all);
+    if (w.ridFrom === undefined || rid >= w.ridFrom) byRid.push([rid, id]);
+  }
+  byRid.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out: Json[] = [];
+  for (const [, id] of byRid) {
+    if (out.length >= w.need) break;
+    const doc = p.docs.get(id);
+    if (doc && matches(doc, plan.conditions)) out.push(doc);
+  }
+  return out;
+}
+
 /** Every document of the partition that can match, taken from the cheapest index. */
 function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[] {
   const { conditions } = plan;
@@ -204,7 +245,7 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
   };
   for (const c of conditions) {
     if (c.kind === 'any') {
-      const union = unionOf(store, p, c.branches);
+      const union = unionOf(store, p, c.branches, plan);
       if (union) offer(union.cost, union.take);
       continue;
     }
@@ -216,12 +257,17 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
     if (c.kind === 'compare' && c.op === '=') {
       const index = store.equalityIndex(c.path);
       const value = c.value;
-      offer(index.size(p.key, value), () => docsOf(p, index.ids(p.key, value)));
+      offer(index.size(p.key, value), () => load(p, index.ids(p.key, value), plan));
     } else if (c.kind === 'in') {
       const index = store.equalityIndex(c.path);
       offer(
         c.values.reduce<number>((n, v) => n + index.size(p.key, v), 0),
-        () => c.values.flatMap((v) => docsOf(p, index.ids(p.key, v))),
+        () =>
+          load(
+            p,
+            c.values.flatMap((v) => [...index.ids(p.key, v)]),
+            plan,
+          ),
       );
     }
   }
@@ -233,7 +279,7 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
     const range = rangeOf(conditions, path);
     if (!range) continue;
     const index = store.sortedIndex(path);
-    offer(index.count(p.key, range), () => docsOf(p, index.ids(p.key, range)));
+    offer(index.count(p.key, range), () => load(p, index.ids(p.key, range), plan));
   }
   const { idFrom, idRange } = plan;
   const ids = idFrom || idRange?.upper || plan.shape.orderById ? p.ids.sorted() : [];
@@ -289,8 +335,8 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
       return out;
     });
   }
-  if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => docsOf(p, ids.slice(start, end)));
-  offer(p.docs.size, () => [...p.docs.values()]);
+  if (idFrom || idRange?.upper) offer(Math.max(0, end - start), () => load(p, ids.slice(start, end), plan));
+  offer(p.docs.size, () => (plan.window ? load(p, p.docs.keys(), plan) : [...p.docs.values()]));
   return (best as unknown as { take: () => Json[] }).take();
 }
 
@@ -385,7 +431,15 @@ export function runQuery(
     if (typeof rtd === 'string' && (!idFrom || rtd > idFrom.value)) idFrom = { value: rtd, inclusive: true };
   }
   const continued = Boolean(request.continuation?.token);
-  const plan: Plan = { shape, conditions, understood, need, idFrom, idRange, continued };
+  /** An unordered query's page (results in `_rid` order; with TOP the evaluator counts from the first result). */
+  function windowOf(): Plan['window'] {
+    if (shape.ordered || !shape.rowPerDocument || (top !== undefined && continued)) return undefined;
+    const rid = continued ? continuationToken.decode(request.continuation?.token ?? '').RID : undefined;
+    const ridFrom = typeof rid === 'string' ? rid : undefined;
+    const most = understood ? need : Infinity;
+    return ridFrom === undefined && !Number.isFinite(most) ? undefined : { ridFrom, need: most };
+  }
+  const plan: Plan = { shape, conditions, understood, need, idFrom, idRange, continued, window: windowOf() };
   if (
     partitions.length > 1 &&
     understood &&

@@ -30,6 +30,8 @@ export interface QueryShape {
   top?: Operand;
   /** `SELECT VALUE COUNT(...)` with nothing else that shapes the result. */
   countOnly: boolean;
+  /** One result row per matching document: no DISTINCT, GROUP BY or aggregate (a page is the first matches). */
+  rowPerDocument: boolean;
 }
 
 const FLIP: Record<CompareOp, CompareOp> = { '=': '=', '>': '<', '>=': '<=', '<': '>', '<=': '>=' };
@@ -139,7 +141,23 @@ const UNPLANNABLE: QueryShape = {
   orderById: false,
   ordered: false,
   countOnly: false,
+  rowPerDocument: false,
 };
+
+const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']);
+
+/** Whether a syntax tree calls an aggregate function anywhere. */
+function aggregates(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(aggregates);
+  if (!isNode(node)) return false;
+  if (
+    node.type === 'scalar_function_expression' &&
+    isNode(node.name) &&
+    AGGREGATES.has(String(node.name.name).toUpperCase())
+  )
+    return true;
+  return Object.values(node).some(aggregates);
+}
 
 export function shapeOf(ast: Json): QueryShape {
   const body = ast.body;
@@ -196,5 +214,16 @@ export function shapeOf(ast: Json): QueryShape {
     body.top == null &&
     body.groupBy == null &&
     !(isNode(select) && select.distinct);
-  return { plannable: true, conditions, orderById, orderAscendingBy, orderDescendingBy, ordered, top, countOnly };
+  const rowPerDocument = !(isNode(select) && select.distinct) && body.groupBy == null && !aggregates(select);
+  return {
+    plannable: true,
+    conditions,
+    orderById,
+    orderAscendingBy,
+    orderDescendingBy,
+    ordered,
+    top,
+    countOnly,
+    rowPerDocument,
+  };
 }

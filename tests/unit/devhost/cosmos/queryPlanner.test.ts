@@ -331,4 +331,30 @@ describe('local engine: ORDER BY the partition key', () => {
     expect(out.result).toHaveLength(N);
     expect(out.examined).toBe(N);
   });
+
+  it('the pages of an unordered query each read about the page, not every earlier page again', () => {
+    // 10 documents of kind 'rare' in p1 (the manifest's segments, read four a page, have this shape).
+    const query = {
+      query: "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'rare'",
+      parameters: [{ name: '@pk', value: 'p1' }],
+    };
+    const seen: string[] = [];
+    const examinedPerPage: number[] = [];
+    let continuation: { token: string } | null = null;
+    do {
+      const before = store.examined;
+      const page = store.query(query, { maxItemCount: 2, continuation }, { value: 'p1' }) as {
+        result: Array<{ id: string }>;
+        continuation: { token: string } | null;
+      };
+      examinedPerPage.push(store.examined - before);
+      seen.push(...page.result.map((d) => d.id));
+      continuation = page.continuation;
+    } while (continuation);
+    // Every match once, in the order of the pages (no page skipped or repeated).
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.sort()).toEqual(Array.from({ length: N / 1000 }, (_, k) => id(k * 1000)).sort());
+    // The page and the one that tells another follows, whatever the page's depth (reading all: 10 a page).
+    for (const n of examinedPerPage) expect(n).toBeLessThanOrEqual(3);
+  });
 });

@@ -7,9 +7,10 @@
  *   ids carrying that value in id order (a composite index on the field and id);
  * - ORDER BY one path DESC with TOP or a page size (first page): a walk down that path's sorted index;
  * - an OR of conjunctions: the union of each branch's cheapest index look-up;
- * - a page of an unordered query (results come in `_rid` order): only the candidates from the continuation's
- *   `_rid` on are read, in that order, and (when every condition is understood) only until the page and the
- *   next match are found, as Cosmos DB serves a continuation without reading the earlier pages again;
+ * - a page of an unordered query (results come in `_rid` order) or of one ordered by id descending: only the
+ *   candidates from the continuation's place on are read, in that order, and (when every condition is
+ *   understood) only until the page and the next match are found, as Cosmos DB serves a continuation
+ *   without reading the earlier pages again;
  * - COUNT answered by index sizes where the conditions allow it.
  * The query evaluator then filters, sorts, projects and pages the candidates exactly as before,
  * so candidates only need to include every match. Queries the planner does not understand run
@@ -127,8 +128,11 @@ interface Plan {
   idRange?: Range;
   /** A later page of the query (its continuation is the evaluator's to apply over every candidate). */
   continued?: boolean;
-  /** An unordered query's page: read candidates in `_rid` order from `ridFrom`, and `need` matches at most. */
-  window?: { ridFrom?: string; need: number };
+  /**
+   * A page of an unordered query (`rid`: results in `_rid` order) or of one ordered by id, newest first
+   * (`idDesc`): read candidates in that order from `from` (the continuation's), and `need` matches at most.
+   */
+  window?: { order: 'rid' | 'idDesc'; from?: string; need: number };
 }
 
 function docsOf(p: Partition, ids: Iterable<string>): Json[] {
@@ -220,15 +224,20 @@ function load(p: Partition, ids: Iterable<string>, plan: Plan): Json[] {
   const w = plan.window;
   if (!w) return docsOf(p, ids);
   const all = [...ids];
-  const byRid: Array<[string, string]> = [];
+  const ordered: Array<[string, string]> = [];
   for (const id of all) {
+    if (w.order === 'idDesc') {
+      if (w.from === undefined || id <= w.from) ordered.push([id, id]);
+      continue;
+    }
     const rid = p.docs.rid(id);
     if (rid === undefined) return docsOf(p, all);
-    if (w.ridFrom === undefined || rid >= w.ridFrom) byRid.push([rid, id]);
+    if (w.from === undefined || rid >= w.from) ordered.push([rid, id]);
   }
-  byRid.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sign = w.order === 'idDesc' ? -1 : 1;
+  ordered.sort((a, b) => sign * (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: Json[] = [];
-  for (const [, id] of byRid) {
+  for (const [, id] of ordered) {
     if (out.length >= w.need) break;
     const doc = p.docs.get(id);
     if (doc && matches(doc, plan.conditions)) out.push(doc);
@@ -431,13 +440,20 @@ export function runQuery(
     if (typeof rtd === 'string' && (!idFrom || rtd > idFrom.value)) idFrom = { value: rtd, inclusive: true };
   }
   const continued = Boolean(request.continuation?.token);
-  /** An unordered query's page (results in `_rid` order; with TOP the evaluator counts from the first result). */
+  /**
+   * A page of an unordered query (results in `_rid` order) or of one ordered by id descending; none with TOP and
+   * a continuation (the evaluator counts TOP from the first result).
+   */
   function windowOf(): Plan['window'] {
-    if (shape.ordered || !shape.rowPerDocument || (top !== undefined && continued)) return undefined;
-    const rid = continued ? continuationToken.decode(request.continuation?.token ?? '').RID : undefined;
-    const ridFrom = typeof rid === 'string' ? rid : undefined;
+    if (!shape.rowPerDocument || (top !== undefined && continued)) return undefined;
+    const byIdDesc = shape.orderDescendingBy !== undefined && samePath(shape.orderDescendingBy, ['id']);
+    if (shape.ordered && !byIdDesc) return undefined;
+    const token = continued ? continuationToken.decode(request.continuation?.token ?? '') : undefined;
+    const place = byIdDesc ? token?.RTD?.[0] : token?.RID;
+    const from = typeof place === 'string' ? place : undefined;
     const most = understood ? need : Infinity;
-    return ridFrom === undefined && !Number.isFinite(most) ? undefined : { ridFrom, need: most };
+    if (from === undefined && !Number.isFinite(most)) return undefined;
+    return { order: byIdDesc ? 'idDesc' : 'rid', from, need: most };
   }
   const plan: Plan = { shape, conditions, understood, need, idFrom, idRange, continued, window: windowOf() };
   if (

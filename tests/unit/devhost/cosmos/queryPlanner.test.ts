@@ -357,4 +357,30 @@ describe('local engine: ORDER BY the partition key', () => {
     // The page and the one that tells another follows, whatever the page's depth (reading all: 10 a page).
     for (const n of examinedPerPage) expect(n).toBeLessThanOrEqual(3);
   });
+
+  it('the pages of a query ordered by id, newest first, each read about the page', () => {
+    const query = {
+      query: "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'common' ORDER BY c.id DESC",
+      parameters: [{ name: '@pk', value: 'p1' }],
+    };
+    const seen: string[] = [];
+    const examinedPerPage: number[] = [];
+    let continuation: { token: string } | null = null;
+    do {
+      const before = store.examined;
+      const page = store.query(query, { maxItemCount: 500, continuation }, { value: 'p1' }) as {
+        result: Array<{ id: string }>;
+        continuation: { token: string } | null;
+      };
+      examinedPerPage.push(store.examined - before);
+      seen.push(...page.result.map((d) => d.id));
+      continuation = page.continuation;
+    } while (continuation);
+    const common = Array.from({ length: N }, (_, i) => i)
+      .filter((i) => i % 1000 !== 0)
+      .map(id);
+    expect(seen).toEqual(common.reverse());
+    // Reading every common document for each page would be 4,995 a page.
+    for (const n of examinedPerPage) expect(n).toBeLessThanOrEqual(501);
+  });
 });

@@ -252,44 +252,14 @@ function candidatesIn(store: IndexedDocuments, p: Partition, plan: Plan): Json[]
   const offer = (cost: number, take: () => Json[]) => {
     if (!best || cost < best.cost) best = { cost, take };
   };
-  for (const c of conditions) {
-    if (c.kind === 'any') {
-      const union = unionOf(store, p, c.branches, plan);
-      if (union) offer(union.cost, union.take);
-      continue;
-    }
-    if (c.kind === 'opaque') continue;
+  for (const c of conditions)
     if (c.kind === 'compare' && c.op === '=' && samePath(c.path, ['id'])) {
       const doc = typeof c.value === 'string' ? p.docs.get(c.value) : undefined;
       return doc ? [doc] : [];
     }
-    if (c.kind === 'compare' && c.op === '=') {
-      const index = store.equalityIndex(c.path);
-      const value = c.value;
-      offer(index.size(p.key, value), () => load(p, index.ids(p.key, value), plan));
-    } else if (c.kind === 'in') {
-      const index = store.equalityIndex(c.path);
-      offer(
-        c.values.reduce<number>((n, v) => n + index.size(p.key, v), 0),
-        () =>
-          load(
-            p,
-            c.values.flatMap((v) => [...index.ids(p.key, v)]),
-            plan,
-          ),
-      );
-    }
-  }
-  const rangePaths = new Map<string, string[]>();
-  for (const c of conditions)
-    if (c.kind === 'compare' && c.op !== '=' && !samePath(c.path, ['id']))
-      rangePaths.set(c.path.join('\u0000'), c.path);
-  for (const path of rangePaths.values()) {
-    const range = rangeOf(conditions, path);
-    if (!range) continue;
-    const index = store.sortedIndex(path);
-    offer(index.count(p.key, range), () => load(p, index.ids(p.key, range), plan));
-  }
+  // An equality, an IN list, a range or an OR's union: the cheapest of them.
+  const lookup = lookupOf(store, p, conditions, plan);
+  if (lookup) offer(lookup.cost, lookup.take);
   const { idFrom, idRange } = plan;
   const ids = idFrom || idRange?.upper || plan.shape.orderById ? p.ids.sorted() : [];
   const start = idFrom ? lowerBound(ids, idFrom.value, !idFrom.inclusive) : 0;

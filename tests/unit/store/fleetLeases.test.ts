@@ -71,6 +71,25 @@ async function offer(clock: FakeClock, admit: Array<() => boolean>, seconds: num
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
+/** One integration's SCIM admission on each instance (its budget `perSecond`; the tenant's far above it). */
+function integrationAdmissionsOf(fleet: FleetShares[], clock: FakeClock, perSecond: number): Array<() => boolean> {
+  const limits = {
+    integrationPerSecond: perSecond,
+    tenantPerSecond: 10_000,
+    integrationInFlight: 1000,
+    tenantInFlight: 1000,
+  };
+  return fleet.map((f) => {
+    const admission = new ScimAdmission(limits, clock.now, f);
+    return () => {
+      const admitted = admission.admit('tenant-a', 'integration-1');
+      if (!('release' in admitted)) return false;
+      admitted.release();
+      return true;
+    };
+  });
+}
+
 describe('budgets of the fleet, by leased shares', () => {
   let mem: MemoryStore;
   let clock: FakeClock;
@@ -83,24 +102,8 @@ describe('budgets of the fleet, by leased shares', () => {
   afterEach(() => fleet.forEach((f) => f.stop()));
 
   it("holds an integration's SCIM budget for three instances together (at most 1.25 times, not 3 times)", async () => {
-    const limits = {
-      integrationPerSecond: 50,
-      tenantPerSecond: 10_000,
-      integrationInFlight: 1000,
-      tenantInFlight: 1000,
-    };
-    const admissions = fleet.map((f) => new ScimAdmission(limits, clock.now, f));
     const seconds = 30;
-    const accepted = await offer(
-      clock,
-      admissions.map((a) => () => {
-        const admitted = a.admit('tenant-a', 'integration-1');
-        if (!('release' in admitted)) return false;
-        admitted.release();
-        return true;
-      }),
-      seconds,
-    );
+    const accepted = await offer(clock, integrationAdmissionsOf(fleet, clock, 50), seconds);
     expect(sum(accepted)).toBeLessThanOrEqual(1.25 * 50 * seconds);
     expect(sum(accepted)).toBeGreaterThanOrEqual(0.8 * 50 * seconds);
     // Each instance serves about a third.
@@ -109,23 +112,7 @@ describe('budgets of the fleet, by leased shares', () => {
 
   it("holds a flood's start on three instances to the budget's burst and rate, not three bursts", async () => {
     // Fresh processes that meet a key at the same moment: none knows the others until the leases are written.
-    const limits = {
-      integrationPerSecond: 20,
-      tenantPerSecond: 10_000,
-      integrationInFlight: 1000,
-      tenantInFlight: 1000,
-    };
-    const admissions = fleet.map((f) => new ScimAdmission(limits, clock.now, f));
-    const accepted = await offer(
-      clock,
-      admissions.map((a) => () => {
-        const admitted = a.admit('tenant-a', 'integration-1');
-        if (!('release' in admitted)) return false;
-        admitted.release();
-        return true;
-      }),
-      LEASE_MS / 1000,
-    );
+    const accepted = await offer(clock, integrationAdmissionsOf(fleet, clock, 20), LEASE_MS / 1000);
     // What one instance alone admits in the window: its burst (twice the rate) and the rate, 40 + 60; the three
     // together stay within 1.25 times that. Shares that started whole, or tokens that swelled when a share grew,
     // let them take 139.

@@ -332,18 +332,14 @@ describe('local engine: ORDER BY the partition key', () => {
     expect(out.examined).toBe(N);
   });
 
-  it('the pages of an unordered query each read about the page, not every earlier page again', () => {
-    // 10 documents of kind 'rare' in p1 (the manifest's segments, read four a page, have this shape).
-    const query = {
-      query: "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'rare'",
-      parameters: [{ name: '@pk', value: 'p1' }],
-    };
+  /** Every page of a query in p1, `size` at a time: the ids in page order and what each page examined. */
+  const allPages = (query: { query: string; parameters: Array<{ name: string; value: string }> }, size: number) => {
     const seen: string[] = [];
     const examinedPerPage: number[] = [];
     let continuation: { token: string } | null = null;
     do {
       const before = store.examined;
-      const page = store.query(query, { maxItemCount: 2, continuation }, { value: 'p1' }) as {
+      const page = store.query(query, { maxItemCount: size, continuation }, { value: 'p1' }) as {
         result: Array<{ id: string }>;
         continuation: { token: string } | null;
       };
@@ -351,6 +347,16 @@ describe('local engine: ORDER BY the partition key', () => {
       seen.push(...page.result.map((d) => d.id));
       continuation = page.continuation;
     } while (continuation);
+    return { seen, examinedPerPage };
+  };
+
+  it('the pages of an unordered query each read about the page, not every earlier page again', () => {
+    // 10 documents of kind 'rare' in p1 (the manifest's segments, read four a page, have this shape).
+    const query = {
+      query: "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'rare'",
+      parameters: [{ name: '@pk', value: 'p1' }],
+    };
+    const { seen, examinedPerPage } = allPages(query, 2);
     // Every match once, in the order of the pages (no page skipped or repeated).
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.sort()).toEqual(Array.from({ length: N / 1000 }, (_, k) => id(k * 1000)).sort());
@@ -363,19 +369,7 @@ describe('local engine: ORDER BY the partition key', () => {
       query: "SELECT * FROM c WHERE c.pk = @pk AND c.kind = 'common' ORDER BY c.id DESC",
       parameters: [{ name: '@pk', value: 'p1' }],
     };
-    const seen: string[] = [];
-    const examinedPerPage: number[] = [];
-    let continuation: { token: string } | null = null;
-    do {
-      const before = store.examined;
-      const page = store.query(query, { maxItemCount: 500, continuation }, { value: 'p1' }) as {
-        result: Array<{ id: string }>;
-        continuation: { token: string } | null;
-      };
-      examinedPerPage.push(store.examined - before);
-      seen.push(...page.result.map((d) => d.id));
-      continuation = page.continuation;
-    } while (continuation);
+    const { seen, examinedPerPage } = allPages(query, 500);
     const common = Array.from({ length: N }, (_, i) => i)
       .filter((i) => i % 1000 !== 0)
       .map(id);

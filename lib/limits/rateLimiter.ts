@@ -22,11 +22,9 @@ export class RateLimiter {
     const rate = this.perSecond * fraction;
     const burst = this.burst * fraction;
     const b = this.buckets.get(key) ?? { tokens: burst, at: t, fraction };
-    // The bucket holds this instance's part of the fleet's: when its part shrinks, so do its tokens (and debt).
-    // A part that grows refills at its new rate and gives no windfall: instances that start on a key together
-    // each learn of the others a renewal apart, and the first one's tokens must not swell meanwhile.
+    // The bucket holds this instance's part of the fleet's: when its part changes, so do its tokens (and debt).
     if (fraction !== b.fraction) {
-      b.tokens *= Math.min(1, fraction / b.fraction);
+      b.tokens *= fraction / b.fraction;
       b.fraction = fraction;
     }
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * rate);

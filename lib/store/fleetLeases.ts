@@ -14,10 +14,9 @@
  * A renewal that fails (the store unreachable, or 429: lease writes never wait out throttling) keeps a safe
  * share: the last one known, and at most the budget divided by the last known number of instances (at least
  * two: another may have started meanwhile), never the whole budget. A key seen for the first time is used at
- * the budget divided by the last known number of instances (at least two) until its first renewal answers (a
- * few ms), and a document's first lease is renewed once early (after a quarter of `renewMs`), so instances that
- * start on a key at the same moment see each other at once; a share that grows gives the limiter no windfall
- * of tokens (lib/limits/rateLimiter.ts), so a flood's start stays near the budget's burst.
+ * the budget divided by the last known number of instances until its first renewal answers (a few ms), and a
+ * document's first lease is renewed once early (after a quarter of `renewMs`), so instances that start on a key
+ * at the same moment see each other at once.
  *
  * Cost per active tenant and instance: one replace of the small document per renewal (about 10 RU in the local
  * engine's meter: it indexes nothing), plus a point read (1 RU) and a second replace when another instance
@@ -128,7 +127,7 @@ export class FleetShares implements ShareSource {
     }
     let held = partition.held.get(name);
     if (!held) {
-      held = { fraction: 1 / Math.max(2, this.lastCount), usedAt: t };
+      held = { fraction: 1 / this.lastCount, usedAt: t };
       partition.held.set(name, held);
       if (!this.stopped) {
         if (partition.renewing) partition.added = true;

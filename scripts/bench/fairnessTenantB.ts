@@ -174,7 +174,6 @@ async function stagedImport(
  * then every 100 ms, then every 500 ms: within the tenant's GraphQL budget and its burst.
  */
 const SMALL_POLL = (n: number) => (n < 50 ? 20 : n < 100 ? 100 : 500);
-/** Times B's small staged import have run alone (the median is taken: a fraction of a second varies). */
 /** B's small import is timed this many times alone, and as many while A's large ones run (medians compared). */
 const ALONE_RUNS = 3;
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startChildStack, type ChildStack } from '../support/childStack';
 import { DEV_CLIENTS, SERVICE_SCOPE } from '../../devhost/devData';
+import { stageAndComplete } from '../support/importSets';
 
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
 type Run = {
@@ -62,36 +63,15 @@ describe('kill -9 while a staged import is applied', () => {
 
   it('a new process on the same data completes the run within 240 s, with no client', async () => {
     stack = await startChildStack(dataDir, ENV);
+    const first = stack;
     let bearer = await token(stack);
-    const { importId } = (
-      await gql<{ startImport: { importId: string } }>(
-        stack,
-        bearer,
-        'mutation($i: StartImportInput!) { startImport(input: $i) { importId } }',
-        { i: { source: 'Killed' } },
-      )
-    ).startImport;
-    for (let p = 0; p < N / PART; p++)
-      await gql(stack, bearer, 'mutation($i: AddImportPartInput!) { addImportPart(input: $i) { partsReceived } }', {
-        i: {
-          importId,
-          sequence: p + 1,
-          identities: Array.from({ length: PART }, (_, j) => ({
-            externalId: `K-${p * PART + j}`,
-            affiliationType: 'EMPLOYMENT',
-            firstName: 'F',
-            lastName: `L${p * PART + j}`,
-          })),
-        },
-      });
-    const { runId } = (
-      await gql<{ completeImport: { runId: string } }>(
-        stack,
-        bearer,
-        'mutation($i: CompleteImportInput!) { completeImport(input: $i) { runId } }',
-        { i: { importId } },
-      )
-    ).completeImport;
+    const runId = await stageAndComplete(
+      (query, variables) => gql(first, bearer, query, variables),
+      'Killed',
+      'K',
+      N,
+      PART,
+    );
     // Once part of the set is applied, the process is killed.
     for (;;) {
       const r = (await gql<{ importRun: Run }>(stack, bearer, RUN, { id: runId })).importRun;

@@ -11,6 +11,7 @@
  */
 import { call, startTestFleet, type TestFleet } from '../../support/stack';
 import { DEV_CLIENTS } from '../../../devhost/devData';
+import { stageAndComplete } from '../../support/importSets';
 
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string }> };
 type Run = {
@@ -80,31 +81,7 @@ describe('kill -9 of one of three instances while it runs a staged import step',
   }, 60_000);
 
   it('the survivors complete the job within 240 s with no client, every identity there once', async () => {
-    const { importId } = (
-      await gql<{ startImport: { importId: string } }>(
-        'mutation($i: StartImportInput!) { startImport(input: $i) { importId } }',
-        { i: { source: SOURCE } },
-      )
-    ).startImport;
-    for (let p = 0; p < N / PART; p++)
-      await gql('mutation($i: AddImportPartInput!) { addImportPart(input: $i) { partsReceived } }', {
-        i: {
-          importId,
-          sequence: p + 1,
-          identities: Array.from({ length: PART }, (_, j) => ({
-            externalId: `FK-${p * PART + j}`,
-            affiliationType: 'EMPLOYMENT',
-            firstName: 'F',
-            lastName: `L${p * PART + j}`,
-          })),
-        },
-      });
-    const { runId } = (
-      await gql<{ completeImport: { runId: string } }>(
-        'mutation($i: CompleteImportInput!) { completeImport(input: $i) { runId } }',
-        { i: { importId } },
-      )
-    ).completeImport;
+    const runId = await stageAndComplete(gql, SOURCE, 'FK', N, PART);
 
     // Once part of the set is applied, the instance running the job's step now is killed.
     let victim: number | undefined;

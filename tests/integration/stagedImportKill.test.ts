@@ -10,14 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startChildStack, type ChildStack } from '../support/childStack';
 import { DEV_CLIENTS, SERVICE_SCOPE } from '../../devhost/devData';
-import { stageAndComplete } from '../support/importSets';
+import { RUN, stageAndComplete, type Run } from '../support/importSets';
 
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
-type Run = {
-  status: string;
-  importCounts: { created: number; updated: number; deleted: number; unchanged: number } | null;
-  progress: { applied: number; total: number } | null;
-};
 
 const N = 20_000;
 const PART = 2_000;
@@ -49,9 +44,6 @@ async function gql<T>(stack: ChildStack, bearer: string, query: string, variable
   if (!body.data) throw new Error(JSON.stringify(body.errors).slice(0, 300));
   return body.data;
 }
-
-const RUN =
-  'query($id: ID!) { importRun(id: $id) { status importCounts { created updated deleted unchanged } progress { applied total } } }';
 
 describe('kill -9 while a staged import is applied', () => {
   let stack: ChildStack | undefined;

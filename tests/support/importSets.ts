@@ -41,3 +41,12 @@ export async function stageAndComplete(
   ).completeImport;
   return runId;
 }
+
+/** A staged run as the kill tests follow it (`importRun` with RUN). */
+export type Run = {
+  status: string;
+  importCounts: { created: number; updated: number; deleted: number; unchanged: number } | null;
+  progress: { applied: number; total: number } | null;
+};
+export const RUN =
+  'query($id: ID!) { importRun(id: $id) { status importCounts { created updated deleted unchanged } progress { applied total } } }';

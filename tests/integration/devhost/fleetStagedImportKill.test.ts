@@ -11,20 +11,13 @@
  */
 import { call, startTestFleet, type TestFleet } from '../../support/stack';
 import { DEV_CLIENTS } from '../../../devhost/devData';
-import { stageAndComplete } from '../../support/importSets';
+import { RUN, stageAndComplete, type Run } from '../../support/importSets';
 
 type Gql<T> = { data?: T | null; errors?: Array<{ message: string }> };
-type Run = {
-  status: string;
-  importCounts: { created: number; updated: number; deleted: number; unchanged: number } | null;
-  progress: { applied: number; total: number } | null;
-};
 
 const N = 20_000;
 const PART = 2_000;
 const SOURCE = 'FleetKilled';
-const RUN =
-  'query($id: ID!) { importRun(id: $id) { status importCounts { created updated deleted unchanged } progress { applied total } } }';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

@@ -187,6 +187,66 @@ describe('field encryption of personal and document numbers', () => {
     expect(got.body).toEqual(created.body);
   });
 
+  it('a changed number, a refused request and a rejected import leave no number in any container either', async () => {
+    const NEW_CPR = '1903851199';
+    // 31 February: refused as a CPR number, as is the request or import that carries it.
+    const REFUSED_CPR = '3102901234';
+    const REFUSED_DOC = 'P5550123';
+    const REFUSED_EXTERNAL_ID = '010190-4321';
+    const REJECTED_CPR = '3102805678';
+    const patched = await api.patch(scimUserId, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: `${EXT}:personalNumbers`, value: [{ type: 'DkCpr', value: NEW_CPR }] }],
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body[EXT]).toMatchObject({ personalNumbers: [{ type: 'DkCpr', value: NEW_CPR }] });
+
+    const refused = await api.create(
+      userBody(
+        { externalId: REFUSED_EXTERNAL_ID },
+        {
+          personalNumbers: [{ type: 'DkCpr', value: REFUSED_CPR }],
+          identityDocumentReferences: [{ type: 'passport', issuingCountry: 'DK', documentNumber: REFUSED_DOC }],
+        },
+      ),
+    );
+    expect(refused.status).toBe(400);
+    // The refusal's record (activity container) keeps the externalId with its six-digit run masked.
+    for (let tries = 0; !(await storedText('activity')).includes('******-****'); tries++) {
+      if (tries > 100) throw new Error('the refusal was not recorded');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+
+    const rejected = await gql<{ importBusinessIdentities: { created: number } }>(IMPORT, {
+      i: {
+        source: 'Rejected',
+        identities: [
+          {
+            externalId: 'rej-1',
+            affiliationType: 'EMPLOYMENT',
+            firstName: 'Liv',
+            lastName: 'Moe',
+            personalNumbers: [{ type: 'DK_CPR', value: REJECTED_CPR }],
+          },
+        ],
+      },
+    });
+    expect(rejected.body.data?.importBusinessIdentities?.created ?? 0).toBe(0);
+
+    for (const name of Object.keys(CONTAINERS) as ContainerName[]) {
+      const text = await storedText(name);
+      for (const secret of [SCIM_CPR, NEW_CPR, REFUSED_CPR, REFUSED_DOC, REFUSED_EXTERNAL_ID, REJECTED_CPR])
+        expect({ container: name, leaked: text.includes(secret) }).toEqual({ container: name, leaked: false });
+    }
+    // The identity's history names the changed attribute, never a value.
+    const [stored] = await raw.collection<IdentityDoc>('identities').queryAll({
+      query: 'SELECT * FROM c WHERE c.id = @id',
+      parameters: [{ name: '@id', value: scimUserId }],
+    });
+    expect(JSON.stringify(stored?.history)).toContain('personalNumbers');
+    expect(isEnvelope(stored?.personalNumbers?.[0]?.value)).toBe(true);
+  });
+
   it('keys the import content hash: a stored hash is not the plain one, and an unchanged rerun writes nothing', async () => {
     const identities = [
       {

@@ -356,6 +356,9 @@ async function main(): Promise<void> {
     }
   }
   await store.stop();
+  console.log(
+    `Field encryption: ${process.env.BENCH_FIELD_ENCRYPTION === 'off' ? 'off (BENCH_FIELD_ENCRYPTION=off)' : 'on'}; every identity carries a CPR number\n`,
+  );
   if (rows.length > 0) {
     console.log(
       `Staged imports: parts of ${PART_SIZE}, ${PART_CONCURRENCY} at once; the job on the queue (store operations and request units of the job; upload RU separately)`,

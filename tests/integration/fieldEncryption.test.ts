@@ -430,6 +430,36 @@ describe('field encryption of personal and document numbers', () => {
     expect(second).toMatchObject({ written: 0, more: false });
   });
 
+  it('a plain identity is sealed by its next write; encrypt-existing stops at its bound and goes on where it stopped', async () => {
+    const tenant = randomUUID();
+    /** An identity of before, written plain straight to the store. */
+    const plain = async (cpr: string, key: string) => {
+      const doc = { ...(await writeFor(tenant, cpr)), id: randomUUID(), externalIdKey: key, userNameKey: key };
+      await raw.collection<IdentityDoc>('identities').create(doc);
+      return doc;
+    };
+    const written = await plain('1212601212', 'plain-w');
+    const rest = [await plain('1312601313', 'plain-a'), await plain('1412601414', 'plain-b')];
+
+    // The service's next write of the identity seals its number; what it reads stays the same.
+    const read = (await services().identities.get(written.pk, written.id))!;
+    const { _etag, ...doc } = read;
+    await services().identities.replace({ ...doc, lastModified: new Date().toISOString() }, _etag);
+    expect(isEnvelope((await rawIdentity(written.pk, written.id))?.personalNumbers?.[0]?.value)).toBe(true);
+    expect((await services().identities.get(written.pk, written.id))?.personalNumbers?.[0]?.value).toBe('1212601212');
+
+    // Bounded at one write a run: the first run stops and says so, the next goes on, the third has nothing to do.
+    expect(await encryptExisting(raw, services().fieldCrypto!, tenant, 1)).toMatchObject({ written: 1, more: true });
+    expect(await encryptExisting(raw, services().fieldCrypto!, tenant, 1)).toMatchObject({ written: 1, more: false });
+    expect(await encryptExisting(raw, services().fieldCrypto!, tenant, 1)).toMatchObject({ written: 0, more: false });
+    for (const d of rest) {
+      expect(isEnvelope((await rawIdentity(d.pk, d.id))?.personalNumbers?.[0]?.value)).toBe(true);
+      expect((await services().identities.get(d.pk, d.id))?.personalNumbers?.[0]?.value).toBe(
+        d.personalNumbers?.[0]?.value,
+      );
+    }
+  });
+
   it('the operator commands: encrypt-existing, rotate-keys and forget-tenant-key, each refusing bad arguments', async () => {
     const env = {
       COSMOS_ENDPOINT: stack.env.COSMOS_ENDPOINT,

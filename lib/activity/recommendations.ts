@@ -7,11 +7,12 @@
  * The texts are the service's own words: never a value of the request.
  */
 import type { ErrorCode } from '../util/errorCodes';
+import type { ScimType } from '../scim/errors';
 import type { ActivityEntry } from './entries';
 import { COUNTED_CODE } from './refusals';
 
-/** By the scimType of a refused SCIM request. */
-export const SCIM_TYPE_ACTIONS: Readonly<Record<string, string>> = {
+/** By the scimType of a refused SCIM request: one text for each scimType the service answers with. */
+export const SCIM_TYPE_ACTIONS: Readonly<Record<ScimType, string>> = {
   invalidValue:
     "Correct the connector's mapping of the attribute the detail names: its value is missing, of the wrong type or not in the format the service takes (docs/scim-api.md lists each format); the next cycle sends it again.",
   invalidSyntax:
@@ -103,7 +104,7 @@ export function recommendedAction(
     if (entry.code.startsWith('STORE_')) return STORE_ACTION;
   }
   if (entry.scimType !== null && Object.prototype.hasOwnProperty.call(SCIM_TYPE_ACTIONS, entry.scimType))
-    return SCIM_TYPE_ACTIONS[entry.scimType] ?? null;
+    return SCIM_TYPE_ACTIONS[entry.scimType as ScimType];
   if (entry.httpStatus !== null && Object.prototype.hasOwnProperty.call(STATUS_ACTIONS, entry.httpStatus))
     return STATUS_ACTIONS[entry.httpStatus] ?? null;
   return null;

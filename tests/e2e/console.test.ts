@@ -172,7 +172,7 @@ describe('administrator console (browser)', () => {
     await page.close();
   });
 
-  it('links and unlinks an identity manually, with confirmation, and shows the link history', async () => {
+  it("links and unlinks an identity manually, with confirmation, and shows the link history and the user's name in its history", async () => {
     const imported = await graphql(
       'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created } }',
       {
@@ -198,6 +198,12 @@ describe('administrator console (browser)', () => {
     await page.getByRole('alertdialog').getByRole('button', { name: 'Unlink' }).click();
     await page.getByRole('table', { name: 'Link history' }).getByText('link.unlinked').waitFor();
     await page.getByText('Not asserted', { exact: true }).first().waitFor();
+    // The signed-in user's changes are recorded under the name the token carried.
+    await page.reload();
+    const history = page.getByRole('table', { name: 'History', exact: true });
+    await history.getByRole('row', { name: /UNLINK/ }).waitFor();
+    expect(await history.getByRole('row', { name: /UNLINK/ }).innerText()).toContain('Administrator: Dev Admin');
+    expect(await history.getByRole('row', { name: /\bLINK\b/ }).innerText()).toContain('Administrator: Dev Admin');
     await page.close();
   });
 

@@ -458,6 +458,83 @@ describe('activity of a source', () => {
     for (const n of NUMBERS) expect(text).not.toContain(n);
   });
 
+  it("lists a run of more identities than pages as one entry on the source's first page; its drill-in pages through every change", async () => {
+    const SIZE = 1_000;
+    const admin = await stack.token(DEV_CLIENTS.admin);
+    interface Listed {
+      nodes: Array<Record<string, unknown>>;
+      endCursor: string | null;
+      hasNextPage: boolean;
+    }
+    interface Answer {
+      data?: { activity: Listed; importBusinessIdentities: { runId: string } } | null;
+      errors?: unknown[];
+    }
+    const post = async (query: string, variables: Record<string, unknown>): Promise<Answer> =>
+      (
+        await call<Answer>(`${stack.base}/graphql`, {
+          method: 'POST',
+          token: admin,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables }),
+        })
+      ).body;
+    const imported = await post(
+      'mutation($i: ImportBusinessIdentitiesInput!) { importBusinessIdentities(input: $i) { created runId } }',
+      {
+        i: {
+          source: 'HR-large',
+          identities: Array.from({ length: SIZE }, (_, k) => ({
+            externalId: `L-${k}`,
+            affiliationType: 'EMPLOYMENT',
+            firstName: 'Lis',
+            lastName: `Holm ${k}`,
+            personalNumbers: k === 0 ? [{ type: 'DK_CPR', value: GOOD_CPR }] : [],
+          })),
+        },
+      },
+    );
+    expect(imported.errors).toBeUndefined();
+    const runId = imported.data!.importBusinessIdentities.runId;
+    const query = `query($s: String, $f: ActivityFilter, $after: String) {
+      activity(source: $s, filter: $f, first: 50, after: $after) { nodes { ${ENTRY} ${MORE} } endCursor hasNextPage } }`;
+    // The first page of the source: the run, one entry with its counts, none of its thousand creates.
+    const first = (await post(query, { s: 'HR-large' })).data!.activity;
+    expect(first.nodes).toEqual([
+      expect.objectContaining({
+        operation: 'import',
+        outcome: 'SUCCEEDED',
+        runId,
+        counts: [
+          { name: 'created', count: SIZE },
+          { name: 'updated', count: 0 },
+          { name: 'deleted', count: 0 },
+          { name: 'unchanged', count: 0 },
+        ],
+      }),
+    ]);
+    expect(first.hasNextPage).toBe(false);
+    // Its drill-in, page by page: every identity it created once, each change naming the run.
+    const seen = new Set<unknown>();
+    let after: string | null = null;
+    let pages = 0;
+    for (;;) {
+      const page: Listed = (await post(query, { f: { run: runId }, after })).data!.activity;
+      pages++;
+      expect(page.nodes.length).toBeLessThanOrEqual(50);
+      for (const n of page.nodes) {
+        expect(n).toMatchObject({ operation: 'IMPORT_CREATE', action: 'CREATE', runId, source: 'HR-large' });
+        seen.add(n.externalId);
+      }
+      if (!page.hasNextPage) break;
+      after = page.endCursor;
+    }
+    expect(seen.size).toBe(SIZE);
+    expect(pages).toBeGreaterThanOrEqual(SIZE / 50);
+    // The action filter narrows the drill-in: the run updated nothing.
+    expect((await post(query, { f: { run: runId, action: 'UPDATE' } })).data!.activity.nodes).toEqual([]);
+  }, 60_000);
+
   it('narrows by until and action, and lists every source of the organization with its source when none is named', async () => {
     const all = (await activity({ s: integrationId, first: 100 })).page.nodes;
     expect(all.length).toBeGreaterThan(4);

@@ -9,7 +9,7 @@ import { ERROR_CODES } from '../../../lib/util/errorCodes';
 import { describeFailure } from '../../../lib/imports/runHistory';
 import { StoreError } from '../../../lib/store/errors';
 import { COUNTED_CODE } from '../../../lib/activity/refusals';
-import { recommendedAction } from '../../../lib/activity/recommendations';
+import { SCIM_TYPE_ACTIONS, STATUS_ACTIONS, recommendedAction } from '../../../lib/activity/recommendations';
 
 /** Each factory of ScimError called with a detail (and what else it takes). */
 function scimRefusals(): ScimError[] {
@@ -37,6 +37,25 @@ describe('recommended actions', () => {
       )
       .map((e) => `${e.status} ${e.scimType ?? ''}`);
     expect(missing).toEqual([]);
+  });
+
+  it("are each kind's own: a scimType never falls back to its status's general text", () => {
+    const refused = scimRefusals().filter((e) => e.status >= 400 && e.status < 500 && e.status !== 401);
+    const general = refused
+      .filter((e) => e.scimType !== undefined)
+      .filter(
+        (e) =>
+          !Object.prototype.hasOwnProperty.call(SCIM_TYPE_ACTIONS, e.scimType!) ||
+          recommendedAction({ outcome: 'refused', code: null, scimType: e.scimType!, httpStatus: e.status }) !==
+            SCIM_TYPE_ACTIONS[e.scimType!],
+      )
+      .map((e) => `${e.status} ${e.scimType!}`);
+    expect(general).toEqual([]);
+    const byStatus = refused
+      .filter((e) => e.scimType === undefined)
+      .filter((e) => !Object.prototype.hasOwnProperty.call(STATUS_ACTIONS, e.status))
+      .map((e) => String(e.status));
+    expect(byStatus).toEqual([]);
   });
 
   it('exist for every error code, a store failure and counted refusals', () => {

@@ -31,6 +31,8 @@ import { byRun, withChange } from '../../lib/identities/history';
 import { createLogger } from '../../lib/log/logger';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
+/** The source's first activity page at 1,000,000 identities, p50. */
+const FIRST_PAGE_GOAL_MS = 300;
 const SIZES = (process.env.BENCH_SIZES ?? '1000,100000,1000000').split(',').map(Number);
 const RETENTION = (process.env.BENCH_RETENTION ?? '100000x200,100000x1')
   .split(',')
@@ -142,6 +144,41 @@ async function seedByRun(g: Grown, docs: IdentityDoc[]): Promise<string> {
 const ACTIVITY = `query($source: String, $filter: ActivityFilter) {
   activity(source: $source, filter: $filter, first: 50) { nodes { at operation outcome runId counts { name count } } endCursor hasNextPage } }`;
 
+interface ActivityPage {
+  activity: {
+    nodes: Array<{ operation: string; runId: string | null; counts: Array<{ name: string; count: number }> | null }>;
+  };
+}
+
+/** What an administrator sees first at each size: one line each, printed with the figures. */
+const seen: string[] = [];
+
+/**
+ * The source's first activity page just after the run that grew it to `n`, before anything else happened: the run
+ * must be its newest entry, one entry with its counts, and its drill-in must list its changes. Throws otherwise.
+ */
+async function whatTheFirstPageShows(
+  stack: BenchStack,
+  token: string,
+  source: string,
+  runId: string,
+  created: number,
+  n: number,
+): Promise<string> {
+  const first = (await gql(stack, token, ACTIVITY, { source })) as unknown as ActivityPage;
+  const top = first.activity.nodes[0];
+  const createdCount = top?.counts?.find((c) => c.name === 'created')?.count;
+  const ofRun = first.activity.nodes.filter((e) => e.runId === runId);
+  if (top?.runId !== runId || createdCount !== created || ofRun.length !== 1)
+    throw new Error(`N=${n}: the first activity page does not show the run as one entry with its counts`);
+  const drill = (await gql(stack, token, ACTIVITY, { filter: { run: runId } })) as unknown as ActivityPage;
+  const changes = drill.activity.nodes;
+  if (changes.length !== Math.min(50, created) || changes.some((e) => e.runId !== runId))
+    throw new Error(`N=${n}: the run's drill-in does not list its changes`);
+  const operations = [...new Set(changes.map((e) => e.operation))].join(', ');
+  return `N=${n}: the source's first activity page shows the run as one entry (${top.operation}, created ${createdCount}) among ${first.activity.nodes.length} entries; its drill-in's first page lists ${changes.length} of its changes (${operations}), each naming the run`;
+}
+
 async function measureAdminAt(stack: BenchStack, g: Grown, n: number): Promise<Measured[]> {
   const started = Date.now();
   const start = g.ids.length;
@@ -154,6 +191,7 @@ async function measureAdminAt(stack: BenchStack, g: Grown, n: number): Promise<M
     `seeded ${docs.length} identities in ${g.source} (now ${g.ids.length}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   const token = await tokenFor(stack, DEV_CLIENTS.admin);
+  seen.push(await whatTheFirstPageShows(stack, token, g.source, runId, docs.length, n));
   const pick = (i: number) => (i * 7919) % g.ids.length;
   // Not-asserted identities (i % 10 >= 3, not a conflict) to link to a directory user and unlink again.
   const linkable = Array.from({ length: SAMPLES }, (_, i) => {
@@ -327,12 +365,19 @@ async function main(): Promise<void> {
   const retention: RetentionRow[] = [];
   for (const [identities, tenants] of RETENTION) retention.push(...(await retentionScenario(identities, tenants)));
 
+  for (const line of seen) console.log(line);
+  console.log('');
   printTable(requestRows(results, { requestCharge: true }));
   const small = results[0];
   const large = results[results.length - 1];
   console.log(`\nratio of p50 latency, N=${large?.n} / N=${small?.n}:`);
   for (const [i, r] of (small?.rows ?? []).entries())
     console.log(`  ${r.name}: ${((large?.rows[i]?.p50 ?? NaN) / r.p50).toFixed(2)}`);
+  const firstPage = large?.rows.find((r) => r.name === 'activity of the source, first 50');
+  if (large && firstPage)
+    console.log(
+      `\nactivity of the source, first 50, at N=${large.n}: p50 ${firstPage.p50} ms (goal ≤ ${FIRST_PAGE_GOAL_MS} ms at 1,000,000) ${firstPage.p50 <= FIRST_PAGE_GOAL_MS ? 'met' : 'NOT met'}`,
+    );
   console.log('\nRetention (timer plans, queue-triggered units purge until done):');
   printTable(retention);
 }

@@ -24,7 +24,11 @@ export const PRICES = {
   cosmosStandardPer100RuHour: 0.008,
   /** Autoscale is billed at 1.5 times the standard rate (Azure Cosmos DB pricing page, single write region). */
   cosmosAutoscaleFactor: 1.5,
-  /** Provisioned throughput in a zone-redundant single-region account: 1.25 times (Azure Cosmos DB pricing page). */
+  /**
+   * Zone redundancy: standard (manual) provisioned throughput costs 1.25 times in a zone-redundant region, but
+   * the premium is waived for autoscale throughput (Microsoft, "Reliability in Azure Cosmos DB", Cost): the
+   * autoscale preset's zone redundancy adds nothing to its request units. Kept for a manual-throughput estimate.
+   */
   cosmosZoneFactor: 1.25,
   /** Same page as the RU prices: $0.25 per GB-month of data and index. */
   cosmosStoragePerGbMonth: 0.25,
@@ -221,8 +225,8 @@ export function monthlyUsd(preset: Preset, tenants: number, ru: MeasuredRu): Lin
     const night = Math.max(floor, (2 * importRuDay) / (4 * 3600));
     const daytime = Math.max(floor, (2 * daytimeRuDay) / (12 * 3600));
     const ruHoursPerDay = 4 * night + 12 * daytime + 8 * floor;
-    const rate =
-      p.cosmosStandardPer100RuHour * p.cosmosAutoscaleFactor * (preset.zoneRedundant ? p.cosmosZoneFactor : 1);
+    // Autoscale throughput: no zone-redundancy premium (waived for autoscale, see cosmosZoneFactor).
+    const rate = p.cosmosStandardPer100RuHour * p.cosmosAutoscaleFactor;
     cosmos = (ruHoursPerDay / 100) * rate * (HOURS / 24);
   }
   // Identity documents with their history and index, as the local engine stored them in bench:scim (181 MB for

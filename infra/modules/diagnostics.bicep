@@ -225,6 +225,16 @@ var backgroundAlerts = [
     aggregation: 'Maximum'
     threshold: 0
   }
+  {
+    // A peek that fails (the app identity lost its queue role, storage unreachable) stops the consumer too, and
+    // leaves the stall metric missing rather than high: the measurement sends a failure instead.
+    name: 'background-unmeasured'
+    description: 'The background queue could not be read at more than 5 of the last 15 measurements: the stall alert cannot see, and the consumer most likely cannot read either (a lost queue role; docs/operations.md, Background-work queues).'
+    severity: 1
+    metric: 'MeasurementFailures'
+    aggregation: 'Total'
+    threshold: 5
+  }
 ]
 
 resource backgroundMetricAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [

@@ -9,7 +9,7 @@ import { directoryAdvice } from '../directory/directoryTrouble';
 import { loggerForQueueMessage, loggerForTimer, queuedMsOf } from './timer';
 import { DefaultAzureCredential } from '@azure/identity';
 import { connect } from '../background/workQueue';
-import { PEEK_MAX, measureQueue } from '../background/queueMeasure';
+import { PEEK_MAX, measureBackgroundQueues, type BackgroundQueueReport } from '../background/queueMeasure';
 import { publishMetric } from '../background/metricsPublisher';
 
 export { BACKGROUND_QUEUE_NAME };
@@ -109,38 +109,44 @@ export async function resumeImportsRun(_timer: Timer, context: InvocationContext
 /**
  * Every minute: peeks the background-work queue and its poison queue and reports the age of the oldest visible
  * unit and the units on the poison queue, as custom metrics (METRICS_RESOURCE_ID) and as one log line. The
- * stall alert fires on the metric when work waits and nothing takes it, whatever the consumer does or logs.
+ * stall alert fires on the metric when work waits and nothing takes it, whatever the consumer does or logs; a
+ * peek that fails (a lost queue role, which stops the consumer too) sends MeasurementFailures instead.
  */
 export async function measureBackgroundQueueRun(_timer: Timer, context: InvocationContext): Promise<void> {
   const log = loggerForTimer(context);
   const svc = services();
   const queueSettings = svc.settings.backgroundQueue;
   const now = new Date();
-  const [work, poison] = await Promise.all(
-    [BACKGROUND_QUEUE_NAME, BACKGROUND_POISON_QUEUE_NAME].map(async (name) => {
-      const peeked = await connect(queueSettings, name)
-        .peekMessages({ numberOfMessages: PEEK_MAX })
-        .catch((err: unknown) => {
-          // A queue not created yet (the local stack creates the poison queue on first use) holds nothing.
-          if ((err as { statusCode?: number }).statusCode === 404) return { peekedMessageItems: [] };
-          throw err;
-        });
-      return measureQueue(peeked.peekedMessageItems, now);
-    }),
-  );
-  const oldestAgeSeconds = work?.oldestAgeSeconds ?? 0;
-  const poisonMessages = poison?.visible ?? 0;
   const { resourceId, region } = svc.settings.metrics;
-  let published = false;
-  if (resourceId && region) {
-    const credential = new DefaultAzureCredential();
-    const target = { resourceId, region };
-    await publishMetric(target, credential, fetch, 'OldestMessageAgeSeconds', oldestAgeSeconds, now);
-    await publishMetric(target, credential, fetch, 'PoisonMessages', poisonMessages, now);
-    published = true;
+  const credential = resourceId && region ? new DefaultAzureCredential() : undefined;
+  let fields: BackgroundQueueReport;
+  try {
+    fields = await measureBackgroundQueues(
+      {
+        peek: async (name) =>
+          (
+            await connect(queueSettings, name)
+              .peekMessages({ numberOfMessages: PEEK_MAX })
+              .catch((err: unknown) => {
+                // A queue not created yet (the local stack creates the poison queue on first use) holds nothing.
+                if ((err as { statusCode?: number }).statusCode === 404) return { peekedMessageItems: [] };
+                throw err;
+              })
+          ).peekedMessageItems,
+        publish:
+          credential && resourceId && region
+            ? (metric, value) => publishMetric({ resourceId, region }, credential, fetch, metric, value, now)
+            : undefined,
+        now,
+      },
+      BACKGROUND_QUEUE_NAME,
+      BACKGROUND_POISON_QUEUE_NAME,
+    );
+  } catch (err) {
+    log.error('background queue measurement failed', { reason: (err as Error).message });
+    throw err;
   }
   // A line a minute while work waits; an empty queue only at debug (the metrics carry the numbers either way).
-  const fields = { visible: work?.visible ?? 0, oldestAgeSeconds, poisonMessages, published };
-  if (fields.visible > 0 || poisonMessages > 0) log.info('background queue measured', fields);
-  else log.debug('background queue measured', fields);
+  if (fields.visible > 0 || fields.poisonMessages > 0) log.info('background queue measured', { ...fields });
+  else log.debug('background queue measured', { ...fields });
 }

@@ -7,7 +7,10 @@ import {
   PEEK_MAX,
   customMetricBody,
   customMetricsUrl,
+  measureBackgroundQueues,
   measureQueue,
+  type PeekedMessage,
+  type QueueMetricName,
 } from '../../../lib/background/queueMeasure';
 
 const now = new Date('2026-12-01T12:00:00.000Z');
@@ -55,5 +58,56 @@ describe('the custom metric', () => {
   it('goes to the regional endpoint of the resource', () => {
     const id = '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Insights/components/appi-x';
     expect(customMetricsUrl('westeurope', id)).toBe(`https://westeurope.monitoring.azure.com${id}/metrics`);
+  });
+});
+
+describe('one measurement of the work queue and its poison queue', () => {
+  const queues: Record<string, readonly PeekedMessage[]> = { work: [ago(30), ago(1000)], poison: [ago(5)] };
+  const recorder = () => {
+    const sent: Array<[QueueMetricName, number]> = [];
+    return { sent, publish: async (metric: QueueMetricName, value: number) => void sent.push([metric, value]) };
+  };
+
+  it('sends the oldest age of the work queue and the count of the poison queue', async () => {
+    const { sent, publish } = recorder();
+    const report = await measureBackgroundQueues(
+      { peek: async (q) => queues[q] ?? [], publish, now },
+      'work',
+      'poison',
+    );
+    expect(report).toEqual({ visible: 2, oldestAgeSeconds: 1000, poisonMessages: 1, published: true });
+    expect(sent).toEqual([
+      ['OldestMessageAgeSeconds', 1000],
+      ['PoisonMessages', 1],
+    ]);
+  });
+
+  it('without a metrics target it measures and sends nothing', async () => {
+    const report = await measureBackgroundQueues({ peek: async (q) => queues[q] ?? [], now }, 'work', 'poison');
+    expect(report.published).toBe(false);
+  });
+
+  it('a failed peek (a lost queue role) sends MeasurementFailures instead, and fails with the peek error', async () => {
+    const { sent, publish } = recorder();
+    const denied = Object.assign(new Error('AuthorizationPermissionMismatch'), { statusCode: 403 });
+    await expect(
+      measureBackgroundQueues(
+        { peek: async (q) => (q === 'work' ? Promise.reject(denied) : []), publish, now },
+        'work',
+        'poison',
+      ),
+    ).rejects.toBe(denied);
+    expect(sent).toEqual([['MeasurementFailures', 1]]);
+  });
+
+  it('a failure to send MeasurementFailures does not hide the peek error', async () => {
+    const denied = new Error('AuthorizationPermissionMismatch');
+    await expect(
+      measureBackgroundQueues(
+        { peek: () => Promise.reject(denied), publish: () => Promise.reject(new Error('403 metrics')), now },
+        'work',
+        'poison',
+      ),
+    ).rejects.toBe(denied);
   });
 });

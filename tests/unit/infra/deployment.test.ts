@@ -161,7 +161,13 @@ describe('diagnostic settings and alerts', () => {
   it('alert on the 5xx rate and the daily cap (logs), the Cosmos DB 429s and the background queue (metrics)', () => {
     const code = uncomment(diagnostics);
     const names = [...code.matchAll(/name: '([a-z0-9-]+)'\n\s*description:/g)].map((m) => m[1]);
-    expect(names).toEqual(['http-5xx-rate', 'log-daily-cap', 'background-stall', 'background-poison']);
+    expect(names).toEqual([
+      'http-5xx-rate',
+      'log-daily-cap',
+      'background-stall',
+      'background-poison',
+      'background-unmeasured',
+    ]);
     expect(code).toMatch(/countif\(toint\(resultCode\) >= 500\)/);
     expect(code).toMatch(/name: '\$\{metricAlertPrefix\}-cosmos-429'/);
     expect(code).toMatch(/name: '\$\{metricAlertPrefix\}-\$\{alert\.name\}'/);

@@ -216,13 +216,16 @@ describe('stall alert on a metric', () => {
     );
     expect(code).toMatch(
       /name: 'background-poison'[\s\S]*?metric: 'PoisonMessages'\s*aggregation: 'Maximum'\s*threshold: 0/,
+    ); // A peek that fails (a lost queue role) leaves the stall metric missing: its own metric alerts instead.
+    expect(code).toMatch(
+      /name: 'background-unmeasured'[\s\S]*?metric: 'MeasurementFailures'\s*aggregation: 'Total'\s*threshold: 5/,
     );
   });
 
   it('the metric names are those the measurement sends', () => {
     const lib = fs.readFileSync(path.join(ROOT, 'lib', 'background', 'queueMeasure.ts'), 'utf8');
     expect(lib).toContain("export const METRIC_NAMESPACE = 'background-work';");
-    expect(lib).toContain("'OldestMessageAgeSeconds' | 'PoisonMessages'");
+    expect(lib).toContain("'OldestMessageAgeSeconds' | 'PoisonMessages' | 'MeasurementFailures'");
   });
 
   it('no alert reads the lines the consumer writes (silent when nothing runs)', () => {

@@ -83,15 +83,18 @@ describe('the month', () => {
     });
   });
 
-  it('serverless bills the request units used; autoscale at least a tenth of its maxima, every hour', () => {
+  it('serverless bills the request units used; autoscale at least a tenth of its maxima, every hour, with no zone premium', () => {
     const [trial, production] = PRESETS;
     expect(monthlyUsd(trial!, 0, ru)['Cosmos DB request units']).toBe(0);
     expect(monthlyUsd(trial!, 100, ru)['Cosmos DB request units']).toBeCloseTo(
       (100 * (5_000 + 3_500) * 30 * PRICES.cosmosServerlessPerMillionRu) / 1e6,
     );
     const floorRu = (1000 + 3 * 4000) / 10;
-    expect(monthlyUsd(production!, 0, ru)['Cosmos DB request units']).toBeCloseTo(
-      (floorRu / 100) * 0.008 * 1.5 * 1.25 * 730,
+    expect(monthlyUsd(production!, 0, ru)['Cosmos DB request units']).toBeCloseTo((floorRu / 100) * 0.008 * 1.5 * 730);
+    // Zone redundancy's 1.25 premium is waived for autoscale throughput: a zonal production costs the same.
+    expect(production!.zoneRedundant).toBe(true);
+    expect(monthlyUsd({ ...production!, zoneRedundant: false }, 0, ru)['Cosmos DB request units']).toBeCloseTo(
+      monthlyUsd(production!, 0, ru)['Cosmos DB request units'] ?? NaN,
     );
     expect(monthlyUsd(production!, 0, ru)['Front Door and WAF']).toBe(PRICES.frontDoorStandardBaseMonth);
     expect(monthlyUsd(trial!, 0, ru)['Front Door and WAF']).toBe(0);

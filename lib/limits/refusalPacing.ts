@@ -16,22 +16,44 @@ export interface RefusalPacing {
   freePerSecond: number;
   freeBurst: number;
   pauseMs: number;
+  /**
+   * Each pause is drawn from pauseMs × (1 ± jitter). Without it, the answers held in one second are all sent in
+   * the same instant a second later, and a flood's clients, which send again as soon as they are answered, come
+   * back as one wave each second: a burst of work every other customer's requests queue behind.
+   */
+  jitter?: number;
   maxHeld: number;
 }
 
 /** Invalid or missing tokens, for the whole instance (a forger can name any tenant, so there is no better key). */
-export const AUTHENTICATION_PACING: RefusalPacing = { freePerSecond: 20, freeBurst: 100, pauseMs: 1000, maxHeld: 1000 };
+export const AUTHENTICATION_PACING: RefusalPacing = {
+  freePerSecond: 20,
+  freeBurst: 100,
+  pauseMs: 1000,
+  jitter: 0.5,
+  maxHeld: 1000,
+};
 /** A tenant's callers over a budget or bound in flight, or of a disabled or unknown integration (per tenant). */
-export const BUSY_PACING: RefusalPacing = { freePerSecond: 5, freeBurst: 20, pauseMs: 1000, maxHeld: 1000 };
+export const BUSY_PACING: RefusalPacing = {
+  freePerSecond: 5,
+  freeBurst: 20,
+  pauseMs: 1000,
+  jitter: 0.5,
+  maxHeld: 1000,
+};
 
 export class RefusalPacer {
   private readonly free: RateLimiter;
   private held = 0;
 
-  /** With `share`, the allowance is the fleet's for each key, and this instance has its part of it. */
+  /**
+   * With `share`, the allowance is the fleet's for each key, and this instance has its part of it. `random`
+   * (0 ≤ x < 1) draws each pause's place within the jitter.
+   */
   constructor(
     private readonly pacing: RefusalPacing,
     share?: ShareOf,
+    private readonly random: () => number = Math.random,
   ) {
     this.free = new RateLimiter(pacing.freePerSecond, pacing.freeBurst, Date.now, share);
   }
@@ -41,7 +63,9 @@ export class RefusalPacer {
     if (this.free.take(key) === 0 || this.held >= this.pacing.maxHeld) return;
     this.held++;
     try {
-      await new Promise((resolve) => setTimeout(resolve, this.pacing.pauseMs));
+      const jitter = this.pacing.jitter ?? 0;
+      const pause = this.pacing.pauseMs * (1 - jitter + 2 * jitter * this.random());
+      await new Promise((resolve) => setTimeout(resolve, pause));
     } finally {
       this.held--;
     }

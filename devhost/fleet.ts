@@ -2,7 +2,8 @@
  * The local stack with N instances (`npm start -- --instances N`): the shared parts (store, queues, identity
  * provider, directory) run once in this process; N function hosts run in processes of their own (devhost/instance.ts),
  * each on a port of its own, each polling the background queue (competing consumers, as Azure's instances do);
- * the front (devhost/front.ts) on the host URL spreads requests over the live ones. Timers run once per schedule
+ * the front (devhost/front.ts, in a process of its own: devhost/frontProcess.ts) on the host URL spreads requests
+ * over the live ones. Timers run once per schedule
  * for the whole fleet: one live instance owns them (devhost/timerOwner.ts), and when it dies a survivor takes
  * them over, as Azure's timer singleton lease moves. Tests and benchmarks kill an instance with `kill(index)`
  * (SIGKILL: nothing of it runs after) while the others go on.
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { disposeServices } from '../lib/services';
 import type { DevHost, HostLog } from './host';
 import type { FromInstance, InstanceConfig, ToInstance } from './instanceProtocol';
-import { frontAgent, startFront, type FrontTarget } from './front';
+import type { FromFront, ToFront } from './frontProtocol';
 import { RoundRobin } from './roundRobin';
 import { timerOwner } from './timerOwner';
 import {
@@ -27,9 +28,13 @@ import {
   type StackOptions,
 } from './stack';
 
-/** How a process of an instance is started: its entry module and Node.js options (tests run the TypeScript sources). */
+/**
+ * How the fleet's processes are started: an instance's entry module, the front's, and Node.js options (tests run
+ * the TypeScript sources).
+ */
 export interface InstanceRunner {
   entry: string;
+  frontEntry: string;
   execArgv: string[];
 }
 
@@ -67,8 +72,10 @@ export interface LocalFleet extends LocalStack {
 
 interface Member extends FleetInstance {
   child: ChildProcess;
-  target: FrontTarget;
+  port: number;
   exited: Promise<void>;
+  /** Resolves once the front gives the instance no more requests (after it ended). */
+  removed: Promise<void>;
   pending: Map<number, { resolve: () => void; reject: (err: Error) => void }>;
 }
 
@@ -80,10 +87,72 @@ export function newInstanceId(): string {
 function defaultRunner(): InstanceRunner {
   if (__filename.endsWith('.ts'))
     throw new Error('The TypeScript sources need a runner for their instances (tests/support/fleet.ts has one)');
-  return { entry: path.join(__dirname, 'instance.js'), execArgv: [] };
+  return {
+    entry: path.join(__dirname, 'instance.js'),
+    frontEntry: path.join(__dirname, 'frontProcess.js'),
+    execArgv: [],
+  };
 }
 
 const START_TIMEOUT_MS = 120_000;
+
+/** The front's process, as the fleet sees it. */
+interface FleetFront {
+  url: string;
+  add(index: number, port: number): void;
+  /** Resolves once the front gives instance `index` no more requests. */
+  remove(index: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the front in a process of its own (devhost/frontProcess.ts) on `port` (0: any free one). */
+function startFrontProcess(runner: InstanceRunner, port: number): Promise<FleetFront> {
+  const child = fork(runner.frontEntry, [], {
+    execArgv: runner.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const removals = new Map<number, () => void>();
+  const tell = (message: ToFront): boolean => child.connected && child.send(message);
+  return new Promise<FleetFront>((resolve, reject) => {
+    const timeout = setTimeout(() => {
+      child.kill();
+      reject(new Error('The front did not start in time'));
+    }, START_TIMEOUT_MS);
+    child.on('message', (message: FromFront) => {
+      if (message.kind === 'removed') {
+        removals.get(message.index)?.();
+        removals.delete(message.index);
+        return;
+      }
+      clearTimeout(timeout);
+      if (message.kind === 'failed') {
+        child.kill();
+        return reject(new Error(`The front did not start: ${message.message}`));
+      }
+      resolve({
+        url: message.url,
+        add: (index, instancePort) => void tell({ kind: 'add', index, port: instancePort }),
+        remove: (index) =>
+          new Promise<void>((removed) => {
+            removals.set(index, removed);
+            if (!tell({ kind: 'remove', index })) removed();
+          }),
+        close: async () => {
+          if (child.connected) child.disconnect();
+          await exited;
+        },
+      });
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timeout);
+      for (const removed of removals.values()) removed();
+      removals.clear();
+      reject(new Error(`The front ended (${signal ?? code}) before it was ready`));
+    });
+    child.send({ kind: 'start', port } satisfies ToFront);
+  });
+}
 
 export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet> {
   const log: HostLog = options.log ?? (() => undefined);
@@ -100,12 +169,10 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
   let stopping = false;
   let nextId = 1;
 
-  const front = await startFront({ port: options.ports?.host ?? 0, pick: () => turn.pick()?.target }).catch(
-    async (err: unknown) => {
-      await shared.stop().catch(() => undefined);
-      throw err;
-    },
-  );
+  const front = await startFrontProcess(runner, options.ports?.host ?? 0).catch(async (err: unknown) => {
+    await shared.stop().catch(() => undefined);
+    throw err;
+  });
 
   const tell = (member: Member, message: ToInstance): void => {
     if (member.alive && member.child.connected) member.child.send(message);
@@ -166,11 +233,8 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
           child,
           exited,
           pending: new Map(),
-          target: {
-            index,
-            port: Number(new URL(message.url).port),
-            agent: frontAgent(),
-          },
+          port: Number(new URL(message.url).port),
+          removed: Promise.resolve(),
         };
         resolve(member);
         functionsOf = message.functions;
@@ -180,7 +244,7 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
         if (!member) return reject(new Error(`Instance ${index} ended (${signal ?? code}) before it was ready`));
         member.alive = false;
         turn.remove(member);
-        member.target.agent.destroy();
+        member.removed = front.remove(index);
         for (const waiting of member.pending.values()) waiting.reject(new Error(`Instance ${index} ended`));
         member.pending.clear();
         if (stopping) return;
@@ -197,7 +261,6 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
     stopping = true;
     for (const child of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await Promise.all(exits);
-    for (const m of members) m.target.agent.destroy();
     await front.close();
   };
 
@@ -209,7 +272,10 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
     for (const s of started) if (s.status === 'fulfilled') members.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
-    for (const m of members) turn.add(m);
+    for (const m of members) {
+      turn.add(m);
+      front.add(m.index, m.port);
+    }
     assignTimers();
   } catch (err) {
     await stopInstances().catch(() => undefined);
@@ -245,6 +311,7 @@ export async function startLocalFleet(options: FleetOptions): Promise<LocalFleet
       if (!member) throw new Error(`No instance ${index}`);
       if (member.alive) member.child.kill('SIGKILL');
       await member.exited;
+      await member.removed;
     },
   };
 }

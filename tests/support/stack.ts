@@ -59,7 +59,11 @@ export async function startTestFleet(options: StackOptions & { instances: number
   const fleet = await startLocalFleet({
     ...withLogs(options, logs),
     instances: options.instances,
-    runner: { entry: path.join(__dirname, 'fleetInstance.js'), execArgv: [] },
+    runner: {
+      entry: path.join(__dirname, 'fleetInstance.js'),
+      frontEntry: path.join(__dirname, 'fleetFront.js'),
+      execArgv: [],
+    },
   });
   return {
     ...asTestStack(fleet, logs, options),

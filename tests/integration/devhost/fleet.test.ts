@@ -5,6 +5,7 @@
  * serves a share; the timers run on one instance only; kill -9 of that instance loses no acknowledged write, later
  * requests still succeed, and the timers move to a survivor.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueueClient } from '@azure/storage-queue';
@@ -115,6 +116,45 @@ describe('the local stack with three instances', () => {
     // In turn, with no stickiness: 21 requests, 7 on each instance.
     const counts = served.reduce<Record<string, number>>((m, i) => ((m[i] = (m[i] ?? 0) + 1), m), {});
     expect(counts).toEqual({ '1': 7, '2': 7, '3': 7 });
+  });
+
+  it("the front runs in a process of its own: it passes requests on while the fleet's own process is busy", async () => {
+    // A client in another process sends a request needing no shared part (no token: 401) every 50 ms for 1.5 s,
+    // while this process (the stand-ins, the store) is kept busy for 1 s; in this process, the front would wait.
+    const client = spawn(
+      process.execPath,
+      [
+        '-e',
+        `(async () => {
+          const times = [];
+          const end = Date.now() + 1500;
+          while (Date.now() < end) {
+            const t = Date.now();
+            const res = await fetch(process.argv[1] + '/scim/v2/Users');
+            await res.arrayBuffer();
+            times.push([res.status, Date.now() - t]);
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          process.stdout.write(JSON.stringify(times));
+        })();`,
+        fleet.base,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    client.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const ended = new Promise<void>((resolve) => client.once('exit', () => resolve()));
+    await sleep(250);
+    const busyUntil = Date.now() + 1000;
+    while (Date.now() < busyUntil) {
+      // Busy: this process's event loop does nothing else.
+    }
+    await ended;
+    const times = JSON.parse(out) as Array<[number, number]>;
+    expect(times.length).toBeGreaterThan(5);
+    expect(times.every(([status]) => status === 401)).toBe(true);
+    // Every answer came in far less than the second this process was busy.
+    expect(Math.max(...times.map(([, ms]) => ms))).toBeLessThan(500);
   });
 
   it('every instance takes messages from the background queue (competing consumers)', async () => {

@@ -1,0 +1,10 @@
+/**
+ * The entry of the front of the local fleet started by a test (tests/support/stack.ts, startTestFleet): the
+ * TypeScript sources as they are (tests/support/tsRegister.js), as `npm start` runs devhost/frontProcess.ts's
+ * compiled form.
+ */
+const path = require('node:path');
+
+require('./tsRegister');
+
+require(path.resolve(__dirname, '..', '..', 'devhost', 'frontProcess.ts'));
